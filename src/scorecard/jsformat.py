@@ -1,0 +1,91 @@
+"""JavaScript-compatible text for numbers and JSON.
+
+The reference scorer is written in TypeScript, so two of its outputs depend on how JavaScript
+spells values: budget reasons (``latencyMs 1500 exceeds budget 1000``) and the canonical JSON that
+bundle ids hash. ``format_js_number`` follows ECMAScript ``Number::toString`` and
+``canonical_json`` follows ``JSON.stringify`` over an object with sorted keys.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+__all__ = ["canonical_json", "format_js_number", "js_string"]
+
+
+def format_js_number(value: float | int) -> str:
+    """Spell a number the way JavaScript's ``String(value)`` does.
+
+    Integers are treated as the double JavaScript would parse them into. Both Python's ``repr``
+    and JavaScript produce the shortest digit string that round-trips, so only the placement of
+    the decimal point and the exponent differ; that is what this function redoes.
+    """
+    number = float(value)
+    if math.isnan(number) or math.isinf(number):
+        raise ValueError("non-finite numbers have no JSON spelling")
+    if number == 0:
+        return "0"  # covers -0.0, which JavaScript prints as "0"
+    sign = "-" if number < 0 else ""
+    digits, exponent = _shortest_digits(abs(number))
+    # `digits` (k of them) times 10**(exponent - k): ECMAScript calls the position n.
+    k = len(digits)
+    n = exponent
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * (-n) + digits
+    else:
+        mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+        power = n - 1
+        body = f"{mantissa}e{'+' if power >= 0 else '-'}{abs(power)}"
+    return sign + body
+
+
+def _shortest_digits(number: float) -> tuple[str, int]:
+    """Return (significant digits, n) with number == 0.digits * 10**n, shortest round trip."""
+    mantissa, _, exponent_text = repr(number).partition("e")
+    exponent = int(exponent_text) if exponent_text else 0
+    whole, _, fraction = mantissa.partition(".")
+    raw = whole + fraction
+    point = len(whole) + exponent
+    stripped = raw.lstrip("0")
+    point -= len(raw) - len(stripped)
+    return stripped.rstrip("0"), point
+
+
+def js_string(text: str) -> str:
+    """Quote a string as ``JSON.stringify`` does (non-ASCII kept, lone surrogates escaped)."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    if any(0xD800 <= ord(char) <= 0xDFFF for char in quoted):
+        quoted = "".join(
+            f"\\u{ord(char):04x}" if 0xD800 <= ord(char) <= 0xDFFF else char for char in quoted
+        )
+    return quoted
+
+
+def _utf16_key(key: str) -> bytes:
+    return key.encode("utf-16-be", "surrogatepass")
+
+
+def canonical_json(value: Any) -> str:
+    """Serialise parsed JSON canonically: sorted keys (UTF-16 order), no spaces, JS numbers."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int | float):
+        return format_js_number(value)
+    if isinstance(value, str):
+        return js_string(value)
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(canonical_json(item) for item in value) + "]"
+    if isinstance(value, dict):
+        keys = sorted(value, key=_utf16_key)
+        return "{" + ",".join(f"{js_string(key)}:{canonical_json(value[key])}" for key in keys) + "}"
+    raise TypeError(f"not a JSON value: {type(value).__name__}")

@@ -1,0 +1,414 @@
+"""PURE scoring: a validated observation (+ its case and a policy) -> a v2 scorecard.
+
+Follows ``SCORING.md`` sections 2 and 3 to the bit: reasons in the reference's order and wording,
+sums taken left to right in dimension order with IEEE doubles, no rounding. No clock, no files,
+no randomness. Validation (section 1) happens before, in :mod:`scorecard.validation`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from .jsformat import format_js_number
+from .models import (
+    DIMENSIONS,
+    GATE_DIMENSIONS,
+    BaseObservation,
+    Check,
+    DimensionName,
+    DimensionScore,
+    Overall,
+    ScorecardV2,
+    TraceAssertion,
+    TraceEvidence,
+    TraceLineage,
+    WireEvent,
+    WorkflowCase,
+    WorkflowObservation,
+)
+from .policy import DEFAULT_WEIGHTS, Policy
+
+__all__ = [
+    "DimensionResult",
+    "score_base_v1",
+    "score_observation",
+]
+
+UNSCOREABLE_REASON = "execution was not scoreable"
+CANDIDATE_FAILURE_REASON = "candidate execution failed"
+SEMANTIC_TOOL_SCHEMA = "paperclip.prp.semantic_tool.v1"
+STOP_REASON_SCHEMA = "paperclip.prp.stop_reason.v1"
+TOOL_RESULT_EVENT = "mcp_app.tool_result"
+TERMINAL_EVENT = "run.terminal"
+V1_DIMENSIONS: tuple[DimensionName, ...] = (
+    "hard_invariants",
+    "semantic_outcome",
+    "trajectory_restraint",
+    "trace_completeness",
+    "quality_efficiency",
+)
+
+
+class DimensionResult(NamedTuple):
+    """Raw score in [0, 1] of one dimension and the reasons it lost points, in order."""
+
+    score: float
+    reasons: list[str]
+
+
+def _joined(items: Sequence[str]) -> str:
+    return ", ".join(items)
+
+
+def _all_or_nothing(reasons: list[str]) -> DimensionResult:
+    return DimensionResult(0.0 if reasons else 1.0, reasons)
+
+
+# --- v1 dimensions of `base` ------------------------------------------------------------------
+
+
+def score_hard_invariants(base: BaseObservation) -> DimensionResult:
+    """Forbidden calls, control-plane-owned actions and unexpected authorisation (a gate)."""
+    reasons: list[str] = []
+    forbidden = set(base.forbidden_calls)
+    invoked = [call for call in base.observed_calls if call in forbidden]
+    if invoked:
+        reasons.append(f"forbidden call(s) invoked: {_joined(invoked)}")
+    if base.control_plane_owned and base.observed_calls:
+        reasons.append(
+            f"control-plane-owned action taken by tool call(s): {_joined(base.observed_calls)}"
+        )
+    authorization = base.authorization
+    if authorization.expected != "allowed" and authorization.observed == "allowed":
+        reasons.append(f"operation allowed but should be {authorization.expected}")
+    return _all_or_nothing(reasons)
+
+
+def score_semantic_outcome(base: BaseObservation) -> DimensionResult:
+    """Final control-plane state and authorisation match what the case declared."""
+    reasons: list[str] = []
+    state = base.final_state
+    if state.observed != state.expected:
+        reasons.append(f"control-plane state {state.observed}, expected {state.expected}")
+    authorization = base.authorization
+    if authorization.expected == "allowed" and authorization.observed != "allowed":
+        reasons.append(f"operation {authorization.observed} but the case declared it allowed")
+    return _all_or_nothing(reasons)
+
+
+def score_trajectory_restraint(base: BaseObservation) -> DimensionResult:
+    """Required calls made, nothing else called."""
+    expected, observed = base.expected_calls, base.observed_calls
+    observed_set, expected_set = set(observed), set(expected)
+    missing = [call for call in expected if call not in observed_set]
+    extra = [call for call in observed if call not in expected_set]
+    denominator = max(1, len(expected) + len(extra))
+    score = min(1.0, max(0.0, (denominator - len(missing) - len(extra)) / denominator))
+    reasons: list[str] = []
+    if missing:
+        reasons.append(f"missing required call(s): {_joined(missing)}")
+    if extra:
+        reasons.append(f"unexpected call(s): {_joined(extra)}")
+    if not expected and not observed:
+        reasons.append("restraint honored: no call made")
+    return DimensionResult(score, reasons)
+
+
+def _is_nonempty_string(value: object) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def _is_one(value: object) -> bool:
+    # JavaScript `=== 1`: true is not 1 there, although it is in Python.
+    return not isinstance(value, bool) and isinstance(value, int | float) and value == 1
+
+
+def _semantic_tool(event: WireEvent) -> dict[str, Any] | None:
+    """The semantic tool result carried by a tool-result event, if it is a well-formed receipt."""
+    if event.event_type != TOOL_RESULT_EVENT or event.payload is None:
+        return None
+    tool = event.payload.get("semantic_tool")
+    if (
+        isinstance(tool, dict)
+        and tool.get("schema") == SEMANTIC_TOOL_SCHEMA
+        and _is_one(tool.get("schemaVersion"))
+        and tool.get("phase") == "result"
+    ):
+        return tool
+    return None
+
+
+def _wire_trace_checks(
+    events: list[WireEvent], observed_calls: list[str]
+) -> list[tuple[str, bool]]:
+    receipts = [tool for event in events if (tool := _semantic_tool(event)) is not None]
+    receipt_ids = [
+        receipt_id
+        for tool in receipts
+        if _is_nonempty_string(receipt_id := tool.get("operationReceiptId"))
+    ]
+    receipts_match_calls = len(receipts) == len(observed_calls) and all(
+        tool.get("operationId") == call and _is_nonempty_string(tool.get("operationReceiptId"))
+        for tool, call in zip(receipts, observed_calls, strict=True)
+    )
+    run_id = events[0].run_id if events else None
+    anchor = next((event for event in events if event.event_type == TOOL_RESULT_EVENT), None)
+    if anchor is None:
+        anchor = next((event for event in events if event.turn_id), None)
+    terminals = [event for event in events if event.event_type == TERMINAL_EVENT]
+    checks = [
+        ("runId", _is_nonempty_string(run_id)),
+        ("sessionId", anchor is not None and _is_nonempty_string(anchor.normalized_session_id)),
+        ("turnId", anchor is not None and _is_nonempty_string(anchor.turn_id)),
+        ("itemId", anchor is not None and _is_nonempty_string(anchor.item_id)),
+        ("terminal", bool(terminals)),
+        (
+            "receipt-per-call",
+            len(receipt_ids) >= len(observed_calls) and receipts_match_calls,
+        ),
+    ]
+    stop_reason = terminals[0].payload.get("stopReason") if terminals and terminals[0].payload else None
+    if isinstance(stop_reason, dict):
+        checks.append(
+            (
+                "stop-reason-receipt",
+                stop_reason.get("schema") == STOP_REASON_SCHEMA
+                and _is_one(stop_reason.get("schemaVersion"))
+                and _is_nonempty_string(stop_reason.get("receiptId"))
+                and _is_nonempty_string(stop_reason.get("decisionId")),
+            )
+        )
+    return checks
+
+
+def _flat_trace_checks(trace: TraceEvidence, observed_calls: list[str]) -> list[tuple[str, bool]]:
+    return [
+        ("runId", _is_nonempty_string(trace.run_id)),
+        ("sessionId", _is_nonempty_string(trace.session_id)),
+        ("turnId", _is_nonempty_string(trace.turn_id)),
+        ("itemId", _is_nonempty_string(trace.item_id)),
+        ("terminal", trace.terminal_present),
+        (
+            "receipt-per-call",
+            len(trace.receipt_ids) >= len(observed_calls) and "" not in trace.receipt_ids,
+        ),
+    ]
+
+
+def score_trace_completeness_v1(base: BaseObservation) -> DimensionResult:
+    """Share of trace identifiers, terminal and receipts present (wire events win when present)."""
+    trace = base.trace
+    if trace.wire_events is not None:
+        checks = _wire_trace_checks(trace.wire_events, base.observed_calls)
+    else:
+        checks = _flat_trace_checks(trace, base.observed_calls)
+    passed = sum(1 for _, ok in checks if ok)
+    reasons = [f"trace missing {label}" for label, ok in checks if not ok]
+    return DimensionResult(passed / len(checks), reasons)
+
+
+_BUDGET_FIELDS = (
+    ("latencyMs", "latency_ms", "max_latency_ms"),
+    ("totalTokens", "total_tokens", "max_total_tokens"),
+    ("costUsd", "cost_usd", "max_cost_usd"),
+    ("attempts", "attempts", "max_attempts"),
+)
+
+
+def score_quality_efficiency(base: BaseObservation) -> DimensionResult:
+    """Share of declared budget limits the run stayed within."""
+    budget = base.budget
+    declared = 0
+    within = 0
+    reasons: list[str] = []
+    if budget is not None:
+        for label, observed_field, limit_field in _BUDGET_FIELDS:
+            limit = getattr(budget, limit_field)
+            if limit is None:
+                continue
+            declared += 1
+            observed = getattr(base.efficiency, observed_field, None) if base.efficiency else None
+            if observed is None:
+                reasons.append(f"no observed {label} to check against budget")
+            elif observed <= limit:
+                within += 1
+            else:
+                reasons.append(
+                    f"{label} {format_js_number(observed)} exceeds budget {format_js_number(limit)}"
+                )
+    if declared == 0:
+        return DimensionResult(1.0, ["no efficiency budget declared"])
+    return DimensionResult(within / declared, reasons)
+
+
+def score_base_v1(base: BaseObservation) -> dict[DimensionName, DimensionResult]:
+    """The five v1 dimensions of an observation's ``base``, in v1 order."""
+    return {
+        "hard_invariants": score_hard_invariants(base),
+        "semantic_outcome": score_semantic_outcome(base),
+        "trajectory_restraint": score_trajectory_restraint(base),
+        "trace_completeness": score_trace_completeness_v1(base),
+        "quality_efficiency": score_quality_efficiency(base),
+    }
+
+
+# --- v2-only dimensions -----------------------------------------------------------------------
+
+
+def score_checks(checks: list[Check]) -> DimensionResult:
+    """Share of passing checks; a failing check's reason (or ``check failed: <id>``)."""
+    passed = sum(1 for check in checks if check.passed)
+    reasons = [
+        check.reason if check.reason is not None else f"check failed: {check.id}"
+        for check in checks
+        if not check.passed
+    ]
+    return DimensionResult(passed / len(checks), reasons)
+
+
+def score_trace_lineage(
+    lineage: TraceLineage, expectation: TraceAssertion | None
+) -> DimensionResult:
+    """Provider trace capture and the dispositions/lineage shapes the case expects."""
+    capture = expectation.capture if expectation is not None else "either"
+    checks: list[tuple[bool, str]] = []
+    if capture == "off":
+        isolated = (
+            lineage.capture == "off"
+            and lineage.frame_count == 0
+            and lineage.byte_count == 0
+            and not lineage.trace_ref
+        )
+        checks.append((isolated, "capture-off execution retained provider trace data"))
+    elif capture == "on" or lineage.capture == "on":
+        present = lineage.capture == "on" and lineage.frame_count > 0 and lineage.byte_count > 0
+        checks.append((present, "provider trace capture is empty"))
+        checks.append(
+            (
+                lineage.digest_verified,
+                "provider trace frame digest or byte length did not verify",
+            )
+        )
+        checks.append(
+            (
+                lineage.ordered,
+                "provider trace frame or debug sequence is not strictly ordered",
+            )
+        )
+    else:
+        checks.append((True, ""))  # capture-optional
+    if expectation is not None:
+        exercised = set(lineage.dispositions)
+        for disposition in expectation.dispositions:
+            checks.append(
+                (
+                    disposition in exercised,
+                    f"provider trace did not exercise {disposition} mapping",
+                )
+            )
+        shapes = set(lineage.lineage)
+        for shape in expectation.lineage:
+            checks.append((shape in shapes, f"provider trace did not exercise {shape} lineage"))
+    passed = sum(1 for ok, _ in checks if ok)
+    return DimensionResult(passed / len(checks), [reason for ok, reason in checks if not ok])
+
+
+# --- assembling scorecards --------------------------------------------------------------------
+
+
+def _unscored_card(observation: WorkflowObservation, bundle_id: str) -> ScorecardV2:
+    dimensions = {
+        name: DimensionScore(
+            dimension=name,
+            score=None,
+            passed=None,
+            gate=name in GATE_DIMENSIONS,
+            weight=DEFAULT_WEIGHTS[name],
+            reasons=[UNSCOREABLE_REASON],
+        )
+        for name in DIMENSIONS
+    }
+    return ScorecardV2(
+        bundle_id=bundle_id,
+        case_id=observation.case_id,
+        candidate_id=observation.candidate_id,
+        classification=observation.classification,
+        dimensions=dimensions,
+        overall=Overall(score=None, gate_passed=None, passed=None),
+    )
+
+
+def raw_dimension_results(
+    observation: WorkflowObservation, case: WorkflowCase
+) -> dict[DimensionName, DimensionResult]:
+    """The eight raw dimension results of a scoreable observation, in canonical order."""
+    v1 = score_base_v1(observation.base)
+    lifecycle = score_checks(observation.lifecycle.checks)
+    if observation.classification == "candidate_failure":
+        lifecycle = DimensionResult(0.0, [*lifecycle.reasons, CANDIDATE_FAILURE_REASON])
+    lineage = score_trace_lineage(observation.trace_lineage, case.assertions.trace)
+    trace = v1["trace_completeness"]
+    return {
+        "hard_invariants": v1["hard_invariants"],
+        "lifecycle_integrity": lifecycle,
+        "semantic_outcome": v1["semantic_outcome"],
+        "trajectory_restraint": v1["trajectory_restraint"],
+        "trace_completeness": DimensionResult(
+            min(trace.score, lineage.score), [*trace.reasons, *lineage.reasons]
+        ),
+        "quality_efficiency": v1["quality_efficiency"],
+        "continuation_integrity": score_checks(observation.continuation.checks),
+        "presentation_fidelity": score_checks(observation.presentation.checks),
+    }
+
+
+def score_observation(
+    observation: WorkflowObservation,
+    case: WorkflowCase,
+    *,
+    bundle_id: str,
+    policy: Policy | None = None,
+) -> ScorecardV2:
+    """Score one validated observation of ``case`` into a v2 scorecard (SCORING.md section 3)."""
+    if observation.classification in ("infrastructure_failure", "skipped"):
+        return _unscored_card(observation, bundle_id)
+    policy = policy or Policy()
+    results = raw_dimension_results(observation, case)
+    dimensions: dict[DimensionName, DimensionScore] = {}
+    weighted_sum = 0.0
+    weight_total = 0.0
+    for name in DIMENSIONS:
+        result = results[name]
+        gate = name in GATE_DIMENSIONS
+        weight = 0 if gate else policy.weights[name]
+        if not gate:
+            weighted_sum += result.score * weight
+            weight_total += weight
+        dimensions[name] = DimensionScore(
+            dimension=name,
+            score=result.score,
+            passed=result.score >= policy.thresholds[name],
+            gate=gate,
+            weight=weight,
+            reasons=result.reasons,
+        )
+    gate_passed = all(dimensions[name].passed for name in GATE_DIMENSIONS)
+    if not gate_passed:
+        overall_score = 0.0
+    elif weight_total == 0:
+        overall_score = 0.0
+    else:
+        overall_score = weighted_sum / weight_total
+    return ScorecardV2(
+        bundle_id=bundle_id,
+        case_id=observation.case_id,
+        candidate_id=observation.candidate_id,
+        classification=observation.classification,
+        dimensions=dimensions,
+        overall=Overall(
+            score=overall_score,
+            gate_passed=gate_passed,
+            passed=gate_passed and all(d.passed for d in dimensions.values()),
+        ),
+    )

@@ -1,0 +1,87 @@
+"""Secret-shaped text: find it, name its pattern, redact it. Never echo it.
+
+Observations, manifests and check reasons are written by the agent under test and by other
+tools, so any free text may carry a credential. ``REFERENCE_SECRET`` is the reference scorer's
+rule for ``failure.message`` (SCORING.md section 1.5); ``SECRET_PATTERNS`` is the broader set the
+engine redacts from everything it writes.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "REDACTED",
+    "REFERENCE_SECRET",
+    "SECRET_PATTERNS",
+    "find_secret",
+    "is_secret_key",
+    "matches_reference_secret",
+    "redact",
+]
+
+REDACTED = "[redacted]"
+
+_REFERENCE_SOURCE = r"\b(?:sk-[A-Za-z0-9]{16,}|Bearer\s+\S{16,})\b"
+#: The reference rule, compiled twice: JavaScript's ``\b`` is ASCII-only while Python's is
+#: Unicode-aware, so a message is secret-shaped when either reading finds a match.
+REFERENCE_SECRET = (
+    re.compile(_REFERENCE_SOURCE, re.IGNORECASE),
+    re.compile(_REFERENCE_SOURCE, re.IGNORECASE | re.ASCII),
+)
+
+#: Named patterns of secret-shaped values, checked in this order.
+SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("pem_private_key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)")),
+    ("provider_api_key", re.compile(r"\bsk-(?:[A-Za-z0-9_-]*-)?[A-Za-z0-9_]{16,}")),
+    ("bearer_token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/=-]{16,}", re.IGNORECASE)),
+    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),
+    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("stripe_key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}")),
+    ("pypi_token", re.compile(r"\bpypi-[A-Za-z0-9_-]{50,}")),
+    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    (
+        "credential_assignment",
+        re.compile(
+            r"""(?i)\b(?:api[_-]?key|secret|token|password|passwd|access[_-]?key|auth)"""
+            r"""\s*[=:]\s*["']?[^\s"',;&]{8,}"""
+        ),
+    ),
+)
+
+_SECRET_KEY = re.compile(
+    r"(?i)(?:api[_-]?key|secret|(?<![a-z])token|password|passwd|credential|private[_-]?key|"
+    r"authorization|bearer|session[_-]?token|access[_-]?key)"
+)
+
+
+def matches_reference_secret(text: str) -> bool:
+    """Whether ``text`` is secret-shaped by the reference rule for ``failure.message``."""
+    return any(pattern.search(text) for pattern in REFERENCE_SECRET)
+
+
+def find_secret(text: str) -> str | None:
+    """Name of the first secret pattern ``text`` matches (reference rule included), else None."""
+    if matches_reference_secret(text):
+        return "provider_api_key_or_bearer"
+    for name, pattern in SECRET_PATTERNS:
+        if pattern.search(text):
+            return name
+    return None
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret-shaped substring replaced by ``[redacted]``."""
+    for pattern in REFERENCE_SECRET:
+        text = pattern.sub(REDACTED, text)
+    for _, pattern in SECRET_PATTERNS:
+        text = pattern.sub(REDACTED, text)
+    return text
+
+
+def is_secret_key(key: str) -> bool:
+    """Whether an object key names a credential (``apiKey``, ``password``, ``sessionToken``...)."""
+    return _SECRET_KEY.search(key) is not None

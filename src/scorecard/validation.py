@@ -1,0 +1,175 @@
+"""Observation validation: structure (pydantic) plus the contract rules of SCORING.md section 1.
+
+Everything here works on already-parsed JSON; :mod:`scorecard.io` parses text and adds the file
+and line to the errors raised here. Every error names a stable ``rule`` and a JSON Pointer and
+never quotes input values, so a secret in the input cannot leak through an error message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from .errors import InputError, ObservationError
+from .models import CASE_IDS, OBSERVATION_SCHEMA, WorkflowObservation
+from .pointer import join, pointer_from_location
+from .secrets import matches_reference_secret, redact
+
+__all__ = ["Notice", "collect_unknown_fields", "structural_error", "validate_observation"]
+
+_RULE_BY_PYDANTIC_TYPE = {
+    "missing": "missing_field",
+    "extra_forbidden": "unknown_field",
+    "null_not_allowed": "null_not_allowed",
+    "literal_error": "invalid_value",
+    "enum": "invalid_value",
+    "union_tag_invalid": "invalid_value",
+    "union_tag_not_found": "missing_field",
+    "finite_number": "non_finite_number",
+    "not_unique": "duplicate_items",
+    "too_short": "too_short",
+    "string_too_short": "too_short",
+    "greater_than_equal": "out_of_range",
+    "less_than_equal": "out_of_range",
+}
+_CASE_IDS = frozenset(CASE_IDS)
+_CHECK_LISTS = ("lifecycle", "continuation", "presentation")
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something worth telling the user that does not reject the record (an unknown field)."""
+
+    pointer: str
+    message: str
+
+
+def _rule_for(error: ErrorDetails) -> str:
+    kind = error["type"]
+    if kind in _RULE_BY_PYDANTIC_TYPE:
+        return _RULE_BY_PYDANTIC_TYPE[kind]
+    if kind.endswith("_type") or kind.endswith("_parsing") or kind == "model_attributes_type":
+        return "wrong_type"
+    return kind
+
+
+def _message_for(error: ErrorDetails) -> str:
+    kind = error["type"]
+    if kind == "union_tag_invalid":
+        expected = error.get("ctx", {}).get("expected_tags", "")
+        return f"unknown kind; expected one of {expected}"
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        return "unknown field (this contract is closed)"
+    # pydantic's messages describe the expectation, not the input; redact anyway as a backstop.
+    return redact(str(error["msg"]))
+
+
+def structural_error(
+    error: ValidationError, document: Any, error_type: type[InputError], *, what: str
+) -> InputError:
+    """The first problem of a pydantic ``ValidationError`` as a located, secret-free error."""
+    problems = error.errors(include_input=False, include_url=False)
+    first = problems[0]
+    pointer = pointer_from_location(document, first["loc"])
+    more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+    return error_type(
+        f"{what} {_message_for(first)}{more}", rule=_rule_for(first), pointer=pointer
+    )
+
+
+def collect_unknown_fields(model: BaseModel, pointer: str = "") -> list[Notice]:
+    """Notices for every field an open model kept without knowing it, depth first."""
+    notices: list[Notice] = []
+    for key in model.model_extra or {}:
+        notices.append(Notice(f"{pointer}/{_escape(key)}", "unknown field kept"))
+    for name, field in type(model).model_fields.items():
+        value = getattr(model, name)
+        token = _escape(field.alias or name)
+        if isinstance(value, BaseModel):
+            notices.extend(collect_unknown_fields(value, f"{pointer}/{token}"))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    notices.extend(collect_unknown_fields(item, f"{pointer}/{token}/{index}"))
+    return notices
+
+
+def _escape(token: str) -> str:
+    return join(token)[1:]
+
+
+def validate_observation(document: Any) -> WorkflowObservation:
+    """Validate parsed JSON as a workflow observation, or raise :class:`ObservationError`.
+
+    Order: the schema string first (a record of another contract is not structurally checked
+    against this one), then structure, then identity, check lists, failure metadata and the
+    secret rule, which is the order the reference reports them in.
+    """
+    if not isinstance(document, dict):
+        raise ObservationError("an observation must be a JSON object", rule="wrong_type")
+    if document.get("schema") != OBSERVATION_SCHEMA:
+        raise ObservationError(
+            f"unsupported workflow observation schema; expected {OBSERVATION_SCHEMA}",
+            rule="unsupported_schema",
+            pointer="/schema",
+        )
+    try:
+        observation = WorkflowObservation.model_validate(document)
+    except ValidationError as error:
+        raise structural_error(
+            error, document, ObservationError, what="observation field:"
+        ) from None
+    check_contract_rules(observation)
+    return observation
+
+
+def check_contract_rules(observation: WorkflowObservation) -> None:
+    """SCORING.md section 1, rules 2 to 5, on a structurally valid observation."""
+    if observation.case_id not in _CASE_IDS:
+        raise ObservationError(
+            "workflow observation identity is invalid: caseId is not one of the 12 catalog ids",
+            rule="unknown_case_id",
+            pointer="/caseId",
+        )
+    if not observation.candidate_id.strip():
+        raise ObservationError(
+            "workflow observation identity is invalid: candidateId is blank",
+            rule="blank_candidate_id",
+            pointer="/candidateId",
+        )
+    for part in _CHECK_LISTS:
+        checks = getattr(observation, part).checks
+        if not checks:
+            raise ObservationError(
+                f"{part} checks must be non-empty and unique: the list is empty",
+                rule="empty_checks",
+                pointer=f"/{part}/checks",
+            )
+        seen: set[str] = set()
+        for index, check in enumerate(checks):
+            if check.id in seen:
+                raise ObservationError(
+                    f"{part} checks must be non-empty and unique: a check id repeats",
+                    rule="duplicate_check_id",
+                    pointer=f"/{part}/checks/{index}/id",
+                )
+            seen.add(check.id)
+    if observation.classification in ("infrastructure_failure", "skipped") and (
+        observation.failure is None
+    ):
+        raise ObservationError(
+            f"{observation.classification} requires failure metadata",
+            rule="failure_required",
+            pointer="/failure",
+        )
+    if observation.failure is not None and matches_reference_secret(observation.failure.message):
+        raise ObservationError(
+            "failure metadata contains secret-shaped data (value withheld)",
+            rule="secret_in_failure_message",
+            pointer="/failure/message",
+        )
