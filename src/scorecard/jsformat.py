@@ -12,7 +12,7 @@ import json
 import math
 from typing import Any
 
-__all__ = ["canonical_json", "format_js_number", "js_string"]
+__all__ = ["canonical_json", "format_js_number", "js_json", "js_string"]
 
 
 def format_js_number(value: float | int) -> str:
@@ -87,5 +87,37 @@ def canonical_json(value: Any) -> str:
         return "[" + ",".join(canonical_json(item) for item in value) + "]"
     if isinstance(value, dict):
         keys = sorted(value, key=_utf16_key)
-        return "{" + ",".join(f"{js_string(key)}:{canonical_json(value[key])}" for key in keys) + "}"
+        return (
+            "{" + ",".join(f"{js_string(key)}:{canonical_json(value[key])}" for key in keys) + "}"
+        )
     raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+def js_json(value: Any, indent: int | None = None, _depth: int = 0) -> str:
+    """Serialise like ``JSON.stringify(value, null, indent)``: key order kept, JS numbers."""
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = [
+            f"{js_string(str(key))}:{_space(indent)}{js_json(item, indent, _depth + 1)}"
+            for key, item in value.items()
+        ]
+        return "{" + _wrap(items, indent, _depth) + "}"
+    if isinstance(value, list | tuple):
+        if not value:
+            return "[]"
+        return (
+            "[" + _wrap([js_json(item, indent, _depth + 1) for item in value], indent, _depth) + "]"
+        )
+    return canonical_json(value)
+
+
+def _space(indent: int | None) -> str:
+    return " " if indent else ""
+
+
+def _wrap(items: list[str], indent: int | None, depth: int) -> str:
+    if not indent:
+        return ",".join(items)
+    inner = "\n" + " " * (indent * (depth + 1))
+    return inner + ("," + inner).join(items) + "\n" + " " * (indent * depth)

@@ -148,6 +148,22 @@ class _OpenModel(_WireModel):
 class WireEvent(_OpenModel):
     """One PRP wire event as the runner emitted it (open: envelopes carry many more fields)."""
 
+    schema_: str | None = Field(default=None, alias="schema")
+    """Envelope contract id, e.g. ``paperclip.prp.event.v1``."""
+    schema_version: int | None = None
+    """Envelope version."""
+    source_event_id: str | None = None
+    """Id of the event at its source."""
+    source_seq: int | None = None
+    """Sequence number at the source."""
+    source_instance_id: str | None = None
+    """Source instance that emitted the event."""
+    source_kind: str | None = None
+    """Kind of source (``runner``, ``provider``...)."""
+    priority: int | None = None
+    """Delivery priority."""
+    emitted_at: str | None = None
+    """Emission time as the source wrote it (never read by the scorer)."""
     event_type: str
     """PRP event type, e.g. ``mcp_app.tool_result`` or ``run.terminal``."""
     run_id: str | None = None
@@ -613,7 +629,7 @@ class ScorecardV2(_WireModel):
     """Eight-dimension workflow scorecard (``eval-scorecard.v2``), closed."""
 
     schema_: Literal["paperclip.runner.eval-scorecard.v2"] = Field(
-        alias="schema", default=SCORECARD_V2_SCHEMA
+        alias="schema", default="paperclip.runner.eval-scorecard.v2"
     )
     """Contract id."""
     bundle_id: NonEmptyStr
@@ -634,7 +650,7 @@ class ScorecardV1(_WireModel):
     """Five-dimension scorecard of an observation's ``base`` (``eval-scorecard.v1``), closed."""
 
     schema_: Literal["paperclip.runner.eval-scorecard.v1"] = Field(
-        alias="schema", default=SCORECARD_V1_SCHEMA
+        alias="schema", default="paperclip.runner.eval-scorecard.v1"
     )
     """Contract id."""
     bundle_id: NonEmptyStr

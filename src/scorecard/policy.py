@@ -27,9 +27,7 @@ DEFAULT_WEIGHTS: Mapping[DimensionName, float] = MappingProxyType(
     }
 )
 #: Reference default thresholds: a dimension passes only at a perfect score.
-DEFAULT_THRESHOLDS: Mapping[DimensionName, float] = MappingProxyType(
-    dict.fromkeys(DIMENSIONS, 1.0)
-)
+DEFAULT_THRESHOLDS: Mapping[DimensionName, float] = MappingProxyType(dict.fromkeys(DIMENSIONS, 1.0))
 
 
 @dataclass(frozen=True)
@@ -112,7 +110,10 @@ class Policy:
 
     def to_json(self) -> dict[str, dict[str, float]]:
         """The effective policy, every dimension spelled out."""
-        return {"weights": dict(self.weights), "thresholds": dict(self.thresholds)}
+        return {
+            "weights": {str(name): value for name, value in self.weights.items()},
+            "thresholds": {str(name): value for name, value in self.thresholds.items()},
+        }
 
 
 def _dimension(name: object, pointer: str, source: str | None) -> DimensionName:

@@ -168,7 +168,9 @@ def _wire_trace_checks(
             len(receipt_ids) >= len(observed_calls) and receipts_match_calls,
         ),
     ]
-    stop_reason = terminals[0].payload.get("stopReason") if terminals and terminals[0].payload else None
+    stop_reason = (
+        terminals[0].payload.get("stopReason") if terminals and terminals[0].payload else None
+    )
     if isinstance(stop_reason, dict):
         checks.append(
             (
@@ -394,12 +396,7 @@ def score_observation(
             reasons=result.reasons,
         )
     gate_passed = all(dimensions[name].passed for name in GATE_DIMENSIONS)
-    if not gate_passed:
-        overall_score = 0.0
-    elif weight_total == 0:
-        overall_score = 0.0
-    else:
-        overall_score = weighted_sum / weight_total
+    overall_score = 0.0 if not gate_passed or weight_total == 0 else weighted_sum / weight_total
     return ScorecardV2(
         bundle_id=bundle_id,
         case_id=observation.case_id,

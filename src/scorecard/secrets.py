@@ -32,7 +32,12 @@ REFERENCE_SECRET = (
 
 #: Named patterns of secret-shaped values, checked in this order.
 SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("pem_private_key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)")),
+    (
+        "pem_private_key",
+        re.compile(
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"
+        ),
+    ),
     ("provider_api_key", re.compile(r"\bsk-(?:[A-Za-z0-9_-]*-)?[A-Za-z0-9_]{16,}")),
     ("bearer_token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/=-]{16,}", re.IGNORECASE)),
     ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),

@@ -77,9 +77,7 @@ def structural_error(
     first = problems[0]
     pointer = pointer_from_location(document, first["loc"])
     more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
-    return error_type(
-        f"{what} {_message_for(first)}{more}", rule=_rule_for(first), pointer=pointer
-    )
+    return error_type(f"{what} {_message_for(first)}{more}", rule=_rule_for(first), pointer=pointer)
 
 
 def collect_unknown_fields(model: BaseModel, pointer: str = "") -> list[Notice]:

@@ -1,0 +1,43 @@
+"""The ``scorecard`` command line: a thin veneer over the library.
+
+Each command parses its arguments, calls one library function, prints, and maps library errors
+to exit codes (0 ok, 1 a gate failed, 2 bad input or usage). Heavy imports (pandas, matplotlib)
+happen inside the commands that need them so ``scorecard --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import typer
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="scorecard",
+    help="Turn paperclip agent-runner evaluation runs into scorecards people can trust.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+#: Command modules under ``scorecard.commands``; each defines ``register(app)``.
+COMMAND_MODULES = ("score", "bundle_id")
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(f"scorecard.commands.{_name}").register(app)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        raise SystemExit(130) from None
+    except BrokenPipeError:
+        # The reader (e.g. `head`) went away: stop quietly, without a traceback at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(1) from None

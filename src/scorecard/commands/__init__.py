@@ -1,0 +1,29 @@
+"""One module per CLI command; each exposes ``register(app)``. Shared helpers live here."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+
+from scorecard.errors import InputError
+
+__all__ = ["EXIT_BAD_INPUT", "EXIT_FAILED", "EXIT_OK", "print_errors"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+MAX_ERRORS_SHOWN = 20
+
+
+def print_errors(errors: Iterable[InputError], *, limit: int = MAX_ERRORS_SHOWN) -> None:
+    """One line per error on stderr (``error: file:line /pointer: message [rule]``), bounded."""
+    shown = 0
+    hidden = 0
+    for error in errors:
+        if shown < limit:
+            sys.stderr.write(f"error: {error}\n")
+            shown += 1
+        else:
+            hidden += 1
+    if hidden:
+        sys.stderr.write(f"error: ... and {hidden} more (write them all with --errors FILE)\n")

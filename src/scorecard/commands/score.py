@@ -1,0 +1,134 @@
+"""``scorecard score PATH...``: score observations into v2 scorecards."""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import json
+import sys
+from pathlib import Path
+from typing import IO, Annotated
+
+import typer
+
+from scorecard.catalog import load_catalog
+from scorecard.errors import InputError
+from scorecard.io import atomic_writer, load_policy
+from scorecard.jsformat import js_json
+from scorecard.pipeline import RunSummary, ScoredRecord, score_paths
+from scorecard.policy import Policy
+
+from . import EXIT_BAD_INPUT, print_errors
+
+
+class OutputFormat(enum.StrEnum):
+    """How scorecards are written."""
+
+    jsonl = "jsonl"
+    json = "json"
+    table = "table"
+    records = "records"
+
+
+def _write_stream(
+    results: list[ScoredRecord] | None,
+    stream: IO[str],
+    output_format: OutputFormat,
+    record: ScoredRecord,
+) -> None:
+    if output_format is OutputFormat.jsonl:
+        stream.write(js_json(record.scorecard_json()) + "\n")
+    elif output_format is OutputFormat.records:
+        stream.write(js_json(record.record_json()) + "\n")
+    elif results is not None:
+        results.append(record)
+
+
+def score(
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            help="Observation files (.json: one or an array; .jsonl: one per line), folders "
+            "(searched recursively; bundles found by their bundle.json), or - for JSON Lines "
+            "on stdin.",
+            show_default=False,
+        ),
+    ],
+    policy_file: Annotated[
+        Path | None,
+        typer.Option("--policy", help="YAML/JSON file with weights and/or thresholds."),
+    ] = None,
+    bundle_id: Annotated[
+        str | None, typer.Option("--bundle-id", help="Use this bundle id for every record.")
+    ] = None,
+    output_format: Annotated[
+        OutputFormat | None,
+        typer.Option(
+            "--format",
+            help="jsonl: one v2 scorecard per line; json: an array; table: for people; "
+            "records: scorecards with the facts aggregation needs. Default: table on a "
+            "terminal, jsonl otherwise.",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write here (atomically) instead of stdout.")
+    ] = None,
+    errors_file: Annotated[
+        Path | None,
+        typer.Option("--errors", help="Write one JSON line per rejected record here."),
+    ] = None,
+    cases: Annotated[
+        Path | None,
+        typer.Option("--cases", help="Case catalog folder (default: the repository's cases/)."),
+    ] = None,
+) -> None:
+    """Score observations into eight-dimension v2 scorecards.
+
+    Exit status: 0 when every record was scored, 2 when any was rejected or an argument is bad
+    (the good records are still written). A one-line summary goes to stderr.
+    """
+    try:
+        catalog = load_catalog(cases)
+        policy = load_policy(policy_file) if policy_file else Policy()
+    except InputError as error:
+        print_errors([error])
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    if output_format is None:
+        interactive = out is None and sys.stdout.isatty()
+        output_format = OutputFormat.table if interactive else OutputFormat.jsonl
+    summary = RunSummary()
+    errors: list[InputError] = []
+    collected: list[ScoredRecord] | None = (
+        [] if output_format in (OutputFormat.table, OutputFormat.json) else None
+    )
+    with contextlib.ExitStack() as stack:
+        stream: IO[str] = stack.enter_context(atomic_writer(out)) if out is not None else sys.stdout
+        error_stream = (
+            stack.enter_context(atomic_writer(errors_file)) if errors_file is not None else None
+        )
+        for result in score_paths(
+            paths, catalog=catalog, policy=policy, bundle_id=bundle_id, summary=summary
+        ):
+            if isinstance(result, InputError):
+                errors.append(result)
+                if error_stream is not None:
+                    error_stream.write(json.dumps(result.to_record(), ensure_ascii=False) + "\n")
+                continue
+            _write_stream(collected, stream, output_format, result)
+        if collected is not None:
+            if output_format is OutputFormat.json:
+                stream.write(js_json([item.scorecard_json() for item in collected], 2) + "\n")
+            else:
+                from scorecard.render import scorecard_table
+
+                scorecard_table(collected, stream)
+    print_errors(errors)
+    sys.stderr.write(summary.line() + "\n")
+    if summary.rejected:
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to ``app``."""
+    app.command("score")(score)

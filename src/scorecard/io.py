@@ -1,0 +1,275 @@
+"""Files: discovering observation inputs and bundles, reading records, writing atomically.
+
+Input order is deterministic: paths in the order given, files of a folder in sorted path order,
+records in file order. Every problem is yielded as an :class:`InputError` located by file, line
+(JSON Lines) or index (JSON array), so one bad record never stops the good ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from .bundles import MANIFEST_NAME, BundleInfo, folder_bundle_id, parse_manifest
+from .errors import InputError, ManifestError, PolicyError
+from .jsontext import parse_json_document
+from .policy import Policy
+from .yamltext import parse_yaml
+
+__all__ = [
+    "STDIN",
+    "InputFile",
+    "RawRecord",
+    "atomic_writer",
+    "discover_inputs",
+    "load_policy",
+    "read_records",
+]
+
+STDIN = "-"
+OBSERVATION_SUFFIXES = (".json", ".jsonl")
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One observation file (or stdin) and the bundle it belongs to."""
+
+    path: str
+    bundle: BundleInfo
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    """One parsed JSON record and where it came from."""
+
+    document: Any
+    source: str
+    line: int | None
+    index: int | None
+    bundle: BundleInfo
+
+
+class _Bundles:
+    """Reads each folder's manifest once and remembers broken ones."""
+
+    def __init__(self) -> None:
+        self._cache: dict[Path, BundleInfo | ManifestError | None] = {}
+
+    def manifest(self, folder: Path) -> BundleInfo | ManifestError | None:
+        if folder not in self._cache:
+            path = folder / MANIFEST_NAME
+            if not path.is_file():
+                self._cache[folder] = None
+            else:
+                try:
+                    text = path.read_text(encoding="utf-8-sig")
+                    self._cache[folder] = parse_manifest(text, source=str(path))
+                except ManifestError as error:
+                    self._cache[folder] = error
+                except (OSError, UnicodeDecodeError) as error:
+                    self._cache[folder] = ManifestError(
+                        f"cannot read manifest: {type(error).__name__}",
+                        rule="unreadable",
+                        source=str(path),
+                    )
+        return self._cache[folder]
+
+    def for_file(self, file: Path, root: Path) -> BundleInfo | ManifestError:
+        """The bundle of ``file``: the nearest manifest between its folder and ``root``."""
+        folder = file.parent
+        while True:
+            found = self.manifest(folder)
+            if found is not None:
+                return found
+            if folder == root or folder == folder.parent:
+                break
+            folder = folder.parent
+        return BundleInfo(
+            id=folder_bundle_id(file.parent.resolve().name),
+            kind="folder",
+            source=str(file.parent),
+        )
+
+
+def discover_inputs(
+    paths: Iterable[str], *, bundle_id: str | None = None
+) -> Iterator[InputFile | InputError]:
+    """Observation files under ``paths`` with their bundles, in deterministic order.
+
+    A folder is searched recursively for ``*.json`` and ``*.jsonl`` files (manifests excluded);
+    ``-`` is JSON Lines on stdin. ``bundle_id`` overrides every discovered id.
+    """
+    bundles = _Bundles()
+    reported: set[str] = set()
+    override = BundleInfo(id=bundle_id, kind="override") if bundle_id else None
+    for given in paths:
+        if given == STDIN:
+            yield InputFile(STDIN, override or BundleInfo(id="local-stdin", kind="stdin"))
+            continue
+        root = Path(given)
+        if root.is_dir():
+            files = sorted(
+                path
+                for path in root.rglob("*")
+                if path.suffix in OBSERVATION_SUFFIXES
+                and path.name != MANIFEST_NAME
+                and path.is_file()
+            )
+        elif root.is_file():
+            files = [root]
+            root = root.parent
+        else:
+            yield InputError("no such file or folder", rule="not_found", source=given)
+            continue
+        for file in files:
+            bundle = bundles.for_file(file, root)
+            if isinstance(bundle, ManifestError):
+                if bundle.source not in reported:
+                    reported.add(str(bundle.source))
+                    yield bundle
+                continue
+            if override is not None:
+                bundle = BundleInfo(
+                    id=override.id,
+                    kind="override",
+                    source=bundle.source,
+                    campaign=bundle.campaign,
+                    candidates=bundle.candidates,
+                )
+            yield InputFile(str(file), bundle)
+
+
+def _decode(raw: bytes, *, source: str, line: int | None) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"invalid UTF-8 at byte {error.start}", rule="invalid_utf8", source=source, line=line
+        ) from None
+
+
+def _json_lines(
+    stream: IO[bytes], source: str, bundle: BundleInfo
+) -> Iterator[RawRecord | InputError]:
+    for number, raw in enumerate(stream, start=1):
+        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        raw = raw.rstrip(b"\r\n")
+        if not raw.strip():
+            continue
+        try:
+            text = _decode(raw, source=source, line=number)
+            document = parse_json_document(text, source=source, line=number)
+        except InputError as error:
+            yield error
+            continue
+        yield RawRecord(document, source, number, None, bundle)
+
+
+def _json_file(
+    stream: IO[bytes], source: str, bundle: BundleInfo
+) -> Iterator[RawRecord | InputError]:
+    raw = stream.read()
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        document = parse_json_document(_decode(raw, source=source, line=None), source=source)
+    except InputError as error:
+        yield error
+        return
+    if isinstance(document, list):
+        for index, item in enumerate(document):
+            yield RawRecord(item, source, None, index, bundle)
+    else:
+        yield RawRecord(document, source, None, None, bundle)
+
+
+def read_records(
+    paths: Iterable[str], *, bundle_id: str | None = None, stdin: IO[bytes] | None = None
+) -> Iterator[RawRecord | InputError]:
+    """Every record under ``paths`` (see :func:`discover_inputs`), parsed, in input order."""
+    for item in discover_inputs(paths, bundle_id=bundle_id):
+        if isinstance(item, InputError):
+            yield item
+            continue
+        if item.path == STDIN:
+            yield from _json_lines(stdin or sys.stdin.buffer, "<stdin>", item.bundle)
+            continue
+        try:
+            with open(item.path, "rb") as stream:
+                if item.path.endswith(".jsonl"):
+                    yield from _json_lines(stream, item.path, item.bundle)
+                else:
+                    yield from _json_file(stream, item.path, item.bundle)
+        except OSError as error:
+            yield InputError(
+                f"cannot read file: {error.strerror or type(error).__name__}",
+                rule="unreadable",
+                source=item.path,
+            )
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]:
+    """Open ``path`` for writing so that readers see either the old file or the complete new one.
+
+    Writes go to a temporary file beside ``path`` that replaces it only when the block finishes;
+    on any exception (including Ctrl-C) the temporary file is removed and ``path`` is untouched.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+    )
+    try:
+        with os.fdopen(handle, "w", encoding=encoding, newline="\n") as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def load_policy(path: str | Path) -> Policy:
+    """Read a YAML or JSON policy file: ``{weights: {dim: w}, thresholds: {dim: t}}``."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise PolicyError(
+            f"cannot read policy file: {type(error).__name__}", rule="unreadable", source=source
+        ) from None
+    parsed = parse_yaml(text, source=source, error_type=PolicyError)
+    document = parsed.data
+    if not isinstance(document, dict):
+        raise PolicyError(
+            "a policy must be a mapping with weights and/or thresholds",
+            rule="policy_shape",
+            source=source,
+            line=1,
+        )
+    for key in document:
+        if key not in ("weights", "thresholds"):
+            pointer = "/" + str(key)
+            raise PolicyError(
+                "unknown policy key; expected weights and/or thresholds",
+                rule="policy_unknown_key",
+                pointer=pointer,
+                source=source,
+                line=parsed.lines.get(pointer),
+            )
+    try:
+        return Policy.from_overrides(
+            document.get("weights"), document.get("thresholds"), source=source
+        )
+    except PolicyError as error:
+        raise error.located(line=parsed.lines.get(error.pointer)) from None

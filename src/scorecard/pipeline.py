@@ -1,0 +1,167 @@
+"""The scoring run: records in, scorecards (or located errors) out, streaming and in input order.
+
+This is the library function behind ``scorecard score``; the CLI only parses arguments, calls
+:func:`score_records` and prints. It also defines the *scored record*, the richer format the
+aggregation layer reads (``docs/records.md``): the v2 scorecard plus the observation facts it was
+computed from.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from .bundles import BundleInfo
+from .catalog import Catalog
+from .errors import InputError, ObservationError
+from .io import RawRecord, read_records
+from .models import ScorecardV2, WorkflowObservation
+from .policy import Policy
+from .scoring import score_observation
+from .secrets import redact
+from .validation import Notice, collect_unknown_fields, validate_observation
+
+__all__ = ["RECORD_SCHEMA", "RunSummary", "ScoredRecord", "score_paths", "score_records"]
+
+RECORD_SCHEMA = "scorecard.record.v1"
+
+
+@dataclass(frozen=True)
+class ScoredRecord:
+    """One accepted observation, its scorecard and where it came from."""
+
+    scorecard: ScorecardV2
+    observation: WorkflowObservation
+    bundle: BundleInfo
+    source: str
+    line: int | None
+    index: int | None
+    repetition: int
+    """1-based ordinal of this (bundle, candidate, case) run in input order."""
+    notices: tuple[Notice, ...] = ()
+
+    def scorecard_json(self) -> dict[str, Any]:
+        """The pure v2 scorecard as JSON-ready data (free text redacted)."""
+        card = self.scorecard.model_dump(by_alias=True)
+        for dimension in card["dimensions"].values():
+            dimension["reasons"] = [redact(reason) for reason in dimension["reasons"]]
+        return card
+
+    def record_json(self) -> dict[str, Any]:
+        """The scored record (``scorecard.record.v1``) the aggregation layer reads."""
+        observation = self.observation
+        candidate = self.bundle.candidates.get(observation.candidate_id)
+        failure = observation.failure
+        return {
+            "schema": RECORD_SCHEMA,
+            "bundleId": self.scorecard.bundle_id,
+            "caseId": observation.case_id,
+            "candidateId": observation.candidate_id,
+            "provider": observation.provider,
+            "model": candidate.model if candidate else None,
+            "tier": candidate.tier if candidate else None,
+            "repetition": self.repetition,
+            "classification": observation.classification,
+            "metrics": observation.metrics.model_dump(by_alias=True, exclude_none=True),
+            "failure": None
+            if failure is None
+            else {
+                "code": redact(failure.code),
+                "category": failure.category,
+                "retryable": failure.retryable,
+                "message": redact(failure.message),
+            },
+            "source": {"file": self.source, "line": self.line, "index": self.index},
+            "scorecard": self.scorecard_json(),
+        }
+
+
+@dataclass
+class RunSummary:
+    """Counts of one scoring run, for the one-line summary and exit codes."""
+
+    scored: int = 0
+    rejected: int = 0
+    gate_failures: int = 0
+    unscoreable: int = 0
+    bundles: set[str] = field(default_factory=set)
+    notices: Counter[str] = field(default_factory=Counter)
+
+    def line(self) -> str:
+        """``scored N, rejected N, gate failures N (unscoreable N) in N bundle(s)``."""
+        text = (
+            f"scored {self.scored}, rejected {self.rejected}, gate failures {self.gate_failures}"
+            f", unscoreable {self.unscoreable}, bundles {len(self.bundles)}"
+        )
+        if self.notices:
+            text += f", unknown fields kept {sum(self.notices.values())}"
+        return text
+
+
+def _notice_pattern(pointer: str) -> str:
+    return "/".join("*" if token.isdigit() else token for token in pointer.split("/"))
+
+
+def score_records(
+    records: Iterable[RawRecord | InputError],
+    *,
+    catalog: Catalog,
+    policy: Policy | None = None,
+    summary: RunSummary | None = None,
+) -> Iterator[ScoredRecord | InputError]:
+    """Validate and score each record; errors come back located, in input order."""
+    policy = policy or Policy()
+    summary = summary if summary is not None else RunSummary()
+    repetitions: Counter[tuple[str, str, str]] = Counter()
+    for record in records:
+        if isinstance(record, InputError):
+            summary.rejected += 1
+            yield record
+            continue
+        try:
+            observation = validate_observation(record.document)
+        except ObservationError as error:
+            summary.rejected += 1
+            yield error.located(source=record.source, line=record.line, index=record.index)
+            continue
+        bundle_id = record.bundle.id
+        card = score_observation(
+            observation, catalog[observation.case_id], bundle_id=bundle_id, policy=policy
+        )
+        key = (bundle_id, observation.candidate_id, observation.case_id)
+        repetitions[key] += 1
+        notices = tuple(collect_unknown_fields(observation))
+        for notice in notices:
+            summary.notices[_notice_pattern(notice.pointer)] += 1
+        summary.scored += 1
+        summary.bundles.add(bundle_id)
+        if card.overall.score is None:
+            summary.unscoreable += 1
+        elif card.overall.gate_passed is False:
+            summary.gate_failures += 1
+        yield ScoredRecord(
+            card,
+            observation,
+            record.bundle,
+            record.source,
+            record.line,
+            record.index,
+            repetitions[key],
+            notices,
+        )
+
+
+def score_paths(
+    paths: Iterable[str],
+    *,
+    catalog: Catalog,
+    policy: Policy | None = None,
+    bundle_id: str | None = None,
+    summary: RunSummary | None = None,
+    stdin: IO[bytes] | None = None,
+) -> Iterator[ScoredRecord | InputError]:
+    """Score every observation under ``paths`` (files, folders, ``-``), streaming."""
+    records = read_records(paths, bundle_id=bundle_id, stdin=stdin)
+    yield from score_records(records, catalog=catalog, policy=policy, summary=summary)

@@ -1,0 +1,78 @@
+"""Terminal rendering of scorecards (rich), kept out of the pure core."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import IO
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .models import DIMENSIONS
+from .pipeline import ScoredRecord
+
+__all__ = ["DIMENSION_ABBREVIATIONS", "scorecard_table"]
+
+DIMENSION_ABBREVIATIONS = {
+    "hard_invariants": "HI*",
+    "lifecycle_integrity": "LI*",
+    "semantic_outcome": "SO",
+    "trajectory_restraint": "TR",
+    "trace_completeness": "TC",
+    "quality_efficiency": "QE",
+    "continuation_integrity": "CI",
+    "presentation_fidelity": "PF",
+}
+
+
+def _cell(score: float | None, passed: bool | None) -> Text:
+    if score is None:
+        return Text("-", style="dim")
+    return Text(f"{score:.2f}", style="green" if passed else "red")
+
+
+def scorecard_table(
+    records: Sequence[ScoredRecord], stream: IO[str], *, width: int | None = None
+) -> None:
+    """One row per scorecard: bundle, case, candidate, class, the eight dimensions, overall."""
+    table = Table(
+        title="scorecards",
+        caption="* gate dimension   "
+        + "  ".join(f"{short}={name}" for name, short in DIMENSION_ABBREVIATIONS.items()),
+        show_lines=False,
+    )
+    for header in ("bundle", "case", "candidate", "rep", "class"):
+        table.add_column(header, overflow="fold")
+    for name in DIMENSIONS:
+        table.add_column(DIMENSION_ABBREVIATIONS[name], justify="right")
+    table.add_column("overall", justify="right")
+    table.add_column("gate")
+    table.add_column("pass")
+    for record in records:
+        card = record.scorecard
+        overall = card.overall
+        table.add_row(
+            card.bundle_id,
+            card.case_id,
+            card.candidate_id,
+            str(record.repetition),
+            card.classification,
+            *(
+                _cell(card.dimensions[name].score, card.dimensions[name].passed)
+                for name in DIMENSIONS
+            ),
+            _cell(overall.score, overall.passed),
+            _flag(overall.gate_passed),
+            _flag(overall.passed),
+        )
+    if width is None and not stream.isatty():
+        width = 160  # files and pipes: wide enough for every column, stable for golden files
+    console = Console(file=stream, width=width, highlight=False, soft_wrap=False)
+    console.print(table)
+
+
+def _flag(value: bool | None) -> Text:
+    if value is None:
+        return Text("-", style="dim")
+    return Text("yes", style="green") if value else Text("NO", style="bold red")
