@@ -7,6 +7,8 @@ from typing import Any
 
 __all__ = ["escape", "join", "pointer_from_location"]
 
+_MISSING = object()
+
 
 def escape(token: str | int) -> str:
     """One reference token, escaped (``~`` -> ``~0``, ``/`` -> ``~1``)."""
@@ -29,13 +31,14 @@ def pointer_from_location(document: Any, location: Iterable[str | int]) -> str:
     node = document
     items = list(location)
     for position, token in enumerate(items):
-        last = position == len(items) - 1
-        if isinstance(node, dict) and isinstance(token, str) and token in node:
-            tokens.append(token)
-            node = node[token]
+        child: Any = _MISSING
+        if isinstance(node, dict) and isinstance(token, str):
+            child = node.get(token, _MISSING)
         elif isinstance(node, list) and isinstance(token, int) and 0 <= token < len(node):
+            child = node[token]
+        if child is not _MISSING:
             tokens.append(token)
-            node = node[token]
-        elif last and isinstance(node, dict) and isinstance(token, str):
+            node = child
+        elif position == len(items) - 1 and isinstance(node, dict) and isinstance(token, str):
             tokens.append(token)  # a missing field: point where it should be
     return join(*tokens)

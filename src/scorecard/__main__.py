@@ -1,0 +1,5 @@
+"""``python -m scorecard``: the same as the ``scorecard`` console script."""
+
+from scorecard.cli import main
+
+main()
