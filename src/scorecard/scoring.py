@@ -31,6 +31,8 @@ from .policy import DEFAULT_WEIGHTS, Policy
 
 __all__ = [
     "DimensionResult",
+    "Reason",
+    "raw_dimension_results",
     "score_base_v1",
     "score_observation",
 ]
@@ -50,19 +52,36 @@ V1_DIMENSIONS: tuple[DimensionName, ...] = (
 )
 
 
+class Reason(NamedTuple):
+    """A reason text (reference wording) and the observation fields it came from."""
+
+    text: str
+    pointers: tuple[str, ...]
+    """RFC 6901 JSON Pointers into the observation."""
+
+
 class DimensionResult(NamedTuple):
     """Raw score in [0, 1] of one dimension and the reasons it lost points, in order."""
 
     score: float
-    reasons: list[str]
+    reasons: list[Reason]
+
+    @property
+    def texts(self) -> list[str]:
+        """The reason texts, as the scorecard carries them."""
+        return [reason.text for reason in self.reasons]
 
 
 def _joined(items: Sequence[str]) -> str:
     return ", ".join(items)
 
 
-def _all_or_nothing(reasons: list[str]) -> DimensionResult:
+def _all_or_nothing(reasons: list[Reason]) -> DimensionResult:
     return DimensionResult(0.0 if reasons else 1.0, reasons)
+
+
+def _indices(pointer: str, positions: Sequence[int]) -> tuple[str, ...]:
+    return tuple(f"{pointer}/{position}" for position in positions)
 
 
 # --- v1 dimensions of `base` ------------------------------------------------------------------
@@ -70,30 +89,53 @@ def _all_or_nothing(reasons: list[str]) -> DimensionResult:
 
 def score_hard_invariants(base: BaseObservation) -> DimensionResult:
     """Forbidden calls, control-plane-owned actions and unexpected authorisation (a gate)."""
-    reasons: list[str] = []
+    reasons: list[Reason] = []
     forbidden = set(base.forbidden_calls)
-    invoked = [call for call in base.observed_calls if call in forbidden]
+    invoked = [index for index, call in enumerate(base.observed_calls) if call in forbidden]
     if invoked:
-        reasons.append(f"forbidden call(s) invoked: {_joined(invoked)}")
+        reasons.append(
+            Reason(
+                f"forbidden call(s) invoked: {_joined([base.observed_calls[i] for i in invoked])}",
+                (*_indices("/base/observedCalls", invoked), "/base/forbiddenCalls"),
+            )
+        )
     if base.control_plane_owned and base.observed_calls:
         reasons.append(
-            f"control-plane-owned action taken by tool call(s): {_joined(base.observed_calls)}"
+            Reason(
+                "control-plane-owned action taken by tool call(s): " + _joined(base.observed_calls),
+                ("/base/controlPlaneOwned", "/base/observedCalls"),
+            )
         )
     authorization = base.authorization
     if authorization.expected != "allowed" and authorization.observed == "allowed":
-        reasons.append(f"operation allowed but should be {authorization.expected}")
+        reasons.append(
+            Reason(
+                f"operation allowed but should be {authorization.expected}",
+                ("/base/authorization/observed", "/base/authorization/expected"),
+            )
+        )
     return _all_or_nothing(reasons)
 
 
 def score_semantic_outcome(base: BaseObservation) -> DimensionResult:
     """Final control-plane state and authorisation match what the case declared."""
-    reasons: list[str] = []
+    reasons: list[Reason] = []
     state = base.final_state
     if state.observed != state.expected:
-        reasons.append(f"control-plane state {state.observed}, expected {state.expected}")
+        reasons.append(
+            Reason(
+                f"control-plane state {state.observed}, expected {state.expected}",
+                ("/base/finalState/observed", "/base/finalState/expected"),
+            )
+        )
     authorization = base.authorization
     if authorization.expected == "allowed" and authorization.observed != "allowed":
-        reasons.append(f"operation {authorization.observed} but the case declared it allowed")
+        reasons.append(
+            Reason(
+                f"operation {authorization.observed} but the case declared it allowed",
+                ("/base/authorization/observed", "/base/authorization/expected"),
+            )
+        )
     return _all_or_nothing(reasons)
 
 
@@ -101,17 +143,31 @@ def score_trajectory_restraint(base: BaseObservation) -> DimensionResult:
     """Required calls made, nothing else called."""
     expected, observed = base.expected_calls, base.observed_calls
     observed_set, expected_set = set(observed), set(expected)
-    missing = [call for call in expected if call not in observed_set]
-    extra = [call for call in observed if call not in expected_set]
+    missing = [index for index, call in enumerate(expected) if call not in observed_set]
+    extra = [index for index, call in enumerate(observed) if call not in expected_set]
     denominator = max(1, len(expected) + len(extra))
     score = min(1.0, max(0.0, (denominator - len(missing) - len(extra)) / denominator))
-    reasons: list[str] = []
+    reasons: list[Reason] = []
     if missing:
-        reasons.append(f"missing required call(s): {_joined(missing)}")
+        reasons.append(
+            Reason(
+                f"missing required call(s): {_joined([expected[i] for i in missing])}",
+                (*_indices("/base/expectedCalls", missing), "/base/observedCalls"),
+            )
+        )
     if extra:
-        reasons.append(f"unexpected call(s): {_joined(extra)}")
+        reasons.append(
+            Reason(
+                f"unexpected call(s): {_joined([observed[i] for i in extra])}",
+                _indices("/base/observedCalls", extra),
+            )
+        )
     if not expected and not observed:
-        reasons.append("restraint honored: no call made")
+        reasons.append(
+            Reason(
+                "restraint honored: no call made", ("/base/expectedCalls", "/base/observedCalls")
+            )
+        )
     return DimensionResult(score, reasons)
 
 
@@ -139,10 +195,16 @@ def _semantic_tool(event: WireEvent) -> dict[str, Any] | None:
     return None
 
 
+_WIRE = "/base/trace/wireEvents"
+
+
 def _wire_trace_checks(
     events: list[WireEvent], observed_calls: list[str]
-) -> list[tuple[str, bool]]:
-    receipts = [tool for event in events if (tool := _semantic_tool(event)) is not None]
+) -> list[tuple[str, bool, tuple[str, ...]]]:
+    receipt_positions = [
+        index for index, event in enumerate(events) if _semantic_tool(event) is not None
+    ]
+    receipts = [_semantic_tool(events[index]) or {} for index in receipt_positions]
     receipt_ids = [
         receipt_id
         for tool in receipts
@@ -153,23 +215,44 @@ def _wire_trace_checks(
         for tool, call in zip(receipts, observed_calls, strict=True)
     )
     run_id = events[0].run_id if events else None
-    anchor = next((event for event in events if event.event_type == TOOL_RESULT_EVENT), None)
-    if anchor is None:
-        anchor = next((event for event in events if event.turn_id), None)
-    terminals = [event for event in events if event.event_type == TERMINAL_EVENT]
+    anchor_index = next(
+        (index for index, event in enumerate(events) if event.event_type == TOOL_RESULT_EVENT),
+        None,
+    )
+    if anchor_index is None:
+        anchor_index = next((index for index, event in enumerate(events) if event.turn_id), None)
+    anchor = events[anchor_index] if anchor_index is not None else None
+    anchor_pointer = f"{_WIRE}/{anchor_index}" if anchor_index is not None else _WIRE
+    terminals = [index for index, event in enumerate(events) if event.event_type == TERMINAL_EVENT]
     checks = [
-        ("runId", _is_nonempty_string(run_id)),
-        ("sessionId", anchor is not None and _is_nonempty_string(anchor.normalized_session_id)),
-        ("turnId", anchor is not None and _is_nonempty_string(anchor.turn_id)),
-        ("itemId", anchor is not None and _is_nonempty_string(anchor.item_id)),
-        ("terminal", bool(terminals)),
+        ("runId", _is_nonempty_string(run_id), (f"{_WIRE}/0/runId" if events else _WIRE,)),
+        (
+            "sessionId",
+            anchor is not None and _is_nonempty_string(anchor.normalized_session_id),
+            (f"{anchor_pointer}/normalizedSessionId" if anchor else _WIRE,),
+        ),
+        (
+            "turnId",
+            anchor is not None and _is_nonempty_string(anchor.turn_id),
+            (f"{anchor_pointer}/turnId" if anchor else _WIRE,),
+        ),
+        (
+            "itemId",
+            anchor is not None and _is_nonempty_string(anchor.item_id),
+            (f"{anchor_pointer}/itemId" if anchor else _WIRE,),
+        ),
+        ("terminal", bool(terminals), (_WIRE,)),
         (
             "receipt-per-call",
             len(receipt_ids) >= len(observed_calls) and receipts_match_calls,
+            (*_indices(_WIRE, receipt_positions), "/base/observedCalls"),
         ),
     ]
+    first_terminal = events[terminals[0]] if terminals else None
     stop_reason = (
-        terminals[0].payload.get("stopReason") if terminals and terminals[0].payload else None
+        first_terminal.payload.get("stopReason")
+        if first_terminal is not None and first_terminal.payload
+        else None
     )
     if isinstance(stop_reason, dict):
         checks.append(
@@ -179,21 +262,25 @@ def _wire_trace_checks(
                 and _is_one(stop_reason.get("schemaVersion"))
                 and _is_nonempty_string(stop_reason.get("receiptId"))
                 and _is_nonempty_string(stop_reason.get("decisionId")),
+                (f"{_WIRE}/{terminals[0]}/payload/stopReason",),
             )
         )
     return checks
 
 
-def _flat_trace_checks(trace: TraceEvidence, observed_calls: list[str]) -> list[tuple[str, bool]]:
+def _flat_trace_checks(
+    trace: TraceEvidence, observed_calls: list[str]
+) -> list[tuple[str, bool, tuple[str, ...]]]:
     return [
-        ("runId", _is_nonempty_string(trace.run_id)),
-        ("sessionId", _is_nonempty_string(trace.session_id)),
-        ("turnId", _is_nonempty_string(trace.turn_id)),
-        ("itemId", _is_nonempty_string(trace.item_id)),
-        ("terminal", trace.terminal_present),
+        ("runId", _is_nonempty_string(trace.run_id), ("/base/trace/runId",)),
+        ("sessionId", _is_nonempty_string(trace.session_id), ("/base/trace/sessionId",)),
+        ("turnId", _is_nonempty_string(trace.turn_id), ("/base/trace/turnId",)),
+        ("itemId", _is_nonempty_string(trace.item_id), ("/base/trace/itemId",)),
+        ("terminal", trace.terminal_present, ("/base/trace/terminalPresent",)),
         (
             "receipt-per-call",
             len(trace.receipt_ids) >= len(observed_calls) and "" not in trace.receipt_ids,
+            ("/base/trace/receiptIds", "/base/observedCalls"),
         ),
     ]
 
@@ -205,16 +292,18 @@ def score_trace_completeness_v1(base: BaseObservation) -> DimensionResult:
         checks = _wire_trace_checks(trace.wire_events, base.observed_calls)
     else:
         checks = _flat_trace_checks(trace, base.observed_calls)
-    passed = sum(1 for _, ok in checks if ok)
-    reasons = [f"trace missing {label}" for label, ok in checks if not ok]
+    passed = sum(1 for _, ok, _ in checks if ok)
+    reasons = [
+        Reason(f"trace missing {label}", pointers) for label, ok, pointers in checks if not ok
+    ]
     return DimensionResult(passed / len(checks), reasons)
 
 
 _BUDGET_FIELDS = (
-    ("latencyMs", "latency_ms", "max_latency_ms"),
-    ("totalTokens", "total_tokens", "max_total_tokens"),
-    ("costUsd", "cost_usd", "max_cost_usd"),
-    ("attempts", "attempts", "max_attempts"),
+    ("latencyMs", "maxLatencyMs", "latency_ms", "max_latency_ms"),
+    ("totalTokens", "maxTotalTokens", "total_tokens", "max_total_tokens"),
+    ("costUsd", "maxCostUsd", "cost_usd", "max_cost_usd"),
+    ("attempts", "maxAttempts", "attempts", "max_attempts"),
 )
 
 
@@ -223,24 +312,26 @@ def score_quality_efficiency(base: BaseObservation) -> DimensionResult:
     budget = base.budget
     declared = 0
     within = 0
-    reasons: list[str] = []
+    reasons: list[Reason] = []
     if budget is not None:
-        for label, observed_field, limit_field in _BUDGET_FIELDS:
+        for label, limit_label, observed_field, limit_field in _BUDGET_FIELDS:
             limit = getattr(budget, limit_field)
             if limit is None:
                 continue
             declared += 1
             observed = getattr(base.efficiency, observed_field, None) if base.efficiency else None
+            pointers = (f"/base/efficiency/{label}", f"/base/budget/{limit_label}")
             if observed is None:
-                reasons.append(f"no observed {label} to check against budget")
+                reasons.append(Reason(f"no observed {label} to check against budget", pointers))
             elif observed <= limit:
                 within += 1
             else:
-                reasons.append(
+                text = (
                     f"{label} {format_js_number(observed)} exceeds budget {format_js_number(limit)}"
                 )
+                reasons.append(Reason(text, pointers))
     if declared == 0:
-        return DimensionResult(1.0, ["no efficiency budget declared"])
+        return DimensionResult(1.0, [Reason("no efficiency budget declared", ("/base/budget",))])
     return DimensionResult(within / declared, reasons)
 
 
@@ -258,15 +349,21 @@ def score_base_v1(base: BaseObservation) -> dict[DimensionName, DimensionResult]
 # --- v2-only dimensions -----------------------------------------------------------------------
 
 
-def score_checks(checks: list[Check]) -> DimensionResult:
+def score_checks(checks: list[Check], pointer: str) -> DimensionResult:
     """Share of passing checks; a failing check's reason (or ``check failed: <id>``)."""
     passed = sum(1 for check in checks if check.passed)
     reasons = [
-        check.reason if check.reason is not None else f"check failed: {check.id}"
-        for check in checks
+        Reason(
+            check.reason if check.reason is not None else f"check failed: {check.id}",
+            (f"{pointer}/{index}",),
+        )
+        for index, check in enumerate(checks)
         if not check.passed
     ]
     return DimensionResult(passed / len(checks), reasons)
+
+
+_LINEAGE = "/traceLineage"
 
 
 def score_trace_lineage(
@@ -274,7 +371,7 @@ def score_trace_lineage(
 ) -> DimensionResult:
     """Provider trace capture and the dispositions/lineage shapes the case expects."""
     capture = expectation.capture if expectation is not None else "either"
-    checks: list[tuple[bool, str]] = []
+    checks: list[tuple[bool, Reason]] = []
     if capture == "off":
         isolated = (
             lineage.capture == "off"
@@ -282,36 +379,49 @@ def score_trace_lineage(
             and lineage.byte_count == 0
             and not lineage.trace_ref
         )
-        checks.append((isolated, "capture-off execution retained provider trace data"))
+        checks.append(
+            (isolated, Reason("capture-off execution retained provider trace data", (_LINEAGE,)))
+        )
     elif capture == "on" or lineage.capture == "on":
         present = lineage.capture == "on" and lineage.frame_count > 0 and lineage.byte_count > 0
-        checks.append((present, "provider trace capture is empty"))
+        checks.append(
+            (
+                present,
+                Reason(
+                    "provider trace capture is empty",
+                    (f"{_LINEAGE}/capture", f"{_LINEAGE}/frameCount", f"{_LINEAGE}/byteCount"),
+                ),
+            )
+        )
         checks.append(
             (
                 lineage.digest_verified,
-                "provider trace frame digest or byte length did not verify",
+                Reason(
+                    "provider trace frame digest or byte length did not verify",
+                    (f"{_LINEAGE}/digestVerified",),
+                ),
             )
         )
         checks.append(
             (
                 lineage.ordered,
-                "provider trace frame or debug sequence is not strictly ordered",
+                Reason(
+                    "provider trace frame or debug sequence is not strictly ordered",
+                    (f"{_LINEAGE}/ordered",),
+                ),
             )
         )
     else:
-        checks.append((True, ""))  # capture-optional
+        checks.append((True, Reason("", ())))  # capture-optional
     if expectation is not None:
         exercised = set(lineage.dispositions)
         for disposition in expectation.dispositions:
-            checks.append(
-                (
-                    disposition in exercised,
-                    f"provider trace did not exercise {disposition} mapping",
-                )
-            )
+            text = f"provider trace did not exercise {disposition} mapping"
+            checks.append((disposition in exercised, Reason(text, (f"{_LINEAGE}/dispositions",))))
         shapes = set(lineage.lineage)
         for shape in expectation.lineage:
-            checks.append((shape in shapes, f"provider trace did not exercise {shape} lineage"))
+            text = f"provider trace did not exercise {shape} lineage"
+            checks.append((shape in shapes, Reason(text, (f"{_LINEAGE}/lineage",))))
     passed = sum(1 for ok, _ in checks if ok)
     return DimensionResult(passed / len(checks), [reason for ok, reason in checks if not ok])
 
@@ -346,9 +456,10 @@ def raw_dimension_results(
 ) -> dict[DimensionName, DimensionResult]:
     """The eight raw dimension results of a scoreable observation, in canonical order."""
     v1 = score_base_v1(observation.base)
-    lifecycle = score_checks(observation.lifecycle.checks)
+    lifecycle = score_checks(observation.lifecycle.checks, "/lifecycle/checks")
     if observation.classification == "candidate_failure":
-        lifecycle = DimensionResult(0.0, [*lifecycle.reasons, CANDIDATE_FAILURE_REASON])
+        failed = Reason(CANDIDATE_FAILURE_REASON, ("/classification",))
+        lifecycle = DimensionResult(0.0, [*lifecycle.reasons, failed])
     lineage = score_trace_lineage(observation.trace_lineage, case.assertions.trace)
     trace = v1["trace_completeness"]
     return {
@@ -360,8 +471,12 @@ def raw_dimension_results(
             min(trace.score, lineage.score), [*trace.reasons, *lineage.reasons]
         ),
         "quality_efficiency": v1["quality_efficiency"],
-        "continuation_integrity": score_checks(observation.continuation.checks),
-        "presentation_fidelity": score_checks(observation.presentation.checks),
+        "continuation_integrity": score_checks(
+            observation.continuation.checks, "/continuation/checks"
+        ),
+        "presentation_fidelity": score_checks(
+            observation.presentation.checks, "/presentation/checks"
+        ),
     }
 
 
@@ -393,7 +508,7 @@ def score_observation(
             passed=result.score >= policy.thresholds[name],
             gate=gate,
             weight=weight,
-            reasons=result.reasons,
+            reasons=result.texts,
         )
     gate_passed = all(dimensions[name].passed for name in GATE_DIMENSIONS)
     overall_score = 0.0 if not gate_passed or weight_total == 0 else weighted_sum / weight_total
