@@ -101,7 +101,8 @@ def test_a_folder_of_bundles_is_scored_in_sorted_order(
     for card in cards:
         assert_valid_scorecard(card)
     assert done.stderr.decode() == (
-        "scored 5, rejected 0, gate failures 0, unscoreable 0, bundles 3\n"
+        "scored 5, rejected 0, gate failures 0, unscoreable 0, bundles 3,"
+        " failed audit findings 20\n"  # 4 per run: 3 PRP events and finish_task never seen
     )
 
 
@@ -155,7 +156,10 @@ def test_bad_records_are_reported_and_good_ones_still_scored(
     assert SECRET not in stderr + errors.read_text() + done.stdout.decode()
     assert "Traceback" not in stderr
     assert stderr.count("error: ") == 6
-    assert stderr.endswith("scored 3, rejected 6, gate failures 0, unscoreable 0, bundles 1\n")
+    assert stderr.endswith(
+        "scored 3, rejected 6, gate failures 0, unscoreable 0, bundles 1,"
+        " failed audit findings 12\n"
+    )
 
 
 def test_stdin_is_read_as_json_lines(observation: dict[str, Any]) -> None:

@@ -240,7 +240,7 @@ def atomic_writer(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[s
 
 
 def load_policy(path: str | Path) -> Policy:
-    """Read a YAML or JSON policy file: ``{weights: {dim: w}, thresholds: {dim: t}}``."""
+    """Read a YAML or JSON policy file: ``{weights: {...}, thresholds: {...}, auditGate: bool}``."""
     source = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
@@ -258,18 +258,30 @@ def load_policy(path: str | Path) -> Policy:
             line=1,
         )
     for key in document:
-        if key not in ("weights", "thresholds"):
+        if key not in ("weights", "thresholds", "auditGate"):
             pointer = "/" + str(key)
             raise PolicyError(
-                "unknown policy key; expected weights and/or thresholds",
+                "unknown policy key; expected weights, thresholds and/or auditGate",
                 rule="policy_unknown_key",
                 pointer=pointer,
                 source=source,
                 line=parsed.lines.get(pointer),
             )
+    audit_gate = document.get("auditGate", False)
+    if not isinstance(audit_gate, bool):
+        raise PolicyError(
+            "auditGate must be true or false",
+            rule="policy_type",
+            pointer="/auditGate",
+            source=source,
+            line=parsed.lines.get("/auditGate"),
+        )
     try:
         return Policy.from_overrides(
-            document.get("weights"), document.get("thresholds"), source=source
+            document.get("weights"),
+            document.get("thresholds"),
+            source=source,
+            audit_gate=audit_gate,
         )
     except PolicyError as error:
         raise error.located(line=parsed.lines.get(error.pointer)) from None

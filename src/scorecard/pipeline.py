@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from .audit import Finding, audit_observation, summarize_findings
 from .bundles import BundleInfo
 from .catalog import Catalog
 from .errors import InputError, ObservationError
@@ -41,6 +42,28 @@ class ScoredRecord:
     repetition: int
     """1-based ordinal of this (bundle, candidate, case) run in input order."""
     notices: tuple[Notice, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    """Case-assertion audit findings (never part of the v2 scorecard)."""
+    audit_gate: bool = False
+    """Whether failed audit findings fail the gate (policy switch, default off)."""
+
+    @property
+    def gate_passed(self) -> bool | None:
+        """The effective gate: the scorecard's, and no failed finding when the audit gates."""
+        passed = self.scorecard.overall.gate_passed
+        if passed and self.audit_gate:
+            return not any(finding.status == "failed" for finding in self.findings)
+        return passed
+
+    def audit_json(self) -> dict[str, Any]:
+        """Audit counts and every finding, for ``--format audit`` and ``explain``."""
+        summary = summarize_findings(self.findings)
+        return {
+            "passed": summary.passed,
+            "failed": summary.failed,
+            "notObserved": summary.not_observed,
+            "findings": [finding.to_json() for finding in self.findings],
+        }
 
     def scorecard_json(self) -> dict[str, Any]:
         """The pure v2 scorecard as JSON-ready data (free text redacted)."""
@@ -74,8 +97,17 @@ class ScoredRecord:
                 "message": redact(failure.message),
             },
             "source": {"file": self.source, "line": self.line, "index": self.index},
+            "gatePassed": self.gate_passed,
+            "audit": self._record_audit(),
             "scorecard": self.scorecard_json(),
         }
+
+    def _record_audit(self) -> dict[str, Any]:
+        audit = self.audit_json()
+        # Records stay small: only what needs attention is listed.
+        audit["findings"] = [f for f in audit["findings"] if f["status"] != "passed"]
+        audit["gates"] = self.audit_gate
+        return audit
 
 
 @dataclass
@@ -86,6 +118,7 @@ class RunSummary:
     rejected: int = 0
     gate_failures: int = 0
     unscoreable: int = 0
+    audit_failed: int = 0
     bundles: set[str] = field(default_factory=set)
     notices: Counter[str] = field(default_factory=Counter)
 
@@ -94,6 +127,7 @@ class RunSummary:
         text = (
             f"scored {self.scored}, rejected {self.rejected}, gate failures {self.gate_failures}"
             f", unscoreable {self.unscoreable}, bundles {len(self.bundles)}"
+            f", failed audit findings {self.audit_failed}"
         )
         if self.notices:
             text += f", unknown fields kept {sum(self.notices.values())}"
@@ -127,9 +161,9 @@ def score_records(
             yield error.located(source=record.source, line=record.line, index=record.index)
             continue
         bundle_id = record.bundle.id
-        card = score_observation(
-            observation, catalog[observation.case_id], bundle_id=bundle_id, policy=policy
-        )
+        case = catalog[observation.case_id]
+        card = score_observation(observation, case, bundle_id=bundle_id, policy=policy)
+        findings = tuple(audit_observation(case, observation))
         key = (bundle_id, observation.candidate_id, observation.case_id)
         repetitions[key] += 1
         notices = tuple(collect_unknown_fields(observation))
@@ -141,6 +175,7 @@ def score_records(
             summary.unscoreable += 1
         elif card.overall.gate_passed is False:
             summary.gate_failures += 1
+        summary.audit_failed += sum(1 for finding in findings if finding.status == "failed")
         yield ScoredRecord(
             card,
             observation,
@@ -150,6 +185,8 @@ def score_records(
             record.index,
             repetitions[key],
             notices,
+            findings,
+            policy.audit_gate,
         )
 
 

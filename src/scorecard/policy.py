@@ -41,6 +41,7 @@ class Policy:
 
     weights: Mapping[DimensionName, float] = field(default_factory=lambda: DEFAULT_WEIGHTS)
     thresholds: Mapping[DimensionName, float] = field(default_factory=lambda: DEFAULT_THRESHOLDS)
+    audit_gate: bool = False
 
     @classmethod
     def from_overrides(
@@ -50,6 +51,7 @@ class Policy:
         *,
         source: str | None = None,
         require_positive_total: bool = True,
+        audit_gate: bool = False,
     ) -> Policy:
         """Validate overrides and overlay them on the defaults.
 
@@ -106,13 +108,16 @@ class Policy:
                 pointer="/weights",
                 source=source,
             )
-        return cls(MappingProxyType(merged_weights), MappingProxyType(merged_thresholds))
+        return cls(
+            MappingProxyType(merged_weights), MappingProxyType(merged_thresholds), audit_gate
+        )
 
-    def to_json(self) -> dict[str, dict[str, float]]:
+    def to_json(self) -> dict[str, Any]:
         """The effective policy, every dimension spelled out."""
         return {
             "weights": {str(name): value for name, value in self.weights.items()},
             "thresholds": {str(name): value for name, value in self.thresholds.items()},
+            "auditGate": self.audit_gate,
         }
 
 
