@@ -187,7 +187,7 @@ def _ordered_markers(required: Sequence[str], shown: Sequence[str] | None) -> li
 
 def _forbidden_events(forbidden: Sequence[str], observed: Sequence[str]) -> list[Finding]:
     assertion = "/assertions/forbiddenPrpEventTypes"
-    findings = []
+    findings: list[Finding] = []
     for event_type in forbidden:
         positions = [index for index, seen in enumerate(observed) if seen == event_type]
         if positions:
