@@ -15,6 +15,8 @@ JSON Pointer instead. Gate failures are results, not exceptions.
 
 from __future__ import annotations
 
+from .secrets import redact
+
 __all__ = [
     "CaseError",
     "InputError",
@@ -82,17 +84,17 @@ class InputError(ScorecardError):
         return where
 
     def __str__(self) -> str:
-        return f"{self.location()}: {self.message} [{self.rule}]"
+        return redact(f"{self.location()}: {self.message} [{self.rule}]")
 
     def to_record(self) -> dict[str, object]:
-        """The ``--errors`` JSON line for this error."""
+        """The ``--errors`` JSON line for this error (secret-shaped text redacted)."""
         return {
-            "source": self.source,
+            "source": None if self.source is None else redact(self.source),
             "line": self.line,
             "index": self.index,
-            "pointer": self.pointer,
+            "pointer": redact(self.pointer),
             "rule": self.rule,
-            "message": self.message,
+            "message": redact(self.message),
         }
 
 

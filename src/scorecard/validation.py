@@ -16,7 +16,7 @@ from pydantic_core import ErrorDetails
 from .errors import InputError, ObservationError
 from .models import CASE_IDS, OBSERVATION_SCHEMA, WorkflowObservation
 from .pointer import join, pointer_from_location
-from .secrets import matches_reference_secret, redact
+from .secrets import find_secret, matches_reference_secret, redact
 
 __all__ = ["Notice", "collect_unknown_fields", "structural_error", "validate_observation"]
 
@@ -140,6 +140,18 @@ def check_contract_rules(observation: WorkflowObservation) -> None:
             rule="blank_candidate_id",
             pointer="/candidateId",
         )
+    for pointer, value in (
+        ("/candidateId", observation.candidate_id),
+        ("/provider", observation.provider),
+    ):
+        pattern = find_secret(value)
+        if pattern is not None:
+            # Beyond the reference: ids are echoed in every output, so they may not be secrets.
+            raise ObservationError(
+                f"identifier is secret-shaped ({pattern}; value withheld)",
+                rule="secret_in_identifier",
+                pointer=pointer,
+            )
     for part in _CHECK_LISTS:
         checks = getattr(observation, part).checks
         if not checks:

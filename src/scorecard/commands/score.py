@@ -28,6 +28,7 @@ class OutputFormat(enum.StrEnum):
     json = "json"
     table = "table"
     records = "records"
+    audit = "audit"
 
 
 def _write_stream(
@@ -40,6 +41,17 @@ def _write_stream(
         stream.write(js_json(record.scorecard_json()) + "\n")
     elif output_format is OutputFormat.records:
         stream.write(js_json(record.record_json()) + "\n")
+    elif output_format is OutputFormat.audit:
+        card = record.scorecard
+        audit = {
+            "bundleId": card.bundle_id,
+            "caseId": card.case_id,
+            "candidateId": card.candidate_id,
+            "repetition": record.repetition,
+            "source": {"file": record.source, "line": record.line, "index": record.index},
+            **record.audit_json(),
+        }
+        stream.write(js_json(audit) + "\n")
     elif results is not None:
         results.append(record)
 
@@ -66,7 +78,8 @@ def score(
         typer.Option(
             "--format",
             help="jsonl: one v2 scorecard per line; json: an array; table: for people; "
-            "records: scorecards with the facts aggregation needs. Default: table on a "
+            "records: scorecards with the facts aggregation needs; audit: case-assertion "
+            "findings per run. Default: table on a "
             "terminal, jsonl otherwise.",
             show_default=False,
         ),
