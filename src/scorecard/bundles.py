@@ -14,7 +14,6 @@ A folder without a manifest is a bundle too; its id is ``local-`` + the folder's
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -22,7 +21,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from .errors import ManifestError
-from .jsformat import canonical_json
+from .jsformat import canonical_json, js_json
 from .models import Provider, _WireModel
 from .pointer import join
 from .secrets import find_secret, is_secret_key
@@ -195,4 +194,4 @@ def parse_manifest(text: str, *, source: str | None = None) -> BundleInfo:
 
 def manifest_json(campaign: CampaignManifest) -> str:
     """A campaign manifest as stable, human-friendly JSON (two-space indent, trailing newline)."""
-    return json.dumps(campaign.model_dump(by_alias=True, exclude_none=True), indent=2) + "\n"
+    return js_json(campaign.model_dump(by_alias=True, exclude_none=True), 2) + "\n"

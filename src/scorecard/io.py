@@ -224,10 +224,14 @@ def atomic_writer(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[s
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    # mkstemp makes the file private (0600); give it the mode a plain open() would.
+    umask = os.umask(0)
+    os.umask(umask)
     handle, temporary = tempfile.mkstemp(
         prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
     )
     try:
+        os.chmod(temporary, 0o666 & ~umask)
         with os.fdopen(handle, "w", encoding=encoding, newline="\n") as stream:
             yield stream
             stream.flush()

@@ -34,8 +34,9 @@ class ParsedYaml:
 
 def parse_yaml(text: str, *, source: str, error_type: type[InputError] = InputError) -> ParsedYaml:
     """Parse one YAML document; syntax errors and duplicate keys raise ``error_type``."""
-    loader = yaml.SafeLoader(text)
+    loader: yaml.SafeLoader | None = None
     try:
+        loader = yaml.SafeLoader(text)  # the reader already rejects control characters
         node = loader.get_single_node()
         if node is None:
             raise error_type("the document is empty", rule="empty_document", source=source)
@@ -50,10 +51,21 @@ def parse_yaml(text: str, *, source: str, error_type: type[InputError] = InputEr
             source=source,
             line=mark.line + 1 if mark else None,
         ) from None
+    except yaml.reader.ReaderError as error:
+        raise error_type(
+            f"invalid YAML: unacceptable character #x{error.character:04x}",
+            rule="yaml_syntax",
+            source=source,
+        ) from None
     except yaml.YAMLError as error:
-        raise error_type(f"invalid YAML: {error}", rule="yaml_syntax", source=source) from None
+        raise error_type(
+            f"invalid YAML: {type(error).__name__}", rule="yaml_syntax", source=source
+        ) from None
+    except RecursionError:
+        raise error_type("YAML nested too deeply", rule="too_deep", source=source) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return parsed
 
 
