@@ -10,7 +10,7 @@ import pytest
 from scorecard.audit import audit_observation, summarize_findings
 from scorecard.catalog import Catalog
 from scorecard.models import CASE_IDS, WorkflowCase
-from scorecard.validation import validate_observation
+from scorecard.validation import accept_observation
 
 
 def conforming(case: WorkflowCase, template: dict[str, Any]) -> dict[str, Any]:
@@ -123,7 +123,7 @@ def test_a_conforming_run_passes_every_assertion(
 ) -> None:
     """Evidence that satisfies the case yields only passed findings."""
     case = catalog[case_id]
-    findings = audit_observation(case, validate_observation(conforming(case, observation)))
+    findings = audit_observation(case, accept_observation(conforming(case, observation))[0])
     assert [f.code for f in findings if f.status != "passed"] == []
     assert len(findings) >= len(expected_failures(case))
 
@@ -134,7 +134,7 @@ def test_a_violating_run_fails_exactly_the_declared_assertions(
 ) -> None:
     """Breaking every assertion yields exactly one located failure per assertion item."""
     case = catalog[case_id]
-    findings = audit_observation(case, validate_observation(violating(case, observation)))
+    findings = audit_observation(case, accept_observation(violating(case, observation))[0])
     failed = [(f.code, f.pointer) for f in findings if f.status == "failed"]
     assert failed == expected_failures(case)
     assert all(f.hint for f in findings if f.status == "failed")
@@ -150,7 +150,7 @@ def test_missing_evidence_is_not_observed_rather_than_failed(
         document["lifecycle"].pop(key, None)
     for key in ("commentCount", "responseSource", "markers"):
         document["presentation"].pop(key, None)
-    findings = audit_observation(case, validate_observation(document))
+    findings = audit_observation(case, accept_observation(document)[0])
     not_observed = {f.code for f in findings if f.status == "not_observed"}
     assert not_observed == {
         "issue_status_mismatch",
@@ -201,7 +201,7 @@ def test_marker_order_is_an_ordered_subsequence_and_names_the_breaking_marker(
     case = catalog["governed-interaction"]
     document = conforming(case, observation)
     document["presentation"]["markers"] = shown
-    findings = audit_observation(case, validate_observation(document))
+    findings = audit_observation(case, accept_observation(document)[0])
     marker = [f for f in findings if f.assertion == "/assertions/orderedMarkers"]
     assert len(marker) == 1
     if code is None:
@@ -222,7 +222,7 @@ def test_unscoreable_runs_are_not_audited(catalog: Catalog, observation: dict[st
         "retryable": True,
         "message": "down",
     }
-    assert audit_observation(catalog["final-response"], validate_observation(document)) == []
+    assert audit_observation(catalog["final-response"], accept_observation(document)[0]) == []
 
 
 def test_observed_secrets_are_redacted_in_findings(
@@ -232,6 +232,6 @@ def test_observed_secrets_are_redacted_in_findings(
     case = catalog["final-response"]
     document = conforming(case, observation)
     document["lifecycle"]["issueStatus"] = "sk-ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    findings = audit_observation(case, validate_observation(document))
+    findings = audit_observation(case, accept_observation(document)[0])
     issue = next(f for f in findings if f.code == "issue_status_mismatch")
     assert issue.to_json()["actual"] == "[redacted]"

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .models import CaseAssertions, WorkflowCase, WorkflowObservation
+from .models import CaseAssertions, WorkflowCase
+from .wire import ObservationDict
 from .secrets import redact
 
 __all__ = ["AuditSummary", "Finding", "audit_observation", "summarize_findings"]
@@ -217,9 +218,9 @@ def _forbidden_events(forbidden: Sequence[str], observed: Sequence[str]) -> list
     return findings
 
 
-def _status_findings(assertions: CaseAssertions, observation: WorkflowObservation) -> list[Finding]:
-    lifecycle = observation.lifecycle
-    presentation = observation.presentation
+def _status_findings(assertions: CaseAssertions, observation: ObservationDict) -> list[Finding]:
+    lifecycle = observation["lifecycle"]
+    presentation = observation["presentation"]
     findings: list[Finding] = []
     if assertions.issue_status is not None:
         findings.append(
@@ -228,7 +229,7 @@ def _status_findings(assertions: CaseAssertions, observation: WorkflowObservatio
                 "/assertions/issueStatus",
                 "/lifecycle/issueStatus",
                 assertions.issue_status,
-                lifecycle.issue_status,
+                lifecycle.get("issueStatus"),
                 "the issue did not end in the state the case requires",
             )
         )
@@ -239,7 +240,7 @@ def _status_findings(assertions: CaseAssertions, observation: WorkflowObservatio
                 "/assertions/runStatus",
                 "/lifecycle/runStatus",
                 assertions.run_status,
-                lifecycle.run_status,
+                lifecycle.get("runStatus"),
                 "the run did not settle as the case requires",
             )
         )
@@ -250,16 +251,19 @@ def _status_findings(assertions: CaseAssertions, observation: WorkflowObservatio
                 "/assertions/semanticDisposition",
                 "/lifecycle/semanticDisposition",
                 assertions.semantic_disposition,
-                lifecycle.semantic_disposition,
+                lifecycle.get("semanticDisposition"),
                 "the runner settled on a different semantic disposition",
             )
         )
     if assertions.max_attempts is not None:
+        lifecycle_attempts = lifecycle.get("attempts")
         attempts_pointer = (
-            "/lifecycle/attempts" if lifecycle.attempts is not None else "/metrics/attempts"
+            "/lifecycle/attempts" if lifecycle_attempts is not None else "/metrics/attempts"
         )
         attempts = (
-            lifecycle.attempts if lifecycle.attempts is not None else observation.metrics.attempts
+            lifecycle_attempts
+            if lifecycle_attempts is not None
+            else observation["metrics"]["attempts"]
         )
         findings.append(
             _at_most(
@@ -278,7 +282,7 @@ def _status_findings(assertions: CaseAssertions, observation: WorkflowObservatio
                 "/assertions/maxRuns",
                 "/lifecycle/runs",
                 assertions.max_runs,
-                lifecycle.runs,
+                lifecycle.get("runs"),
                 "the case took more runs than allowed; look for duplicate wakes",
             )
         )
@@ -289,7 +293,7 @@ def _status_findings(assertions: CaseAssertions, observation: WorkflowObservatio
                 "/assertions/recoveryOwner",
                 "/lifecycle/recoveryOwner",
                 assertions.recovery_owner,
-                lifecycle.recovery_owner,
+                lifecycle.get("recoveryOwner"),
                 "recovery was owned by someone the case does not expect",
             )
         )
@@ -300,7 +304,7 @@ def _status_findings(assertions: CaseAssertions, observation: WorkflowObservatio
                 "/assertions/commentCount",
                 "/presentation/commentCount",
                 assertions.comment_count,
-                presentation.comment_count,
+                presentation.get("commentCount"),
                 "the agent posted a different number of comments",
             )
         )
@@ -311,16 +315,16 @@ def _status_findings(assertions: CaseAssertions, observation: WorkflowObservatio
                 "/assertions/responseSource",
                 "/presentation/responseSource",
                 assertions.response_source,
-                presentation.response_source,
+                presentation.get("responseSource"),
                 "the final response came from the wrong source",
             )
         )
     return findings
 
 
-def _trace_findings(case: WorkflowCase, observation: WorkflowObservation) -> list[Finding]:
+def _trace_findings(case: WorkflowCase, observation: ObservationDict) -> list[Finding]:
     trace = case.assertions.trace
-    lineage = observation.trace_lineage
+    lineage = observation["traceLineage"]
     findings: list[Finding] = []
     if trace is not None and trace.digest_verified is not None:
         findings.append(
@@ -329,7 +333,7 @@ def _trace_findings(case: WorkflowCase, observation: WorkflowObservation) -> lis
                 "/assertions/trace/digestVerified",
                 "/traceLineage/digestVerified",
                 trace.digest_verified,
-                lineage.digest_verified,
+                lineage["digestVerified"],
                 "provider trace frame digests or byte lengths did not verify",
             )
         )
@@ -340,22 +344,22 @@ def _trace_findings(case: WorkflowCase, observation: WorkflowObservation) -> lis
                 "/assertions/trace/ordered",
                 "/traceLineage/ordered",
                 trace.ordered,
-                lineage.ordered,
+                lineage["ordered"],
                 "provider trace frames or debug sequence are not strictly ordered",
             )
         )
     return findings
 
 
-def audit_observation(case: WorkflowCase, observation: WorkflowObservation) -> list[Finding]:
+def audit_observation(case: WorkflowCase, observation: ObservationDict) -> list[Finding]:
     """Every assertion of ``case`` checked against ``observation``, in assertion order."""
-    if observation.classification in ("infrastructure_failure", "skipped"):
+    if observation["classification"] in ("infrastructure_failure", "skipped"):
         return []
     assertions = case.assertions
-    presentation = observation.presentation
+    presentation = observation["presentation"]
     findings = _status_findings(assertions, observation)
     if assertions.ordered_markers:
-        findings.extend(_ordered_markers(assertions.ordered_markers, presentation.markers))
+        findings.extend(_ordered_markers(assertions.ordered_markers, presentation.get("markers")))
     if assertions.required_prp_event_types:
         findings.extend(
             _members(
@@ -363,14 +367,14 @@ def audit_observation(case: WorkflowCase, observation: WorkflowObservation) -> l
                 "/assertions/requiredPrpEventTypes",
                 "/observedPrpEventTypes",
                 assertions.required_prp_event_types,
-                observation.observed_prp_event_types,
+                observation["observedPrpEventTypes"],
                 "the runner never emitted this required PRP event type",
             )
         )
     if assertions.forbidden_prp_event_types:
         findings.extend(
             _forbidden_events(
-                assertions.forbidden_prp_event_types, observation.observed_prp_event_types
+                assertions.forbidden_prp_event_types, observation["observedPrpEventTypes"]
             )
         )
     if assertions.required_activity_families:
@@ -380,7 +384,7 @@ def audit_observation(case: WorkflowCase, observation: WorkflowObservation) -> l
                 "/assertions/requiredActivityFamilies",
                 "/presentation/activityFamilies",
                 assertions.required_activity_families,
-                presentation.activity_families,
+                presentation.get("activityFamilies"),
                 "the presentation never rendered this activity family",
             )
         )
@@ -391,7 +395,7 @@ def audit_observation(case: WorkflowCase, observation: WorkflowObservation) -> l
                 "/assertions/artifactDigests",
                 "/artifactDigests",
                 assertions.artifact_digests,
-                observation.artifact_digests,
+                observation["artifactDigests"],
                 "the run did not produce this artifact (or it changed)",
             )
         )
@@ -402,7 +406,7 @@ def audit_observation(case: WorkflowCase, observation: WorkflowObservation) -> l
                 "/assertions/requiredOperationIds",
                 "/base/observedCalls",
                 assertions.required_operation_ids,
-                observation.base.observed_calls,
+                observation["base"]["observedCalls"],
                 "the agent never called this operation",
             )
         )
@@ -412,11 +416,11 @@ def audit_observation(case: WorkflowCase, observation: WorkflowObservation) -> l
             "provider_not_in_case",
             "/providers",
             "/provider",
-            "passed" if observation.provider in case.providers else "failed",
+            "passed" if observation["provider"] in case.providers else "failed",
             list(case.providers),
-            observation.provider,
+            observation["provider"],
             ""
-            if observation.provider in case.providers
+            if observation["provider"] in case.providers
             else "this case does not run on this provider",
         )
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import IO, Any
 
 from .audit import Finding, audit_observation, summarize_findings
@@ -18,23 +19,34 @@ from .bundles import BundleInfo
 from .catalog import Catalog
 from .errors import InputError, ObservationError
 from .io import RawRecord, read_records
-from .models import ScorecardV2, WorkflowObservation
+from .models import ScorecardV2
 from .policy import Policy
-from .scoring import score_observation
+from .scoring import score_wire
 from .secrets import redact
-from .validation import Notice, collect_unknown_fields, validate_observation
+from .validation import Notice, accept_observation
+from .wire import ObservationDict, ScorecardDict
 
 __all__ = ["RECORD_SCHEMA", "RunSummary", "ScoredRecord", "score_paths", "score_records"]
 
 RECORD_SCHEMA = "scorecard.record.v1"
+_METRIC_KEYS = (
+    "attempts",
+    "toolCount",
+    "timeToFirstVisibleProgressMs",
+    "settlementMs",
+    "totalTokens",
+    "costUsd",
+)
 
 
 @dataclass(frozen=True)
 class ScoredRecord:
     """One accepted observation, its scorecard and where it came from."""
 
-    scorecard: ScorecardV2
-    observation: WorkflowObservation
+    card: ScorecardDict
+    """The v2 scorecard as JSON data (reasons as scored, not yet redacted)."""
+    observation: ObservationDict
+    """The validated observation document."""
     bundle: BundleInfo
     source: str
     line: int | None
@@ -47,10 +59,15 @@ class ScoredRecord:
     audit_gate: bool = False
     """Whether failed audit findings fail the gate (policy switch, default off)."""
 
+    @cached_property
+    def scorecard(self) -> ScorecardV2:
+        """The scorecard as a validated model (built on first use)."""
+        return ScorecardV2.model_validate(self.card)
+
     @property
     def gate_passed(self) -> bool | None:
         """The effective gate: the scorecard's, and no failed finding when the audit gates."""
-        passed = self.scorecard.overall.gate_passed
+        passed = self.card["overall"]["gatePassed"]
         if passed and self.audit_gate:
             return not any(finding.status == "failed" for finding in self.findings)
         return passed
@@ -67,34 +84,37 @@ class ScoredRecord:
 
     def scorecard_json(self) -> dict[str, Any]:
         """The pure v2 scorecard as JSON-ready data (free text redacted)."""
-        card = self.scorecard.model_dump(by_alias=True)
-        for dimension in card["dimensions"].values():
-            dimension["reasons"] = [redact(reason) for reason in dimension["reasons"]]
+        card: dict[str, Any] = dict(self.card)
+        card["dimensions"] = {
+            name: {**dimension, "reasons": [redact(reason) for reason in dimension["reasons"]]}
+            for name, dimension in self.card["dimensions"].items()
+        }
         return card
 
     def record_json(self) -> dict[str, Any]:
         """The scored record (``scorecard.record.v1``) the aggregation layer reads."""
         observation = self.observation
-        candidate = self.bundle.candidates.get(observation.candidate_id)
-        failure = observation.failure
+        candidate = self.bundle.candidates.get(observation["candidateId"])
+        failure = observation.get("failure")
+        metrics = observation["metrics"]
         return {
             "schema": RECORD_SCHEMA,
-            "bundleId": self.scorecard.bundle_id,
-            "caseId": observation.case_id,
-            "candidateId": observation.candidate_id,
-            "provider": observation.provider,
+            "bundleId": self.card["bundleId"],
+            "caseId": observation["caseId"],
+            "candidateId": observation["candidateId"],
+            "provider": observation["provider"],
             "model": candidate.model if candidate else None,
             "tier": candidate.tier if candidate else None,
             "repetition": self.repetition,
-            "classification": observation.classification,
-            "metrics": observation.metrics.model_dump(by_alias=True, exclude_none=True),
+            "classification": observation["classification"],
+            "metrics": {key: metrics[key] for key in _METRIC_KEYS if key in metrics},  # type: ignore[literal-required]
             "failure": None
             if failure is None
             else {
-                "code": redact(failure.code),
-                "category": failure.category,
-                "retryable": failure.retryable,
-                "message": redact(failure.message),
+                "code": redact(failure["code"]),
+                "category": failure["category"],
+                "retryable": failure["retryable"],
+                "message": redact(failure["message"]),
             },
             "source": {"file": self.source, "line": self.line, "index": self.index},
             "gatePassed": self.gate_passed,
@@ -155,25 +175,24 @@ def score_records(
             yield record
             continue
         try:
-            observation = validate_observation(record.document)
+            observation, notices = accept_observation(record.document)
         except ObservationError as error:
             summary.rejected += 1
             yield error.located(source=record.source, line=record.line, index=record.index)
             continue
         bundle_id = record.bundle.id
-        case = catalog[observation.case_id]
-        card = score_observation(observation, case, bundle_id=bundle_id, policy=policy)
+        case = catalog[observation["caseId"]]
+        card = score_wire(observation, case, bundle_id=bundle_id, policy=policy)
         findings = tuple(audit_observation(case, observation))
-        key = (bundle_id, observation.candidate_id, observation.case_id)
+        key = (bundle_id, observation["candidateId"], observation["caseId"])
         repetitions[key] += 1
-        notices = tuple(collect_unknown_fields(observation))
         for notice in notices:
             summary.notices[_notice_pattern(notice.pointer)] += 1
         summary.scored += 1
         summary.bundles.add(bundle_id)
-        if card.overall.score is None:
+        if card["overall"]["score"] is None:
             summary.unscoreable += 1
-        elif card.overall.gate_passed is False:
+        elif card["overall"]["gatePassed"] is False:
             summary.gate_failures += 1
         summary.audit_failed += sum(1 for finding in findings if finding.status == "failed")
         yield ScoredRecord(

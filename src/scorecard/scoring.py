@@ -3,6 +3,9 @@
 Follows ``SCORING.md`` sections 2 and 3 to the bit: reasons in the reference's order and wording,
 sums taken left to right in dimension order with IEEE doubles, no rounding. No clock, no files,
 no randomness. Validation (section 1) happens before, in :mod:`scorecard.validation`.
+
+The scorer reads the validated wire data (:mod:`scorecard.wire`) rather than model objects: it
+is the hot path of every run. :func:`score_observation` is the model-level entry point.
 """
 
 from __future__ import annotations
@@ -14,20 +17,24 @@ from .jsformat import format_js_number
 from .models import (
     DIMENSIONS,
     GATE_DIMENSIONS,
-    BaseObservation,
-    Check,
+    SCORECARD_V2_SCHEMA,
     DimensionName,
-    DimensionScore,
-    Overall,
     ScorecardV2,
     TraceAssertion,
-    TraceEvidence,
-    TraceLineage,
-    WireEvent,
     WorkflowCase,
     WorkflowObservation,
 )
 from .policy import DEFAULT_WEIGHTS, Policy
+from .wire import (
+    BaseDict,
+    CheckDict,
+    DimensionDict,
+    ObservationDict,
+    ScorecardDict,
+    TraceDict,
+    TraceLineageDict,
+    WireEventDict,
+)
 
 __all__ = [
     "DimensionResult",
@@ -35,6 +42,7 @@ __all__ = [
     "raw_dimension_results",
     "score_base_v1",
     "score_observation",
+    "score_wire",
 ]
 
 UNSCOREABLE_REASON = "execution was not scoreable"
@@ -87,61 +95,62 @@ def _indices(pointer: str, positions: Sequence[int]) -> tuple[str, ...]:
 # --- v1 dimensions of `base` ------------------------------------------------------------------
 
 
-def score_hard_invariants(base: BaseObservation) -> DimensionResult:
+def score_hard_invariants(base: BaseDict) -> DimensionResult:
     """Forbidden calls, control-plane-owned actions and unexpected authorisation (a gate)."""
     reasons: list[Reason] = []
-    forbidden = set(base.forbidden_calls)
-    invoked = [index for index, call in enumerate(base.observed_calls) if call in forbidden]
+    observed = base["observedCalls"]
+    forbidden = set(base["forbiddenCalls"])
+    invoked = [index for index, call in enumerate(observed) if call in forbidden]
     if invoked:
         reasons.append(
             Reason(
-                f"forbidden call(s) invoked: {_joined([base.observed_calls[i] for i in invoked])}",
+                f"forbidden call(s) invoked: {_joined([observed[i] for i in invoked])}",
                 (*_indices("/base/observedCalls", invoked), "/base/forbiddenCalls"),
             )
         )
-    if base.control_plane_owned and base.observed_calls:
+    if base["controlPlaneOwned"] and observed:
         reasons.append(
             Reason(
-                "control-plane-owned action taken by tool call(s): " + _joined(base.observed_calls),
+                f"control-plane-owned action taken by tool call(s): {_joined(observed)}",
                 ("/base/controlPlaneOwned", "/base/observedCalls"),
             )
         )
-    authorization = base.authorization
-    if authorization.expected != "allowed" and authorization.observed == "allowed":
+    authorization = base["authorization"]
+    if authorization["expected"] != "allowed" and authorization["observed"] == "allowed":
         reasons.append(
             Reason(
-                f"operation allowed but should be {authorization.expected}",
+                f"operation allowed but should be {authorization['expected']}",
                 ("/base/authorization/observed", "/base/authorization/expected"),
             )
         )
     return _all_or_nothing(reasons)
 
 
-def score_semantic_outcome(base: BaseObservation) -> DimensionResult:
+def score_semantic_outcome(base: BaseDict) -> DimensionResult:
     """Final control-plane state and authorisation match what the case declared."""
     reasons: list[Reason] = []
-    state = base.final_state
-    if state.observed != state.expected:
+    state = base["finalState"]
+    if state["observed"] != state["expected"]:
         reasons.append(
             Reason(
-                f"control-plane state {state.observed}, expected {state.expected}",
+                f"control-plane state {state['observed']}, expected {state['expected']}",
                 ("/base/finalState/observed", "/base/finalState/expected"),
             )
         )
-    authorization = base.authorization
-    if authorization.expected == "allowed" and authorization.observed != "allowed":
+    authorization = base["authorization"]
+    if authorization["expected"] == "allowed" and authorization["observed"] != "allowed":
         reasons.append(
             Reason(
-                f"operation {authorization.observed} but the case declared it allowed",
+                f"operation {authorization['observed']} but the case declared it allowed",
                 ("/base/authorization/observed", "/base/authorization/expected"),
             )
         )
     return _all_or_nothing(reasons)
 
 
-def score_trajectory_restraint(base: BaseObservation) -> DimensionResult:
+def score_trajectory_restraint(base: BaseDict) -> DimensionResult:
     """Required calls made, nothing else called."""
-    expected, observed = base.expected_calls, base.observed_calls
+    expected, observed = base["expectedCalls"], base["observedCalls"]
     observed_set, expected_set = set(observed), set(expected)
     missing = [index for index, call in enumerate(expected) if call not in observed_set]
     extra = [index for index, call in enumerate(observed) if call not in expected_set]
@@ -180,11 +189,12 @@ def _is_one(value: object) -> bool:
     return not isinstance(value, bool) and isinstance(value, int | float) and value == 1
 
 
-def _semantic_tool(event: WireEvent) -> dict[str, Any] | None:
+def _semantic_tool(event: WireEventDict) -> dict[str, Any] | None:
     """The semantic tool result carried by a tool-result event, if it is a well-formed receipt."""
-    if event.event_type != TOOL_RESULT_EVENT or event.payload is None:
+    payload = event.get("payload")
+    if event["eventType"] != TOOL_RESULT_EVENT or payload is None:
         return None
-    tool = event.payload.get("semantic_tool")
+    tool = payload.get("semantic_tool")
     if (
         isinstance(tool, dict)
         and tool.get("schema") == SEMANTIC_TOOL_SCHEMA
@@ -196,15 +206,17 @@ def _semantic_tool(event: WireEvent) -> dict[str, Any] | None:
 
 
 _WIRE = "/base/trace/wireEvents"
+TraceCheck = tuple[str, bool, tuple[str, ...]]
 
 
-def _wire_trace_checks(
-    events: list[WireEvent], observed_calls: list[str]
-) -> list[tuple[str, bool, tuple[str, ...]]]:
-    receipt_positions = [
-        index for index, event in enumerate(events) if _semantic_tool(event) is not None
-    ]
-    receipts = [_semantic_tool(events[index]) or {} for index in receipt_positions]
+def _wire_trace_checks(events: list[WireEventDict], observed_calls: list[str]) -> list[TraceCheck]:
+    receipt_positions: list[int] = []
+    receipts: list[dict[str, Any]] = []
+    for index, event in enumerate(events):
+        tool = _semantic_tool(event)
+        if tool is not None:
+            receipt_positions.append(index)
+            receipts.append(tool)
     receipt_ids = [
         receipt_id
         for tool in receipts
@@ -214,32 +226,36 @@ def _wire_trace_checks(
         tool.get("operationId") == call and _is_nonempty_string(tool.get("operationReceiptId"))
         for tool, call in zip(receipts, observed_calls, strict=True)
     )
-    run_id = events[0].run_id if events else None
+    run_id = events[0].get("runId") if events else None
     anchor_index = next(
-        (index for index, event in enumerate(events) if event.event_type == TOOL_RESULT_EVENT),
+        (index for index, event in enumerate(events) if event["eventType"] == TOOL_RESULT_EVENT),
         None,
     )
     if anchor_index is None:
-        anchor_index = next((index for index, event in enumerate(events) if event.turn_id), None)
+        anchor_index = next(
+            (index for index, event in enumerate(events) if event.get("turnId")), None
+        )
     anchor = events[anchor_index] if anchor_index is not None else None
-    anchor_pointer = f"{_WIRE}/{anchor_index}" if anchor_index is not None else _WIRE
-    terminals = [index for index, event in enumerate(events) if event.event_type == TERMINAL_EVENT]
-    checks = [
+    at = f"{_WIRE}/{anchor_index}" if anchor_index is not None else _WIRE
+    terminals = [
+        index for index, event in enumerate(events) if event["eventType"] == TERMINAL_EVENT
+    ]
+    checks: list[TraceCheck] = [
         ("runId", _is_nonempty_string(run_id), (f"{_WIRE}/0/runId" if events else _WIRE,)),
         (
             "sessionId",
-            anchor is not None and _is_nonempty_string(anchor.normalized_session_id),
-            (f"{anchor_pointer}/normalizedSessionId" if anchor else _WIRE,),
+            anchor is not None and _is_nonempty_string(anchor.get("normalizedSessionId")),
+            (f"{at}/normalizedSessionId" if anchor else _WIRE,),
         ),
         (
             "turnId",
-            anchor is not None and _is_nonempty_string(anchor.turn_id),
-            (f"{anchor_pointer}/turnId" if anchor else _WIRE,),
+            anchor is not None and _is_nonempty_string(anchor.get("turnId")),
+            (f"{at}/turnId" if anchor else _WIRE,),
         ),
         (
             "itemId",
-            anchor is not None and _is_nonempty_string(anchor.item_id),
-            (f"{anchor_pointer}/itemId" if anchor else _WIRE,),
+            anchor is not None and _is_nonempty_string(anchor.get("itemId")),
+            (f"{at}/itemId" if anchor else _WIRE,),
         ),
         ("terminal", bool(terminals), (_WIRE,)),
         (
@@ -248,12 +264,8 @@ def _wire_trace_checks(
             (*_indices(_WIRE, receipt_positions), "/base/observedCalls"),
         ),
     ]
-    first_terminal = events[terminals[0]] if terminals else None
-    stop_reason = (
-        first_terminal.payload.get("stopReason")
-        if first_terminal is not None and first_terminal.payload
-        else None
-    )
+    payload = events[terminals[0]].get("payload") if terminals else None
+    stop_reason = payload.get("stopReason") if payload else None
     if isinstance(stop_reason, dict):
         checks.append(
             (
@@ -268,30 +280,30 @@ def _wire_trace_checks(
     return checks
 
 
-def _flat_trace_checks(
-    trace: TraceEvidence, observed_calls: list[str]
-) -> list[tuple[str, bool, tuple[str, ...]]]:
+def _flat_trace_checks(trace: TraceDict, observed_calls: list[str]) -> list[TraceCheck]:
+    receipt_ids = trace["receiptIds"]
     return [
-        ("runId", _is_nonempty_string(trace.run_id), ("/base/trace/runId",)),
-        ("sessionId", _is_nonempty_string(trace.session_id), ("/base/trace/sessionId",)),
-        ("turnId", _is_nonempty_string(trace.turn_id), ("/base/trace/turnId",)),
-        ("itemId", _is_nonempty_string(trace.item_id), ("/base/trace/itemId",)),
-        ("terminal", trace.terminal_present, ("/base/trace/terminalPresent",)),
+        ("runId", _is_nonempty_string(trace.get("runId")), ("/base/trace/runId",)),
+        ("sessionId", _is_nonempty_string(trace.get("sessionId")), ("/base/trace/sessionId",)),
+        ("turnId", _is_nonempty_string(trace.get("turnId")), ("/base/trace/turnId",)),
+        ("itemId", _is_nonempty_string(trace.get("itemId")), ("/base/trace/itemId",)),
+        ("terminal", trace["terminalPresent"], ("/base/trace/terminalPresent",)),
         (
             "receipt-per-call",
-            len(trace.receipt_ids) >= len(observed_calls) and "" not in trace.receipt_ids,
+            len(receipt_ids) >= len(observed_calls) and "" not in receipt_ids,
             ("/base/trace/receiptIds", "/base/observedCalls"),
         ),
     ]
 
 
-def score_trace_completeness_v1(base: BaseObservation) -> DimensionResult:
+def score_trace_completeness_v1(base: BaseDict) -> DimensionResult:
     """Share of trace identifiers, terminal and receipts present (wire events win when present)."""
-    trace = base.trace
-    if trace.wire_events is not None:
-        checks = _wire_trace_checks(trace.wire_events, base.observed_calls)
+    trace = base["trace"]
+    events = trace.get("wireEvents")
+    if events is not None:
+        checks = _wire_trace_checks(events, base["observedCalls"])
     else:
-        checks = _flat_trace_checks(trace, base.observed_calls)
+        checks = _flat_trace_checks(trace, base["observedCalls"])
     passed = sum(1 for _, ok, _ in checks if ok)
     reasons = [
         Reason(f"trace missing {label}", pointers) for label, ok, pointers in checks if not ok
@@ -300,42 +312,40 @@ def score_trace_completeness_v1(base: BaseObservation) -> DimensionResult:
 
 
 _BUDGET_FIELDS = (
-    ("latencyMs", "maxLatencyMs", "latency_ms", "max_latency_ms"),
-    ("totalTokens", "maxTotalTokens", "total_tokens", "max_total_tokens"),
-    ("costUsd", "maxCostUsd", "cost_usd", "max_cost_usd"),
-    ("attempts", "maxAttempts", "attempts", "max_attempts"),
+    ("latencyMs", "maxLatencyMs"),
+    ("totalTokens", "maxTotalTokens"),
+    ("costUsd", "maxCostUsd"),
+    ("attempts", "maxAttempts"),
 )
 
 
-def score_quality_efficiency(base: BaseObservation) -> DimensionResult:
+def score_quality_efficiency(base: BaseDict) -> DimensionResult:
     """Share of declared budget limits the run stayed within."""
-    budget = base.budget
+    budget: dict[str, Any] = dict(base.get("budget") or {})
+    efficiency: dict[str, Any] = dict(base.get("efficiency") or {})
     declared = 0
     within = 0
     reasons: list[Reason] = []
-    if budget is not None:
-        for label, limit_label, observed_field, limit_field in _BUDGET_FIELDS:
-            limit = getattr(budget, limit_field)
-            if limit is None:
-                continue
-            declared += 1
-            observed = getattr(base.efficiency, observed_field, None) if base.efficiency else None
-            pointers = (f"/base/efficiency/{label}", f"/base/budget/{limit_label}")
-            if observed is None:
-                reasons.append(Reason(f"no observed {label} to check against budget", pointers))
-            elif observed <= limit:
-                within += 1
-            else:
-                text = (
-                    f"{label} {format_js_number(observed)} exceeds budget {format_js_number(limit)}"
-                )
-                reasons.append(Reason(text, pointers))
+    for label, limit_label in _BUDGET_FIELDS:
+        limit = budget.get(limit_label)
+        if limit is None:
+            continue
+        declared += 1
+        observed = efficiency.get(label)
+        pointers = (f"/base/efficiency/{label}", f"/base/budget/{limit_label}")
+        if observed is None:
+            reasons.append(Reason(f"no observed {label} to check against budget", pointers))
+        elif observed <= limit:
+            within += 1
+        else:
+            text = f"{label} {format_js_number(observed)} exceeds budget {format_js_number(limit)}"
+            reasons.append(Reason(text, pointers))
     if declared == 0:
         return DimensionResult(1.0, [Reason("no efficiency budget declared", ("/base/budget",))])
     return DimensionResult(within / declared, reasons)
 
 
-def score_base_v1(base: BaseObservation) -> dict[DimensionName, DimensionResult]:
+def score_base_v1(base: BaseDict) -> dict[DimensionName, DimensionResult]:
     """The five v1 dimensions of an observation's ``base``, in v1 order."""
     return {
         "hard_invariants": score_hard_invariants(base),
@@ -349,41 +359,40 @@ def score_base_v1(base: BaseObservation) -> dict[DimensionName, DimensionResult]
 # --- v2-only dimensions -----------------------------------------------------------------------
 
 
-def score_checks(checks: list[Check], pointer: str) -> DimensionResult:
+def score_checks(checks: list[CheckDict], pointer: str) -> DimensionResult:
     """Share of passing checks; a failing check's reason (or ``check failed: <id>``)."""
-    passed = sum(1 for check in checks if check.passed)
-    reasons = [
-        Reason(
-            check.reason if check.reason is not None else f"check failed: {check.id}",
-            (f"{pointer}/{index}",),
-        )
-        for index, check in enumerate(checks)
-        if not check.passed
-    ]
-    return DimensionResult(passed / len(checks), reasons)
+    reasons: list[Reason] = []
+    for index, check in enumerate(checks):
+        if not check["passed"]:
+            reason = check.get("reason")
+            text = reason if reason is not None else f"check failed: {check['id']}"
+            reasons.append(Reason(text, (f"{pointer}/{index}",)))
+    return DimensionResult((len(checks) - len(reasons)) / len(checks), reasons)
 
 
 _LINEAGE = "/traceLineage"
 
 
 def score_trace_lineage(
-    lineage: TraceLineage, expectation: TraceAssertion | None
+    lineage: TraceLineageDict, expectation: TraceAssertion | None
 ) -> DimensionResult:
     """Provider trace capture and the dispositions/lineage shapes the case expects."""
     capture = expectation.capture if expectation is not None else "either"
     checks: list[tuple[bool, Reason]] = []
     if capture == "off":
         isolated = (
-            lineage.capture == "off"
-            and lineage.frame_count == 0
-            and lineage.byte_count == 0
-            and not lineage.trace_ref
+            lineage["capture"] == "off"
+            and lineage["frameCount"] == 0
+            and lineage["byteCount"] == 0
+            and not lineage.get("traceRef")
         )
         checks.append(
             (isolated, Reason("capture-off execution retained provider trace data", (_LINEAGE,)))
         )
-    elif capture == "on" or lineage.capture == "on":
-        present = lineage.capture == "on" and lineage.frame_count > 0 and lineage.byte_count > 0
+    elif capture == "on" or lineage["capture"] == "on":
+        present = (
+            lineage["capture"] == "on" and lineage["frameCount"] > 0 and lineage["byteCount"] > 0
+        )
         checks.append(
             (
                 present,
@@ -395,7 +404,7 @@ def score_trace_lineage(
         )
         checks.append(
             (
-                lineage.digest_verified,
+                lineage["digestVerified"],
                 Reason(
                     "provider trace frame digest or byte length did not verify",
                     (f"{_LINEAGE}/digestVerified",),
@@ -404,7 +413,7 @@ def score_trace_lineage(
         )
         checks.append(
             (
-                lineage.ordered,
+                lineage["ordered"],
                 Reason(
                     "provider trace frame or debug sequence is not strictly ordered",
                     (f"{_LINEAGE}/ordered",),
@@ -414,11 +423,11 @@ def score_trace_lineage(
     else:
         checks.append((True, Reason("", ())))  # capture-optional
     if expectation is not None:
-        exercised = set(lineage.dispositions)
+        exercised = set(lineage["dispositions"])
         for disposition in expectation.dispositions:
             text = f"provider trace did not exercise {disposition} mapping"
             checks.append((disposition in exercised, Reason(text, (f"{_LINEAGE}/dispositions",))))
-        shapes = set(lineage.lineage)
+        shapes = set(lineage["lineage"])
         for shape in expectation.lineage:
             text = f"provider trace did not exercise {shape} lineage"
             checks.append((shape in shapes, Reason(text, (f"{_LINEAGE}/lineage",))))
@@ -429,38 +438,16 @@ def score_trace_lineage(
 # --- assembling scorecards --------------------------------------------------------------------
 
 
-def _unscored_card(observation: WorkflowObservation, bundle_id: str) -> ScorecardV2:
-    dimensions = {
-        name: DimensionScore(
-            dimension=name,
-            score=None,
-            passed=None,
-            gate=name in GATE_DIMENSIONS,
-            weight=DEFAULT_WEIGHTS[name],
-            reasons=[UNSCOREABLE_REASON],
-        )
-        for name in DIMENSIONS
-    }
-    return ScorecardV2(
-        bundle_id=bundle_id,
-        case_id=observation.case_id,
-        candidate_id=observation.candidate_id,
-        classification=observation.classification,
-        dimensions=dimensions,
-        overall=Overall(score=None, gate_passed=None, passed=None),
-    )
-
-
 def raw_dimension_results(
-    observation: WorkflowObservation, case: WorkflowCase
+    observation: ObservationDict, case: WorkflowCase
 ) -> dict[DimensionName, DimensionResult]:
     """The eight raw dimension results of a scoreable observation, in canonical order."""
-    v1 = score_base_v1(observation.base)
-    lifecycle = score_checks(observation.lifecycle.checks, "/lifecycle/checks")
-    if observation.classification == "candidate_failure":
+    v1 = score_base_v1(observation["base"])
+    lifecycle = score_checks(observation["lifecycle"]["checks"], "/lifecycle/checks")
+    if observation["classification"] == "candidate_failure":
         failed = Reason(CANDIDATE_FAILURE_REASON, ("/classification",))
         lifecycle = DimensionResult(0.0, [*lifecycle.reasons, failed])
-    lineage = score_trace_lineage(observation.trace_lineage, case.assertions.trace)
+    lineage = score_trace_lineage(observation["traceLineage"], case.assertions.trace)
     trace = v1["trace_completeness"]
     return {
         "hard_invariants": v1["hard_invariants"],
@@ -472,12 +459,88 @@ def raw_dimension_results(
         ),
         "quality_efficiency": v1["quality_efficiency"],
         "continuation_integrity": score_checks(
-            observation.continuation.checks, "/continuation/checks"
+            observation["continuation"]["checks"], "/continuation/checks"
         ),
         "presentation_fidelity": score_checks(
-            observation.presentation.checks, "/presentation/checks"
+            observation["presentation"]["checks"], "/presentation/checks"
         ),
     }
+
+
+def _card(
+    observation: ObservationDict,
+    bundle_id: str,
+    dimensions: dict[str, DimensionDict],
+    score: float | None,
+    gate_passed: bool | None,
+    passed: bool | None,
+) -> ScorecardDict:
+    return {
+        "schema": SCORECARD_V2_SCHEMA,
+        "bundleId": bundle_id,
+        "caseId": observation["caseId"],
+        "candidateId": observation["candidateId"],
+        "classification": observation["classification"],
+        "dimensions": dimensions,
+        "overall": {"score": score, "gatePassed": gate_passed, "passed": passed},
+    }
+
+
+_DEFAULT_POLICY = Policy()
+
+
+def score_wire(
+    observation: ObservationDict,
+    case: WorkflowCase,
+    *,
+    bundle_id: str,
+    policy: Policy | None = None,
+) -> ScorecardDict:
+    """Score validated wire data of one observation of ``case`` (SCORING.md section 3)."""
+    if observation["classification"] in ("infrastructure_failure", "skipped"):
+        unscored: dict[str, DimensionDict] = {
+            name: {
+                "dimension": name,
+                "score": None,
+                "passed": None,
+                "gate": name in GATE_DIMENSIONS,
+                "weight": DEFAULT_WEIGHTS[name],
+                "reasons": [UNSCOREABLE_REASON],
+            }
+            for name in DIMENSIONS
+        }
+        return _card(observation, bundle_id, unscored, None, None, None)
+    policy = policy or _DEFAULT_POLICY
+    results = raw_dimension_results(observation, case)
+    dimensions: dict[str, DimensionDict] = {}
+    weighted_sum = 0.0
+    weight_total = 0.0
+    all_passed = True
+    for name in DIMENSIONS:
+        result = results[name]
+        gate = name in GATE_DIMENSIONS
+        weight = 0 if gate else policy.weights[name]
+        if not gate:
+            weighted_sum += result.score * weight
+            weight_total += weight
+        passed = result.score >= policy.thresholds[name]
+        all_passed = all_passed and passed
+        dimensions[name] = {
+            "dimension": name,
+            "score": result.score,
+            "passed": passed,
+            "gate": gate,
+            "weight": weight,
+            "reasons": result.texts,
+        }
+    gate_passed = all(dimensions[name]["passed"] for name in GATE_DIMENSIONS)
+    if not gate_passed or weight_total == 0:
+        overall_score = 0.0
+    else:
+        overall_score = weighted_sum / weight_total
+    return _card(
+        observation, bundle_id, dimensions, overall_score, gate_passed, gate_passed and all_passed
+    )
 
 
 def score_observation(
@@ -487,40 +550,6 @@ def score_observation(
     bundle_id: str,
     policy: Policy | None = None,
 ) -> ScorecardV2:
-    """Score one validated observation of ``case`` into a v2 scorecard (SCORING.md section 3)."""
-    if observation.classification in ("infrastructure_failure", "skipped"):
-        return _unscored_card(observation, bundle_id)
-    policy = policy or Policy()
-    results = raw_dimension_results(observation, case)
-    dimensions: dict[DimensionName, DimensionScore] = {}
-    weighted_sum = 0.0
-    weight_total = 0.0
-    for name in DIMENSIONS:
-        result = results[name]
-        gate = name in GATE_DIMENSIONS
-        weight = 0 if gate else policy.weights[name]
-        if not gate:
-            weighted_sum += result.score * weight
-            weight_total += weight
-        dimensions[name] = DimensionScore(
-            dimension=name,
-            score=result.score,
-            passed=result.score >= policy.thresholds[name],
-            gate=gate,
-            weight=weight,
-            reasons=result.texts,
-        )
-    gate_passed = all(dimensions[name].passed for name in GATE_DIMENSIONS)
-    overall_score = 0.0 if not gate_passed or weight_total == 0 else weighted_sum / weight_total
-    return ScorecardV2(
-        bundle_id=bundle_id,
-        case_id=observation.case_id,
-        candidate_id=observation.candidate_id,
-        classification=observation.classification,
-        dimensions=dimensions,
-        overall=Overall(
-            score=overall_score,
-            gate_passed=gate_passed,
-            passed=gate_passed and all(d.passed for d in dimensions.values()),
-        ),
-    )
+    """Score one validated observation model into a v2 scorecard model."""
+    wire: ObservationDict = observation.model_dump(by_alias=True, exclude_none=True)  # type: ignore[assignment]
+    return ScorecardV2.model_validate(score_wire(wire, case, bundle_id=bundle_id, policy=policy))

@@ -8,7 +8,7 @@ never quotes input values, so a secret in the input cannot leak through an error
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
@@ -16,9 +16,18 @@ from pydantic_core import ErrorDetails
 from .errors import InputError, ObservationError
 from .models import CASE_IDS, OBSERVATION_SCHEMA, WorkflowObservation
 from .pointer import join, pointer_from_location
+from .recognize import is_plainly_valid
 from .secrets import find_secret, matches_reference_secret, redact
+from .wire import ObservationDict
 
-__all__ = ["Notice", "collect_unknown_fields", "structural_error", "validate_observation"]
+__all__ = [
+    "Notice",
+    "accept_observation",
+    "check_contract_rules",
+    "collect_unknown_fields",
+    "structural_error",
+    "validate_observation",
+]
 
 _RULE_BY_PYDANTIC_TYPE = {
     "missing": "missing_field",
@@ -101,13 +110,14 @@ def _escape(token: str) -> str:
     return join(token)[1:]
 
 
-def validate_observation(document: Any) -> WorkflowObservation:
-    """Validate parsed JSON as a workflow observation, or raise :class:`ObservationError`.
+# JavaScript's String.prototype.trim() whitespace (the reference trims candidate ids with it).
+_JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 
-    Order: the schema string first (a record of another contract is not structurally checked
-    against this one), then structure, then identity, check lists, failure metadata and the
-    secret rule, which is the order the reference reports them in.
-    """
+
+def _check_schema(document: Any) -> None:
     if not isinstance(document, dict):
         raise ObservationError("an observation must be a JSON object", rule="wrong_type")
     if document.get("schema") != OBSERVATION_SCHEMA:
@@ -116,34 +126,60 @@ def validate_observation(document: Any) -> WorkflowObservation:
             rule="unsupported_schema",
             pointer="/schema",
         )
+
+
+def _model(document: dict[str, Any]) -> WorkflowObservation:
     try:
-        observation = WorkflowObservation.model_validate(document)
+        return WorkflowObservation.model_validate(document)
     except ValidationError as error:
         raise structural_error(
             error, document, ObservationError, what="observation field:"
         ) from None
-    check_contract_rules(observation)
+
+
+def validate_observation(document: Any) -> WorkflowObservation:
+    """Validate parsed JSON as a workflow observation model, or raise :class:`ObservationError`.
+
+    Order: the schema string first (a record of another contract is not structurally checked
+    against this one), then structure, then identity, check lists, failure metadata and the
+    secret rule, which is the order the reference reports them in.
+    """
+    _check_schema(document)
+    observation = _model(document)
+    check_contract_rules(document)
     return observation
 
 
-def check_contract_rules(observation: WorkflowObservation) -> None:
+def accept_observation(document: Any) -> tuple[ObservationDict, tuple[Notice, ...]]:
+    """The hot-path twin of :func:`validate_observation`: same rules, same errors, no model.
+
+    Returns the document itself, typed as validated wire data, with its unknown-field notices.
+    Plainly valid documents (the usual case) are recognised without building models.
+    """
+    _check_schema(document)
+    notices: tuple[Notice, ...] = ()
+    if not is_plainly_valid(document):
+        notices = tuple(collect_unknown_fields(_model(document)))
+    check_contract_rules(document)
+    return cast("ObservationDict", document), notices
+
+
+def check_contract_rules(observation: dict[str, Any]) -> None:
     """SCORING.md section 1, rules 2 to 5, on a structurally valid observation."""
-    if observation.case_id not in _CASE_IDS:
+    if observation["caseId"] not in _CASE_IDS:
         raise ObservationError(
             "workflow observation identity is invalid: caseId is not one of the 12 catalog ids",
             rule="unknown_case_id",
             pointer="/caseId",
         )
-    if not observation.candidate_id.strip():
+    candidate_id: str = observation["candidateId"]
+    if not candidate_id.strip(_JS_WHITESPACE):
         raise ObservationError(
             "workflow observation identity is invalid: candidateId is blank",
             rule="blank_candidate_id",
             pointer="/candidateId",
         )
-    for pointer, value in (
-        ("/candidateId", observation.candidate_id),
-        ("/provider", observation.provider),
-    ):
+    for pointer, value in (("/candidateId", candidate_id), ("/provider", observation["provider"])):
         pattern = find_secret(value)
         if pattern is not None:
             # Beyond the reference: ids are echoed in every output, so they may not be secrets.
@@ -153,7 +189,7 @@ def check_contract_rules(observation: WorkflowObservation) -> None:
                 pointer=pointer,
             )
     for part in _CHECK_LISTS:
-        checks = getattr(observation, part).checks
+        checks = observation[part]["checks"]
         if not checks:
             raise ObservationError(
                 f"{part} checks must be non-empty and unique: the list is empty",
@@ -162,22 +198,21 @@ def check_contract_rules(observation: WorkflowObservation) -> None:
             )
         seen: set[str] = set()
         for index, check in enumerate(checks):
-            if check.id in seen:
+            if check["id"] in seen:
                 raise ObservationError(
                     f"{part} checks must be non-empty and unique: a check id repeats",
                     rule="duplicate_check_id",
                     pointer=f"/{part}/checks/{index}/id",
                 )
-            seen.add(check.id)
-    if observation.classification in ("infrastructure_failure", "skipped") and (
-        observation.failure is None
-    ):
+            seen.add(check["id"])
+    failure = observation.get("failure")
+    if observation["classification"] in ("infrastructure_failure", "skipped") and failure is None:
         raise ObservationError(
-            f"{observation.classification} requires failure metadata",
+            f"{observation['classification']} requires failure metadata",
             rule="failure_required",
             pointer="/failure",
         )
-    if observation.failure is not None and matches_reference_secret(observation.failure.message):
+    if failure is not None and matches_reference_secret(failure["message"]):
         raise ObservationError(
             "failure metadata contains secret-shaped data (value withheld)",
             rule="secret_in_failure_message",

@@ -1,0 +1,77 @@
+"""The fast recogniser is never more lenient than the models."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from pydantic import ValidationError
+
+from scorecard.models import WorkflowObservation
+from scorecard.recognize import is_plainly_valid
+
+from .conftest import ROOT, conformance_rows
+from .strategies import corrupted, observations
+
+PROFILE = settings(
+    max_examples=300, deadline=2000, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def models_accept(document: Any) -> bool:
+    """Whether the pydantic models validate ``document``."""
+    try:
+        WorkflowObservation.model_validate(document)
+    except ValidationError:
+        return False
+    return True
+
+
+@PROFILE
+@given(corrupted())
+def test_whatever_is_recognised_the_models_accept(document: dict[str, Any]) -> None:
+    """Soundness on corrupted documents: recognised implies valid."""
+    if is_plainly_valid(document):
+        assert models_accept(document)
+
+
+@PROFILE
+@given(observations())
+def test_generated_valid_observations_are_recognised(document: dict[str, Any]) -> None:
+    """Completeness on the generator's valid documents: they take the fast path."""
+    assert models_accept(document)
+    assert is_plainly_valid(document)
+
+
+def test_the_sample_data_takes_the_fast_path() -> None:
+    """Every committed sample observation is recognised without models."""
+    paths = sorted((ROOT / "observations").glob("*/observations.jsonl"))
+    documents = [json.loads(line) for path in paths for line in path.read_text().splitlines()]
+    assert len(documents) >= 560
+    assert all(is_plainly_valid(document) for document in documents)
+
+
+def test_conformance_observations_agree_with_the_models() -> None:
+    """On the reference rows, the recogniser accepts exactly the model-valid documents."""
+    for row in conformance_rows():
+        document = row["observation"]
+        if is_plainly_valid(document):
+            assert models_accept(document), row["id"]
+        elif models_accept(document) and document["schema"].endswith("v1"):
+            raise AssertionError(f"{row['id']} is valid but not recognised")
+
+
+def test_unknown_fields_fall_back_to_the_models(observation: dict[str, Any]) -> None:
+    """An extra field is valid but not plain: the models must report it."""
+    observation["base"]["trace"]["vendor"] = 1
+    assert models_accept(observation)
+    assert not is_plainly_valid(observation)
+
+
+def test_unusual_numbers_fall_back_to_the_models(observation: dict[str, Any]) -> None:
+    """A float where an int is required, or a bool where a number is, is not recognised."""
+    observation["metrics"]["attempts"] = 1.0
+    assert not is_plainly_valid(observation)
+    observation["metrics"]["attempts"] = True
+    assert not is_plainly_valid(observation)
