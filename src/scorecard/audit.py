@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .models import CaseAssertions, WorkflowCase
-from .wire import ObservationDict
 from .secrets import redact
+from .wire import ObservationDict
 
 __all__ = ["AuditSummary", "Finding", "audit_observation", "summarize_findings"]
 

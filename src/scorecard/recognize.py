@@ -171,10 +171,8 @@ def _trace(trace: Any) -> bool:
     if not _optional_strings(trace, ("runId", "sessionId", "turnId", "itemId")):
         return False
     events = trace.get("wireEvents")
-    return (
-        events is None
-        and "wireEvents" not in trace
-        or (type(events) is list and all(_event(event) for event in events))
+    return (events is None and "wireEvents" not in trace) or (
+        type(events) is list and all(_event(event) for event in events)
     )
 
 

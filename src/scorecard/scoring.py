@@ -534,10 +534,8 @@ def score_wire(
             "reasons": result.texts,
         }
     gate_passed = all(dimensions[name]["passed"] for name in GATE_DIMENSIONS)
-    if not gate_passed or weight_total == 0:
-        overall_score = 0.0
-    else:
-        overall_score = weighted_sum / weight_total
+    gated_out = not gate_passed or weight_total == 0
+    overall_score = 0.0 if gated_out else weighted_sum / weight_total
     return _card(
         observation, bundle_id, dimensions, overall_score, gate_passed, gate_passed and all_passed
     )
