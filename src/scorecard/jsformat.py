@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 __all__ = ["canonical_json", "format_js_number", "js_json", "js_string"]
@@ -60,7 +61,7 @@ def _shortest_digits(number: float) -> tuple[str, int]:
 def js_string(text: str) -> str:
     """Quote a string as ``JSON.stringify`` does (non-ASCII kept, lone surrogates escaped)."""
     quoted = json.dumps(text, ensure_ascii=False)
-    if any(0xD800 <= ord(char) <= 0xDFFF for char in quoted):
+    if _SURROGATE.search(quoted):
         quoted = "".join(
             f"\\u{ord(char):04x}" if 0xD800 <= ord(char) <= 0xDFFF else char for char in quoted
         )
@@ -93,22 +94,65 @@ def canonical_json(value: Any) -> str:
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
-def js_json(value: Any, indent: int | None = None, _depth: int = 0) -> str:
+class _NeedsSlowPath(Exception):
+    """A number whose Python and JavaScript spellings differ was found."""
+
+
+def _js_compatible(value: Any) -> Any:
+    """``value`` with integral floats as ints, so ``json.dumps`` spells numbers as JS does.
+
+    Python's ``repr`` and JavaScript agree on every other double except those below 1e-4 in
+    magnitude (Python switches to exponent notation earlier) and integers beyond 2**53 (which
+    JavaScript rounds); those raise :class:`_NeedsSlowPath`.
+    """
+    kind = type(value)
+    if kind is dict:
+        return {key: _js_compatible(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [_js_compatible(item) for item in value]
+    if kind is float:
+        if value.is_integer():
+            if abs(value) < 1e21:
+                return int(value)
+            raise _NeedsSlowPath
+        if abs(value) < 1e-4 or not math.isfinite(value):
+            raise _NeedsSlowPath
+        return value
+    if kind is int and abs(value) > 2**53:
+        raise _NeedsSlowPath
+    return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def js_json(value: Any, indent: int | None = None) -> str:
     """Serialise like ``JSON.stringify(value, null, indent)``: key order kept, JS numbers."""
+    try:
+        normalized = _js_compatible(value)
+    except _NeedsSlowPath:
+        return _js_json_slow(value, indent)
+    separators = (",", ": ") if indent else (",", ":")
+    text = json.dumps(normalized, ensure_ascii=False, indent=indent, separators=separators)
+    if _SURROGATE.search(text):
+        return _js_json_slow(value, indent)
+    return text
+
+
+def _js_json_slow(value: Any, indent: int | None = None, _depth: int = 0) -> str:
     if isinstance(value, dict):
         if not value:
             return "{}"
         items = [
-            f"{js_string(str(key))}:{_space(indent)}{js_json(item, indent, _depth + 1)}"
+            f"{js_string(str(key))}:{_space(indent)}{_js_json_slow(item, indent, _depth + 1)}"
             for key, item in value.items()
         ]
         return "{" + _wrap(items, indent, _depth) + "}"
     if isinstance(value, list | tuple):
         if not value:
             return "[]"
-        return (
-            "[" + _wrap([js_json(item, indent, _depth + 1) for item in value], indent, _depth) + "]"
-        )
+        items = [_js_json_slow(item, indent, _depth + 1) for item in value]
+        return "[" + _wrap(items, indent, _depth) + "]"
     return canonical_json(value)
 
 

@@ -7,6 +7,7 @@ never quotes input values, so a secret in the input cannot leak through an error
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -164,6 +165,12 @@ def accept_observation(document: Any) -> tuple[ObservationDict, tuple[Notice, ..
     return cast("ObservationDict", document), notices
 
 
+@functools.lru_cache(maxsize=4096)
+def _identifier_secret(value: str) -> str | None:
+    # Ids repeat across a run's records: check each distinct one once.
+    return find_secret(value)
+
+
 def check_contract_rules(observation: dict[str, Any]) -> None:
     """SCORING.md section 1, rules 2 to 5, on a structurally valid observation."""
     if observation["caseId"] not in _CASE_IDS:
@@ -180,7 +187,7 @@ def check_contract_rules(observation: dict[str, Any]) -> None:
             pointer="/candidateId",
         )
     for pointer, value in (("/candidateId", candidate_id), ("/provider", observation["provider"])):
-        pattern = find_secret(value)
+        pattern = _identifier_secret(value)
         if pattern is not None:
             # Beyond the reference: ids are echoed in every output, so they may not be secrets.
             raise ObservationError(
