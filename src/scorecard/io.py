@@ -29,6 +29,9 @@ __all__ = [
     "atomic_writer",
     "discover_inputs",
     "load_policy",
+    "parse_json_file",
+    "parse_line",
+    "raw_lines",
     "read_records",
 ]
 
@@ -154,28 +157,32 @@ def _decode(raw: bytes, *, source: str, line: int | None) -> str:
         ) from None
 
 
-def _json_lines(
-    stream: IO[bytes], source: str, bundle: BundleInfo
-) -> Iterator[RawRecord | InputError]:
+def raw_lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """Non-blank lines of a JSON Lines stream with their 1-based numbers (BOM and CR removed)."""
     for number, raw in enumerate(stream, start=1):
         if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
         raw = raw.rstrip(b"\r\n")
-        if not raw.strip():
-            continue
-        try:
-            text = _decode(raw, source=source, line=number)
-            document = parse_json_document(text, source=source, line=number)
-        except InputError as error:
-            yield error
-            continue
-        yield RawRecord(document, source, number, None, bundle)
+        if raw.strip():
+            yield number, raw
 
 
-def _json_file(
-    stream: IO[bytes], source: str, bundle: BundleInfo
+def parse_line(
+    raw: bytes, *, number: int, source: str, bundle: BundleInfo
+) -> RawRecord | InputError:
+    """One JSON Lines record parsed, or the located reason it cannot be."""
+    try:
+        text = _decode(raw, source=source, line=number)
+        document = parse_json_document(text, source=source, line=number)
+    except InputError as error:
+        return error
+    return RawRecord(document, source, number, None, bundle)
+
+
+def parse_json_file(
+    raw: bytes, *, source: str, bundle: BundleInfo
 ) -> Iterator[RawRecord | InputError]:
-    raw = stream.read()
+    """The records of a ``.json`` file: one object, or each element of an array."""
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
@@ -188,6 +195,13 @@ def _json_file(
             yield RawRecord(item, source, None, index, bundle)
     else:
         yield RawRecord(document, source, None, None, bundle)
+
+
+def _json_lines(
+    stream: IO[bytes], source: str, bundle: BundleInfo
+) -> Iterator[RawRecord | InputError]:
+    for number, raw in raw_lines(stream):
+        yield parse_line(raw, number=number, source=source, bundle=bundle)
 
 
 def read_records(
@@ -206,7 +220,7 @@ def read_records(
                 if item.path.endswith(".jsonl"):
                     yield from _json_lines(stream, item.path, item.bundle)
                 else:
-                    yield from _json_file(stream, item.path, item.bundle)
+                    yield from parse_json_file(stream.read(), source=item.path, bundle=item.bundle)
         except OSError as error:
             yield InputError(
                 f"cannot read file: {error.strerror or type(error).__name__}",

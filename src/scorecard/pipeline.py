@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from .audit import Finding, audit_observation, summarize_findings
 from .bundles import BundleInfo
 from .catalog import Catalog
 from .errors import InputError, ObservationError
 from .io import RawRecord, read_records
+from .jsformat import js_json
 from .models import ScorecardV2
 from .policy import Policy
 from .scoring import score_wire
@@ -26,7 +27,17 @@ from .secrets import redact
 from .validation import Notice, accept_observation
 from .wire import ObservationDict, ScorecardDict
 
-__all__ = ["RECORD_SCHEMA", "RunSummary", "ScoredRecord", "score_paths", "score_records"]
+__all__ = [
+    "RECORD_SCHEMA",
+    "STREAMING_FORMATS",
+    "Tally",
+    "RunSummary",
+    "ScoredRecord",
+    "score_paths",
+    "score_record",
+    "score_records",
+    "sequence_results",
+]
 
 RECORD_SCHEMA = "scorecard.record.v1"
 _METRIC_KEYS = (
@@ -122,12 +133,68 @@ class ScoredRecord:
             "scorecard": self.scorecard_json(),
         }
 
+    def audit_line_json(self) -> dict[str, Any]:
+        """One line of ``--format audit``: which run, then its audit."""
+        card = self.card
+        return {
+            "bundleId": card["bundleId"],
+            "caseId": card["caseId"],
+            "candidateId": card["candidateId"],
+            "repetition": self.repetition,
+            "source": {"file": self.source, "line": self.line, "index": self.index},
+            **self.audit_json(),
+        }
+
+    def render(self, output_format: str) -> str:
+        """The record as one output line (no newline) of a streaming format."""
+        if output_format == "jsonl":
+            return js_json(self.scorecard_json())
+        if output_format == "records":
+            return js_json(self.record_json())
+        if output_format == "audit":
+            return js_json(self.audit_line_json())
+        raise ValueError(f"not a streaming format: {output_format}")
+
+    def tally(self) -> Tally:
+        """What the run summary and the run numbering need to know of this record."""
+        card = self.card
+        overall = card["overall"]
+        return Tally(
+            card["bundleId"],
+            card["candidateId"],
+            card["caseId"],
+            overall["score"] is None,
+            overall["gatePassed"] is False,
+            sum(1 for finding in self.findings if finding.status == "failed"),
+            tuple(_notice_pattern(notice.pointer) for notice in self.notices),
+        )
+
     def _record_audit(self) -> dict[str, Any]:
         audit = self.audit_json()
         # Records stay small: only what needs attention is listed.
         audit["findings"] = [f for f in audit["findings"] if f["status"] != "passed"]
         audit["gates"] = self.audit_gate
         return audit
+
+
+STREAMING_FORMATS = ("jsonl", "records", "audit")
+
+
+class Tally(NamedTuple):
+    """The few facts of a scored record that run summaries and run numbers are made of."""
+
+    bundle_id: str
+    candidate_id: str
+    case_id: str
+    unscoreable: bool
+    gate_failed: bool
+    audit_failed: int
+    notice_patterns: tuple[str, ...]
+
+    @property
+    def run_key(self) -> tuple[str, str, str]:
+        """Runs of the same case by the same candidate in the same bundle are repetitions."""
+        return (self.bundle_id, self.candidate_id, self.case_id)
 
 
 @dataclass
@@ -141,6 +208,18 @@ class RunSummary:
     audit_failed: int = 0
     bundles: set[str] = field(default_factory=set)
     notices: Counter[str] = field(default_factory=Counter)
+
+    def count(self, tally: Tally) -> None:
+        """Add one scored record."""
+        self.scored += 1
+        self.bundles.add(tally.bundle_id)
+        if tally.unscoreable:
+            self.unscoreable += 1
+        elif tally.gate_failed:
+            self.gate_failures += 1
+        self.audit_failed += tally.audit_failed
+        for pattern in tally.notice_patterns:
+            self.notices[pattern] += 1
 
     def line(self) -> str:
         """``scored N, rejected N, gate failures N (unscoreable N) in N bundle(s)``."""
@@ -158,6 +237,48 @@ def _notice_pattern(pointer: str) -> str:
     return "/".join("*" if token.isdigit() else token for token in pointer.split("/"))
 
 
+def score_record(
+    record: RawRecord | InputError, *, catalog: Catalog, policy: Policy
+) -> ScoredRecord | InputError:
+    """Validate, score and audit one record (repetition not yet known: 0)."""
+    if isinstance(record, InputError):
+        return record
+    try:
+        observation, notices = accept_observation(record.document)
+    except ObservationError as error:
+        return error.located(source=record.source, line=record.line, index=record.index)
+    case = catalog[observation["caseId"]]
+    card = score_wire(observation, case, bundle_id=record.bundle.id, policy=policy)
+    return ScoredRecord(
+        card,
+        observation,
+        record.bundle,
+        record.source,
+        record.line,
+        record.index,
+        0,
+        notices,
+        tuple(audit_observation(case, observation)),
+        policy.audit_gate,
+    )
+
+
+def sequence_results(
+    results: Iterable[ScoredRecord | InputError], summary: RunSummary
+) -> Iterator[ScoredRecord | InputError]:
+    """Number each (bundle, candidate, case) run in input order and count the run summary."""
+    repetitions: Counter[tuple[str, str, str]] = Counter()
+    for result in results:
+        if isinstance(result, InputError):
+            summary.rejected += 1
+            yield result
+            continue
+        tally = result.tally()
+        repetitions[tally.run_key] += 1
+        summary.count(tally)
+        yield replace(result, repetition=repetitions[tally.run_key])
+
+
 def score_records(
     records: Iterable[RawRecord | InputError],
     *,
@@ -168,45 +289,8 @@ def score_records(
     """Validate and score each record; errors come back located, in input order."""
     policy = policy or Policy()
     summary = summary if summary is not None else RunSummary()
-    repetitions: Counter[tuple[str, str, str]] = Counter()
-    for record in records:
-        if isinstance(record, InputError):
-            summary.rejected += 1
-            yield record
-            continue
-        try:
-            observation, notices = accept_observation(record.document)
-        except ObservationError as error:
-            summary.rejected += 1
-            yield error.located(source=record.source, line=record.line, index=record.index)
-            continue
-        bundle_id = record.bundle.id
-        case = catalog[observation["caseId"]]
-        card = score_wire(observation, case, bundle_id=bundle_id, policy=policy)
-        findings = tuple(audit_observation(case, observation))
-        key = (bundle_id, observation["candidateId"], observation["caseId"])
-        repetitions[key] += 1
-        for notice in notices:
-            summary.notices[_notice_pattern(notice.pointer)] += 1
-        summary.scored += 1
-        summary.bundles.add(bundle_id)
-        if card["overall"]["score"] is None:
-            summary.unscoreable += 1
-        elif card["overall"]["gatePassed"] is False:
-            summary.gate_failures += 1
-        summary.audit_failed += sum(1 for finding in findings if finding.status == "failed")
-        yield ScoredRecord(
-            card,
-            observation,
-            record.bundle,
-            record.source,
-            record.line,
-            record.index,
-            repetitions[key],
-            notices,
-            findings,
-            policy.audit_gate,
-        )
+    scored = (score_record(record, catalog=catalog, policy=policy) for record in records)
+    yield from sequence_results(scored, summary)
 
 
 def score_paths(

@@ -6,6 +6,7 @@ import contextlib
 import enum
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Annotated
 
@@ -15,7 +16,8 @@ from scorecard.catalog import load_catalog
 from scorecard.errors import InputError
 from scorecard.io import atomic_writer, load_policy
 from scorecard.jsformat import js_json
-from scorecard.pipeline import RunSummary, ScoredRecord, score_paths
+from scorecard.parallel import default_workers, score_lines_parallel
+from scorecard.pipeline import STREAMING_FORMATS, RunSummary, ScoredRecord, score_paths
 from scorecard.policy import Policy
 
 from . import EXIT_BAD_INPUT, print_errors
@@ -29,31 +31,6 @@ class OutputFormat(enum.StrEnum):
     table = "table"
     records = "records"
     audit = "audit"
-
-
-def _write_stream(
-    results: list[ScoredRecord] | None,
-    stream: IO[str],
-    output_format: OutputFormat,
-    record: ScoredRecord,
-) -> None:
-    if output_format is OutputFormat.jsonl:
-        stream.write(js_json(record.scorecard_json()) + "\n")
-    elif output_format is OutputFormat.records:
-        stream.write(js_json(record.record_json()) + "\n")
-    elif output_format is OutputFormat.audit:
-        card = record.scorecard
-        audit = {
-            "bundleId": card.bundle_id,
-            "caseId": card.case_id,
-            "candidateId": card.candidate_id,
-            "repetition": record.repetition,
-            "source": {"file": record.source, "line": record.line, "index": record.index},
-            **record.audit_json(),
-        }
-        stream.write(js_json(audit) + "\n")
-    elif results is not None:
-        results.append(record)
 
 
 def score(
@@ -95,6 +72,15 @@ def score(
         Path | None,
         typer.Option("--cases", help="Case catalog folder (default: the repository's cases/)."),
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Processes to score on (default: all cores). Output is identical for any count.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Score observations into eight-dimension v2 scorecards.
 
@@ -120,15 +106,34 @@ def score(
         error_stream = (
             stack.enter_context(atomic_writer(errors_file)) if errors_file is not None else None
         )
-        for result in score_paths(
-            paths, catalog=catalog, policy=policy, bundle_id=bundle_id, summary=summary
-        ):
+        streaming = output_format.value in STREAMING_FORMATS
+        workers = workers or default_workers()
+        results: Iterator[ScoredRecord | str | InputError] = (
+            score_lines_parallel(
+                paths,
+                cases=cases,
+                policy=policy,
+                workers=workers,
+                output_format=output_format.value,
+                bundle_id=bundle_id,
+                summary=summary,
+            )
+            if streaming and workers > 1
+            else score_paths(
+                paths, catalog=catalog, policy=policy, bundle_id=bundle_id, summary=summary
+            )
+        )
+        for result in results:
             if isinstance(result, InputError):
                 errors.append(result)
                 if error_stream is not None:
                     error_stream.write(json.dumps(result.to_record(), ensure_ascii=False) + "\n")
-                continue
-            _write_stream(collected, stream, output_format, result)
+            elif isinstance(result, str):
+                stream.write(result + "\n")
+            elif collected is not None:
+                collected.append(result)
+            else:
+                stream.write(result.render(output_format.value) + "\n")
         if collected is not None:
             if output_format is OutputFormat.json:
                 stream.write(js_json([item.scorecard_json() for item in collected], 2) + "\n")
