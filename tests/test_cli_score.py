@@ -14,7 +14,7 @@ import pytest
 
 from scorecard.io import atomic_writer
 
-from .conftest import assert_valid_scorecard
+from .conftest import ROOT, assert_valid_scorecard
 
 SECRET = "sk-ABCDEFGHIJKLMNOPQRSTUVWX"
 
@@ -295,3 +295,43 @@ def test_help_is_fast_to_import() -> None:
         env=dict(os.environ),
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_errors_survive_the_trip_between_processes() -> None:
+    """A located error pickles and unpickles intact (workers send them back)."""
+    import pickle
+
+    from scorecard.errors import ObservationError
+
+    error = ObservationError("bad", rule="wrong_type", pointer="/a", source="f", line=3, index=None)
+    copy_ = pickle.loads(pickle.dumps(error))
+    assert (type(copy_), copy_.to_record()) == (ObservationError, error.to_record())
+
+
+@pytest.mark.parametrize("output_format", ["jsonl", "records", "audit"])
+def test_worker_count_does_not_change_a_byte(tmp_path: Path, output_format: str) -> None:
+    """1 worker and 2 workers write identical output, errors and summary."""
+    sample = ROOT / "observations"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"schema": 1}\n{broken\n')
+    outputs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"out-{workers}.jsonl"
+        errors = tmp_path / f"errors-{workers}.jsonl"
+        done = run(
+            "score",
+            str(sample),
+            str(bad),
+            "--format",
+            output_format,
+            "--workers",
+            workers,
+            "--out",
+            str(out),
+            "--errors",
+            str(errors),
+        )
+        assert done.returncode == 2, done.stderr
+        outputs.append((out.read_bytes(), errors.read_bytes(), done.stderr))
+    assert outputs[0] == outputs[1]
+    assert outputs[0][0].count(b"\n") == 560

@@ -58,6 +58,13 @@ class InputError(ScorecardError):
         self.line = line
         self.index = index
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Errors travel between processes (``--workers``); keyword-only context needs this.
+        return (
+            _rebuild,
+            (type(self), self.message, self.rule, self.pointer, self.source, self.line, self.index),
+        )
+
     def located(
         self, *, source: str | None = None, line: int | None = None, index: int | None = None
     ) -> InputError:
@@ -112,3 +119,15 @@ class PolicyError(InputError):
 
 class ManifestError(InputError):
     """A bundle manifest is invalid."""
+
+
+def _rebuild(
+    kind: type[InputError],
+    message: str,
+    rule: str,
+    pointer: str,
+    source: str | None,
+    line: int | None,
+    index: int | None,
+) -> InputError:
+    return kind(message, rule=rule, pointer=pointer, source=source, line=line, index=index)

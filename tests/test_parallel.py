@@ -1,0 +1,53 @@
+"""Parallel scoring renders exactly what the serial path renders, chunking notwithstanding."""
+
+from __future__ import annotations
+
+import pytest
+
+from scorecard.catalog import Catalog
+from scorecard.errors import InputError
+from scorecard.parallel import score_lines_parallel
+from scorecard.pipeline import RunSummary, score_paths
+from scorecard.policy import Policy
+
+from .conftest import ROOT
+
+SAMPLE = str(ROOT / "observations")
+
+
+@pytest.mark.parametrize(
+    ("output_format", "chunk_lines"), [("jsonl", 7), ("records", 13), ("audit", 1)]
+)
+def test_small_chunks_on_two_workers_match_the_serial_run(
+    catalog: Catalog, output_format: str, chunk_lines: int
+) -> None:
+    """Chunk boundaries inside files change neither lines, order, run numbers nor the summary."""
+    serial_summary = RunSummary()
+    serial = [
+        result if isinstance(result, InputError) else result.render(output_format)
+        for result in score_paths([SAMPLE], catalog=catalog, summary=serial_summary)
+    ]
+    parallel_summary = RunSummary()
+    parallel = list(
+        score_lines_parallel(
+            [SAMPLE],
+            cases=ROOT / "cases",
+            policy=Policy(),
+            workers=2,
+            output_format=output_format,
+            summary=parallel_summary,
+            chunk_lines=chunk_lines,
+        )
+    )
+    assert parallel == serial
+    assert parallel_summary == serial_summary
+
+
+def test_only_streaming_formats_run_in_parallel() -> None:
+    """Formats that need every record at once are refused."""
+    with pytest.raises(ValueError, match="streaming"):
+        next(
+            score_lines_parallel(
+                [SAMPLE], cases=None, policy=Policy(), workers=2, output_format="table"
+            )
+        )
