@@ -1,0 +1,132 @@
+"""End-to-end throughput and memory of ``scorecard score``, against ``json.loads`` in the same run.
+
+    python benchmarks/score_benchmark.py                      # 50,000 observations, 1 and 2 workers
+    python benchmarks/score_benchmark.py --observations 1000000 --workers 2
+
+The corpus comes from the repository's seeded generator (``scorecard.simulate``): campaign
+bundles of seven candidates, generated with successive seeds until the requested count, written
+as one JSON Lines file. Each configuration runs ``scorecard score CORPUS --out FILE`` as a fresh
+process (start-up included) and records wall time and the peak resident memory of the largest
+process. The baseline is the standard library's ``json.loads`` parsing the same lines in this
+process. Outputs of every worker count are compared byte for byte. Figures quoted anywhere in
+the repository come from this script; machines here are shared, so quote ratios from one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from scorecard.catalog import load_catalog
+from scorecard.simulate import iter_bundles
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def build_corpus(path: Path, count: int) -> tuple[int, int, float]:
+    """Write ``count`` generated observations; return (lines, bytes, share with wire events)."""
+    written = 0
+    size = 0
+    wire = 0
+    seed = 1
+    catalog = load_catalog()
+    with path.open("w", encoding="utf-8") as stream:
+        while written < count:
+            for bundle in iter_bundles(seed=seed, bundles=4, catalog=catalog):
+                for observation in bundle.observations:
+                    if written == count:
+                        break
+                    line = json.dumps(observation, separators=(",", ":"), ensure_ascii=False)
+                    stream.write(line + "\n")
+                    size += len(line.encode("utf-8")) + 1
+                    written += 1
+                    wire += "wireEvents" in observation["base"]["trace"]
+            seed += 1
+    return written, size, wire / max(written, 1)
+
+
+def json_loads_rate(path: Path) -> float:
+    """Observations per second that ``json.loads`` alone parses."""
+    with path.open("rb") as stream:
+        lines = stream.readlines()
+    start = time.perf_counter()
+    for line in lines:
+        json.loads(line)
+    return len(lines) / (time.perf_counter() - start)
+
+
+_MEASURE = """
+import resource, subprocess, sys, time
+start = time.perf_counter()
+done = subprocess.run(sys.argv[1:], stderr=subprocess.DEVNULL)
+elapsed = time.perf_counter() - start
+print(done.returncode, elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def run_score(corpus: Path, out: Path, workers: int) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB of the largest process) of one scoring run."""
+    command = [
+        sys.executable,
+        "-c",
+        _MEASURE,
+        sys.executable,
+        "-m",
+        "scorecard",
+        "score",
+        str(corpus),
+        "--out",
+        str(out),
+        "--workers",
+        str(workers),
+    ]
+    printed = subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()
+    returncode, elapsed, peak_kib = int(printed[0]), float(printed[1]), int(printed[2])
+    if returncode != 0:
+        raise SystemExit(f"scorecard score exited {returncode}")
+    return elapsed, peak_kib / 1024
+
+
+def main() -> int:
+    """Build the corpus, measure, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--observations", type=int, default=50_000)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--keep", type=Path, help="keep the corpus and outputs in this folder")
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="scorecard-bench-") as scratch:
+        folder = arguments.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        corpus = folder / "corpus.jsonl"
+        lines, size, wire_share = build_corpus(corpus, arguments.observations)
+        print(
+            f"corpus: {lines:,} observations, {size / lines:,.0f} B each on average, "
+            f"{wire_share:.0%} with PRP wire events, {size / 2**20:,.1f} MiB"
+        )
+        baseline = json_loads_rate(corpus)
+        print(
+            f"\n{'configuration':32} {'seconds':>9} {'obs/s':>10} {'x json.loads':>13} {'peak MiB':>9}"
+        )
+        print(
+            f"{'json.loads alone (in process)':32} {lines / baseline:9.2f} {baseline:10,.0f} {1:13.2f} {'-':>9}"
+        )
+        digests = set()
+        for workers in arguments.workers:
+            out = folder / f"scorecards-{workers}.jsonl"
+            elapsed, peak = run_score(corpus, out, workers)
+            rate = lines / elapsed
+            label = f"scorecard score --workers {workers}"
+            print(f"{label:32} {elapsed:9.2f} {rate:10,.0f} {rate / baseline:13.2f} {peak:9.0f}")
+            digests.add(hashlib.sha256(out.read_bytes()).hexdigest())
+        print(f"\noutputs identical across worker counts: {len(digests) == 1}")
+    return 0 if len(digests) == 1 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
