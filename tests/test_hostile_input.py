@@ -175,3 +175,37 @@ def test_edge_files_give_clear_results(catalog: Catalog, observation: dict[str, 
     error = results[1]
     assert isinstance(error, InputError)
     assert (error.line, error.rule) == (4, "malformed_json")
+
+
+def _existing_prefix_gap(document: Any, pointer: str) -> int:
+    """How many trailing tokens of ``pointer`` do not exist in ``document``."""
+    tokens = pointer.split("/")[1:]
+    node = document
+    for position, token in enumerate(tokens):
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return len(tokens) - position
+    return 0
+
+
+@PROFILE
+@given(observations())
+def test_reason_pointers_lead_into_the_observation(
+    catalog: Catalog, document: dict[str, Any]
+) -> None:
+    """Every reason of every dimension points at fields of the observation (or where an absent
+    optional value would stand, at most its object and key missing)."""
+    from scorecard.scoring import raw_dimension_results
+    from scorecard.validation import accept_observation
+
+    observation, _ = accept_observation(document)
+    if observation["classification"] in ("infrastructure_failure", "skipped"):
+        return
+    for result in raw_dimension_results(observation, catalog[observation["caseId"]]).values():
+        for reason in result.reasons:
+            assert reason.pointers
+            for pointer in reason.pointers:
+                assert _existing_prefix_gap(document, pointer) <= 2, (reason.text, pointer)
