@@ -30,9 +30,9 @@ from .wire import ObservationDict, ScorecardDict
 __all__ = [
     "RECORD_SCHEMA",
     "STREAMING_FORMATS",
-    "Tally",
     "RunSummary",
     "ScoredRecord",
+    "Tally",
     "score_paths",
     "score_record",
     "score_records",

@@ -62,7 +62,12 @@ def score(
         ),
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write here (atomically) instead of stdout.")
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Write here (atomically) instead of stdout. A .parquet name writes the scored "
+            "records as columns (docs/records.md).",
+        ),
     ] = None,
     errors_file: Annotated[
         Path | None,
@@ -72,6 +77,14 @@ def score(
         Path | None,
         typer.Option("--cases", help="Case catalog folder (default: the repository's cases/)."),
     ] = None,
+    partition_by_bundle: Annotated[
+        bool,
+        typer.Option(
+            "--partition-by-bundle",
+            help="With --out X.parquet: write a dataset folder with one bundle=<id> partition "
+            "per bundle.",
+        ),
+    ] = False,
     workers: Annotated[
         int | None,
         typer.Option(
@@ -93,58 +106,92 @@ def score(
     except InputError as error:
         print_errors([error])
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    parquet = out is not None and out.suffix == ".parquet"
+    if parquet:
+        output_format = OutputFormat.records  # the rows are made from scored records
+    elif partition_by_bundle:
+        print_errors(
+            [InputError("needs --out FILE.parquet", rule="usage", source="--partition-by-bundle")]
+        )
+        raise typer.Exit(EXIT_BAD_INPUT)
     if output_format is None:
         interactive = out is None and sys.stdout.isatty()
         output_format = OutputFormat.table if interactive else OutputFormat.jsonl
     summary = RunSummary()
     errors: list[InputError] = []
-    collected: list[ScoredRecord] | None = (
-        [] if output_format in (OutputFormat.table, OutputFormat.json) else None
-    )
+    workers = workers or default_workers()
+    if output_format.value in STREAMING_FORMATS and workers > 1:
+        results: Iterator[ScoredRecord | str | InputError] = score_lines_parallel(
+            paths,
+            cases=cases,
+            policy=policy,
+            workers=workers,
+            output_format=output_format.value,
+            bundle_id=bundle_id,
+            summary=summary,
+        )
+    else:
+        results = score_paths(
+            paths, catalog=catalog, policy=policy, bundle_id=bundle_id, summary=summary
+        )
     with contextlib.ExitStack() as stack:
-        stream: IO[str] = stack.enter_context(atomic_writer(out)) if out is not None else sys.stdout
         error_stream = (
             stack.enter_context(atomic_writer(errors_file)) if errors_file is not None else None
         )
-        streaming = output_format.value in STREAMING_FORMATS
-        workers = workers or default_workers()
-        results: Iterator[ScoredRecord | str | InputError] = (
-            score_lines_parallel(
-                paths,
-                cases=cases,
-                policy=policy,
-                workers=workers,
-                output_format=output_format.value,
-                bundle_id=bundle_id,
-                summary=summary,
-            )
-            if streaming and workers > 1
-            else score_paths(
-                paths, catalog=catalog, policy=policy, bundle_id=bundle_id, summary=summary
-            )
-        )
-        for result in results:
-            if isinstance(result, InputError):
-                errors.append(result)
-                if error_stream is not None:
-                    error_stream.write(json.dumps(result.to_record(), ensure_ascii=False) + "\n")
-            elif isinstance(result, str):
-                stream.write(result + "\n")
-            elif collected is not None:
-                collected.append(result)
-            else:
-                stream.write(result.render(output_format.value) + "\n")
-        if collected is not None:
-            if output_format is OutputFormat.json:
-                stream.write(js_json([item.scorecard_json() for item in collected], 2) + "\n")
-            else:
-                from scorecard.render import scorecard_table
 
-                scorecard_table(collected, stream)
+        def accepted() -> Iterator[ScoredRecord | str]:
+            for result in results:
+                if isinstance(result, InputError):
+                    errors.append(result)
+                    if error_stream is not None:
+                        error_stream.write(
+                            json.dumps(result.to_record(), ensure_ascii=False) + "\n"
+                        )
+                else:
+                    yield result
+
+        if parquet:
+            assert out is not None
+            _write_parquet(accepted(), out, partition_by_bundle=partition_by_bundle)
+        else:
+            stream: IO[str] = (
+                stack.enter_context(atomic_writer(out)) if out is not None else sys.stdout
+            )
+            _write_text(accepted(), stream, output_format)
     print_errors(errors)
     sys.stderr.write(summary.line() + "\n")
     if summary.rejected:
         raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _write_text(
+    results: Iterator[ScoredRecord | str], stream: IO[str], output_format: OutputFormat
+) -> None:
+    if output_format.value in STREAMING_FORMATS:
+        for result in results:
+            text = result if isinstance(result, str) else result.render(output_format.value)
+            stream.write(text + "\n")
+        return
+    records = [result for result in results if isinstance(result, ScoredRecord)]
+    if output_format is OutputFormat.json:
+        stream.write(js_json([record.scorecard_json() for record in records], 2) + "\n")
+    else:
+        from scorecard.render import scorecard_table
+
+        scorecard_table(records, stream)
+
+
+def _write_parquet(
+    results: Iterator[ScoredRecord | str], out: Path, *, partition_by_bundle: bool
+) -> None:
+    from scorecard.aggregate_input import record_row, scored_row
+    from scorecard.columnar import write_parquet
+
+    rows = (
+        record_row(json.loads(result)) if isinstance(result, str) else scored_row(result)
+        for result in results
+    )
+    write_parquet(rows, out, partition_by_bundle=partition_by_bundle)
 
 
 def register(app: typer.Typer) -> None:
