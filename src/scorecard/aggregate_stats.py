@@ -1,0 +1,291 @@
+"""Statistics behind honest comparisons: intervals, exact tests, resampling, reliability.
+
+Everything here is pure numpy on plain arrays (no frames), so each function can be checked
+against an independent computation. Randomness only comes from a ``numpy.random.Generator``
+derived from an explicit seed (:func:`seeded_generator`); the same seed and inputs give the same
+numbers. Definitions and their rationale are in ``docs/aggregation.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from statistics import NormalDist
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "EXACT_SIGN_FLIP_LIMIT",
+    "FloatArray",
+    "Interval",
+    "cluster_bootstrap_means",
+    "holm_adjust",
+    "mcnemar_exact",
+    "paired_bootstrap_means",
+    "pareto_frontier",
+    "percentile_interval",
+    "reference_p95",
+    "reliability_curves",
+    "seeded_generator",
+    "sign_flip_test",
+    "wilson_interval",
+    "wilson_intervals",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Up to this many paired units the sign-flip test enumerates all 2**n sign vectors.
+EXACT_SIGN_FLIP_LIMIT = 16
+#: Above this many discordant pairs the McNemar tail is summed in log space, not as fractions.
+_EXACT_BINOMIAL_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with the bounds of its confidence interval."""
+
+    estimate: float
+    """The point estimate (NaN when there is no data)."""
+    low: float
+    """Lower bound (NaN when there is no data)."""
+    high: float
+    """Upper bound (NaN when there is no data)."""
+
+
+def _z(confidence: float) -> float:
+    if not 0 < confidence < 1:
+        raise ValueError("confidence must be strictly between 0 and 1")
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def seeded_generator(seed: int, key: Sequence[object] = ()) -> np.random.Generator:
+    """A generator for ``seed`` and a group ``key``: the same pair always gives the same stream.
+
+    Deriving the stream from the group's own key (not its position) keeps a group's interval
+    unchanged when other groups are added or removed.
+    """
+    if seed < 0:
+        raise ValueError("seed must be a non-negative integer")
+    digest = hashlib.sha256("\x1f".join(str(part) for part in key).encode("utf-8")).digest()
+    words = [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
+    return np.random.default_rng(np.random.SeedSequence([seed, *words]))
+
+
+def wilson_intervals(
+    successes: npt.ArrayLike, trials: npt.ArrayLike, confidence: float = 0.95
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Rates with their Wilson score intervals, element-wise; NaN where ``trials`` is 0."""
+    z = _z(confidence)
+    x = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = x / n
+        z2n = z * z / n
+        centre = (rate + z2n / 2) / (1 + z2n)
+        half = z / (1 + z2n) * np.sqrt(rate * (1 - rate) / n + z2n / (4 * n))
+    empty = n <= 0
+    rate = np.where(empty, np.nan, rate)
+    low = np.where(empty, np.nan, np.clip(centre - half, 0.0, 1.0))
+    high = np.where(empty, np.nan, np.clip(centre + half, 0.0, 1.0))
+    # The closed form gives 0 and 1 exactly in exact arithmetic; keep rounding from hiding them.
+    low = np.where(x == 0, 0.0, low)
+    high = np.where(x == n, 1.0, high)
+    low = np.where(empty, np.nan, low)
+    high = np.where(empty, np.nan, high)
+    return rate, low, high
+
+
+def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> Interval:
+    """The rate ``successes / trials`` with its Wilson score interval (NaN when no trials)."""
+    if successes < 0 or trials < 0 or successes > trials:
+        raise ValueError("need 0 <= successes <= trials")
+    rate, low, high = wilson_intervals([successes], [trials], confidence)
+    return Interval(float(rate[0]), float(low[0]), float(high[0]))
+
+
+def mcnemar_exact(current_only: int, baseline_only: int) -> float:
+    """Two-sided exact McNemar p-value: binomial(b + c, 1/2) tail at min(b, c), doubled, <= 1."""
+    if current_only < 0 or baseline_only < 0:
+        raise ValueError("discordant counts must be non-negative")
+    n = current_only + baseline_only
+    k = min(current_only, baseline_only)
+    if n == 0 or 2 * k >= n:
+        return 1.0
+    if n <= _EXACT_BINOMIAL_LIMIT:
+        term, total = 1, 1  # C(n, 0); each next coefficient from the last, in exact integers
+        for index in range(k):
+            term = term * (n - index) // (index + 1)
+            total += term
+        return float(min(Fraction(1), Fraction(2 * total, 2**n)))
+    # log C(n, i) - n log 2 built up term by term; the tail is summed relative to its largest term.
+    i = np.arange(1, k + 1, dtype=np.float64)
+    log_terms = np.concatenate(([0.0], np.cumsum(np.log((n - i + 1) / i)))) - n * math.log(2)
+    top = float(log_terms.max())
+    log_tail = top + math.log(float(np.exp(log_terms - top).sum()))
+    return min(1.0, 2 * math.exp(log_tail))
+
+
+def _sign_matrix(n: int) -> npt.NDArray[np.int8]:
+    codes = np.arange(2**n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)
+    return ((codes & 1) * 2 - 1).astype(np.int8)
+
+
+def sign_flip_test(
+    differences: npt.ArrayLike,
+    *,
+    seed: int,
+    key: Sequence[object] = (),
+    resamples: int = 20_000,
+) -> tuple[FloatArray, Literal["exact", "monte_carlo"]]:
+    """Two-sided sign-flip p-values for the mean of each column of paired ``differences``.
+
+    ``differences`` is (units x statistics). Up to :data:`EXACT_SIGN_FLIP_LIMIT` units every
+    one of the 2**n sign vectors is enumerated; above it ``resamples`` seeded random sign vectors
+    give ``(1 + hits) / (1 + resamples)``. Sums within a tiny tolerance of the observed one count
+    as ties (floating-point sums of the same values in another order may differ in the last bit).
+    """
+    values = np.asarray(differences, dtype=np.float64)
+    if values.ndim == 1:
+        values = values[:, None]
+    n = values.shape[0]
+    observed = np.abs(values.sum(axis=0))
+    tolerance = 1e-12 * (1.0 + np.abs(values).sum(axis=0))
+    if n <= EXACT_SIGN_FLIP_LIMIT:
+        sums = _sign_matrix(n).astype(np.float64) @ values
+        hits = (np.abs(sums) >= observed - tolerance).sum(axis=0)
+        return hits / float(2**n), "exact"
+    rng = seeded_generator(seed, ("sign-flip", *key))
+    hits = np.zeros(values.shape[1], dtype=np.int64)
+    chunk = max(1, 2_000_000 // max(n, 1))
+    remaining = resamples
+    while remaining > 0:
+        size = min(chunk, remaining)
+        signs = rng.integers(0, 2, size=(size, n), dtype=np.int8) * 2 - 1
+        sums = signs.astype(np.float64) @ values
+        hits += (np.abs(sums) >= observed - tolerance).sum(axis=0)
+        remaining -= size
+    return (1.0 + hits) / (1.0 + resamples), "monte_carlo"
+
+
+def _resample_counts(rng: np.random.Generator, units: int, resamples: int) -> IntArray:
+    """How often each unit is drawn in each of ``resamples`` draws of ``units`` with replacement."""
+    drawn = rng.integers(0, units, size=(resamples, units))
+    offsets = (np.arange(resamples, dtype=np.int64) * units)[:, None]
+    counts = np.bincount((drawn + offsets).ravel(), minlength=resamples * units)
+    return counts.reshape(resamples, units).astype(np.int64)
+
+
+def percentile_interval(
+    replicates: FloatArray, confidence: float = 0.95
+) -> tuple[FloatArray, FloatArray]:
+    """Percentile bounds of bootstrap ``replicates`` (resamples x statistics), linear rule."""
+    _z(confidence)
+    tail = (1 - confidence) / 2 * 100
+    bounds = np.percentile(replicates, [tail, 100 - tail], axis=0)
+    return bounds[0], bounds[1]
+
+
+def cluster_bootstrap_means(
+    sums: npt.ArrayLike,
+    counts: npt.ArrayLike,
+    *,
+    rng: np.random.Generator,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Means of pooled rows with cluster-bootstrap percentile intervals.
+
+    ``sums`` is (clusters x statistics): each cluster's (case's) sum of each statistic over its
+    rows; ``counts`` the rows per cluster. Each replicate draws as many clusters as there are,
+    with replacement, and pools their rows. Returns (estimate, low, high) per statistic.
+    """
+    cluster_sums = np.asarray(sums, dtype=np.float64)
+    if cluster_sums.ndim == 1:
+        cluster_sums = cluster_sums[:, None]
+    cluster_counts = np.asarray(counts, dtype=np.float64)
+    statistics = cluster_sums.shape[1]
+    if cluster_sums.shape[0] == 0 or cluster_counts.sum() <= 0:
+        empty = np.full(statistics, np.nan)
+        return empty, empty.copy(), empty.copy()
+    estimate = cluster_sums.sum(axis=0) / cluster_counts.sum()
+    weights = _resample_counts(rng, cluster_sums.shape[0], resamples).astype(np.float64)
+    replicates = (weights @ cluster_sums) / (weights @ cluster_counts)[:, None]
+    low, high = percentile_interval(replicates, confidence)
+    return estimate, low, high
+
+
+def paired_bootstrap_means(
+    differences: npt.ArrayLike,
+    *,
+    rng: np.random.Generator,
+    resamples: int = 10_000,
+    confidence: float = 0.95,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Mean paired difference per column with a percentile interval from resampling units."""
+    values = np.asarray(differences, dtype=np.float64)
+    if values.ndim == 1:
+        values = values[:, None]
+    n = values.shape[0]
+    if n == 0:
+        empty = np.full(values.shape[1], np.nan)
+        return empty, empty.copy(), empty.copy()
+    weights = _resample_counts(rng, n, resamples).astype(np.float64)
+    replicates = (weights @ values) / n
+    low, high = percentile_interval(replicates, confidence)
+    return values.mean(axis=0), low, high
+
+
+def holm_adjust(p_values: npt.ArrayLike) -> FloatArray:
+    """Holm step-down adjusted p-values in the input order; NaN entries stay NaN, outside the family."""
+    values = np.asarray(p_values, dtype=np.float64)
+    adjusted = np.full(values.shape, np.nan)
+    present = np.flatnonzero(~np.isnan(values))
+    m = present.size
+    if m == 0:
+        return adjusted
+    order = present[np.argsort(values[present], kind="stable")]
+    scaled = np.minimum(1.0, (m - np.arange(m)) * values[order])
+    adjusted[order] = np.maximum.accumulate(scaled)
+    return adjusted
+
+
+def reliability_curves(repetitions: int, passes: int) -> tuple[FloatArray, FloatArray]:
+    """pass@k = 1 - C(n-c, k)/C(n, k) and pass^k = C(c, k)/C(n, k) for k = 1..n.
+
+    Both ratios are products of k factors ((n-c-i)/(n-i) and (c-i)/(n-i)), so all k come from
+    one cumulative product without huge binomial coefficients.
+    """
+    n, c = repetitions, passes
+    if n < 0 or not 0 <= c <= n:
+        raise ValueError("need 0 <= passes <= repetitions")
+    i = np.arange(n, dtype=np.float64)
+    none_pass = np.cumprod(np.clip((n - c - i) / (n - i), 0.0, None), dtype=np.float64)
+    all_pass = np.cumprod(np.clip((c - i) / (n - i), 0.0, None), dtype=np.float64)
+    return 1.0 - none_pass, all_pass
+
+
+def reference_p95(values: npt.ArrayLike) -> float:
+    """The reference p95: sorted values at index ceil(0.95 n) - 1; NaN for no values."""
+    array = np.asarray(values, dtype=np.float64)
+    array = array[~np.isnan(array)]
+    if array.size == 0:
+        return math.nan
+    index = math.ceil(0.95 * array.size) - 1
+    return float(np.partition(array, index)[index])
+
+
+def pareto_frontier(quality: npt.ArrayLike, cost: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """True for points no other point beats (quality >= and cost <=, one strictly); NaN is off."""
+    q = np.asarray(quality, dtype=np.float64)
+    c = np.asarray(cost, dtype=np.float64)
+    known = ~(np.isnan(q) | np.isnan(c))
+    better_or_equal = (q[None, :] >= q[:, None]) & (c[None, :] <= c[:, None])
+    strictly = (q[None, :] > q[:, None]) | (c[None, :] < c[:, None])
+    dominated = (better_or_equal & strictly & known[None, :]).any(axis=1)
+    return known & ~dominated
