@@ -119,3 +119,28 @@ def test_score_writes_parquet_identically_for_any_worker_count(tmp_path: Path) -
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]
     assert pq.read_metadata(tmp_path / "w1.parquet").num_rows == 560
+
+
+@pytest.mark.parametrize("partition", [False, True])
+def test_the_aggregation_frame_reads_parquet(tmp_path: Path, partition: bool) -> None:
+    """records_frame over a Parquet file or dataset equals the frame scored from observations."""
+    import pandas as pd
+
+    from scorecard.aggregate import records_frame
+
+    path = tmp_path / "scored.parquet"
+    args = [
+        sys.executable,
+        "-m",
+        "scorecard",
+        "score",
+        SAMPLE,
+        "--out",
+        str(path),
+        "--workers",
+        "1",
+    ]
+    if partition:
+        args.append("--partition-by-bundle")
+    assert subprocess.run(args, capture_output=True, check=False).returncode == 0
+    pd.testing.assert_frame_equal(records_frame(path), records_frame([SAMPLE]))

@@ -28,6 +28,7 @@ __all__ = [
     "LoadedRecords",
     "Row",
     "count_input_files",
+    "is_parquet",
     "is_records_file",
     "load_records",
     "record_row",
@@ -313,6 +314,34 @@ def is_records_file(path: str | Path) -> bool:
     return isinstance(first, Mapping) and first.get("schema") == RECORD_SCHEMA
 
 
+def is_parquet(path: str | Path) -> bool:
+    """Whether ``path`` is a Parquet file or dataset folder written by ``scorecard score``."""
+    return Path(path).suffix == ".parquet" and Path(path).exists()
+
+
+def _read_parquet(path: Path, loaded: LoadedRecords) -> None:
+    from .columnar import read_parquet_rows  # pyarrow only when Parquet is read
+
+    try:
+        rows = read_parquet_rows(path)
+    except (OSError, ValueError) as error:  # pyarrow's errors derive from these
+        loaded.errors.append(
+            InputError(
+                f"cannot read Parquet: {type(error).__name__}", rule="unreadable", source=str(path)
+            )
+        )
+        return
+    for row in rows:
+        loaded.add(row)
+
+
+def _read_scored(path: Path, loaded: LoadedRecords) -> None:
+    if is_parquet(path):
+        _read_parquet(path, loaded)
+    else:
+        _read_records_file(path, loaded)
+
+
 def count_input_files(paths: Sequence[str | Path]) -> int:
     """How many files :func:`load_records` will read (for a progress bar's total)."""
     return sum(
@@ -372,19 +401,20 @@ def load_records(
 ) -> LoadedRecords:
     """Read scored-record files and score observation files/folders, in the order given.
 
-    A ``.jsonl`` file whose first record is a ``scorecard.record.v1`` is read as records; any
+    A ``.jsonl`` file whose first record is a ``scorecard.record.v1`` is read as records, a
+    ``.parquet`` file or bundle-partitioned dataset (``scorecard score --out X.parquet``) as rows; any
     other path is scored with ``catalog`` (default: :func:`~scorecard.catalog.load_catalog`) and
     ``policy`` in one scoring run, so repetitions are numbered across all of them. ``on_file`` is
     called with each file name as reading reaches it (progress bars). Problems never stop the
     reading: they are collected, located, in :attr:`LoadedRecords.errors`.
     """
     loaded = LoadedRecords()
-    kinds = [(str(given), is_records_file(given)) for given in paths]
+    kinds = [(str(given), is_records_file(given) or is_parquet(given)) for given in paths]
     if all(is_records for _, is_records in kinds):
         for given, _ in kinds:
             if on_file is not None:
                 on_file(given)
-            _read_records_file(Path(given), loaded)
+            _read_scored(Path(given), loaded)
         return loaded
 
     def observations() -> Iterator[RawRecord | InputError]:
@@ -393,7 +423,7 @@ def load_records(
             if is_records:
                 if on_file is not None:
                     on_file(given)
-                _read_records_file(Path(given), loaded)
+                _read_scored(Path(given), loaded)
             else:
                 raw: Iterable[RawRecord | InputError] = read_records([given])
                 yield from (_announce(raw, on_file) if on_file is not None else raw)
