@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .models import CaseAssertions, WorkflowCase
 from .secrets import redact
@@ -28,9 +28,8 @@ __all__ = ["AuditSummary", "Finding", "audit_observation", "summarize_findings"]
 Status = Literal["passed", "failed", "not_observed"]
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One assertion checked against one observation."""
+class Finding(NamedTuple):
+    """One assertion checked against one observation (a tuple: cheap to make by the dozen)."""
 
     code: str
     """Stable machine-readable name, e.g. ``run_status_mismatch``."""
