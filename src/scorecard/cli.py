@@ -24,7 +24,7 @@ app = typer.Typer(
 )
 
 #: Command modules under ``scorecard.commands``; each defines ``register(app)``.
-COMMAND_MODULES = ("score", "bundle_id", "explain", "compare", "plot", "gate")
+COMMAND_MODULES = ("score", "bundle_id", "explain", "compare", "plot", "gate", "distributed")
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"scorecard.commands.{_name}").register(app)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import tempfile
+import urllib.parse
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -94,11 +94,8 @@ def _umask() -> int:
 
 
 def _bundle_folder(bundle: str) -> str:
-    # Hive partition values are path segments: escape what a file system would misread.
-    safe = "".join(
-        char if char.isalnum() or char in "._-" else f"%{ord(char):02X}" for char in bundle
-    )
-    return f"bundle={safe}"
+    # Hive partition values are path segments: percent-encode (UTF-8) all but unreserved chars.
+    return "bundle=" + urllib.parse.quote(bundle, safe="")
 
 
 def write_parquet(
@@ -168,8 +165,7 @@ def _write_partitions(rows: Iterable[Row], folder: Path) -> int:
 
 
 def _bundle_from_folder(name: str) -> str:
-    value = name.removeprefix("bundle=")
-    return re.sub("%([0-9A-F]{2})", lambda match: chr(int(match.group(1), 16)), value)
+    return urllib.parse.unquote(name.removeprefix("bundle="))
 
 
 def _rows_of(table: pa.Table, schema: pa.Schema) -> list[list[Any]]:

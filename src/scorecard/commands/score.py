@@ -94,12 +94,40 @@ def score(
             show_default=False,
         ),
     ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            help="Score on the Dask cluster at this address (tcp://host:8786; local: a cluster "
+            "on this machine) into the --out X.parquet dataset, partitioned by bundle "
+            "(docs/distributed.md). Needs scorecard[distributed].",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Score observations into eight-dimension v2 scorecards.
 
     Exit status: 0 when every record was scored, 2 when any was rejected or an argument is bad
     (the good records are still written). A one-line summary goes to stderr.
     """
+    if scheduler is not None:
+        if out is None or out.suffix != ".parquet":
+            print_errors(
+                [InputError("needs --out DATASET.parquet", rule="usage", source="--scheduler")]
+            )
+            raise typer.Exit(EXIT_BAD_INPUT)
+        from scorecard.commands.distributed import run_on_scheduler
+
+        run_on_scheduler(
+            paths,
+            scheduler=scheduler,
+            out=out,
+            policy_file=policy_file,
+            cases=cases,
+            bundle_id=bundle_id,
+            errors_file=errors_file,
+        )
+        return
     try:
         catalog = load_catalog(cases)
         policy = load_policy(policy_file) if policy_file else Policy()
