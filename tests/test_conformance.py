@@ -12,9 +12,9 @@ from scorecard.catalog import Catalog
 from scorecard.errors import ObservationError
 from scorecard.jsformat import js_json
 from scorecard.policy import Policy
-from scorecard.scoring import score_observation
+from scorecard.scoring import score_observation, score_wire
 from scorecard.secrets import matches_reference_secret
-from scorecard.validation import validate_observation
+from scorecard.validation import accept_observation, validate_observation
 
 from .conftest import CONFORMANCE, assert_valid_scorecard, conformance_rows
 
@@ -62,6 +62,19 @@ def test_scorecard_equals_reference(row: dict[str, Any], catalog: Catalog) -> No
     assert_valid_scorecard(written)
 
 
+@pytest.mark.parametrize("row", SCORED, ids=[row["id"] for row in SCORED])
+def test_the_hot_path_equals_reference(row: dict[str, Any], catalog: Catalog) -> None:
+    """What `scorecard score` writes (recogniser, wire scorer, JS numbers) equals the reference."""
+    observation, _ = accept_observation(row["observation"])
+    card = score_wire(
+        observation,
+        catalog[observation["caseId"]],
+        bundle_id=row["bundleId"],
+        policy=_policy(row["options"]),
+    )
+    assert json.loads(js_json(dict(card))) == row["expected"]
+
+
 @pytest.mark.parametrize("row", REJECTED, ids=[row["id"] for row in REJECTED])
 def test_broken_observation_is_rejected_for_its_rule(row: dict[str, Any]) -> None:
     """Each broken row is rejected naming the rule it breaks, without echoing secrets."""
@@ -69,6 +82,9 @@ def test_broken_observation_is_rejected_for_its_rule(row: dict[str, Any]) -> Non
     with pytest.raises(ObservationError) as raised:
         validate_observation(row["observation"])
     assert raised.value.rule == RULE_BY_SUFFIX[suffix]
+    with pytest.raises(ObservationError) as hot:
+        accept_observation(row["observation"])
+    assert (hot.value.rule, hot.value.pointer) == (raised.value.rule, raised.value.pointer)
     assert not matches_reference_secret(str(raised.value))
     message = row["observation"].get("failure", {}).get("message", "")
     if matches_reference_secret(message):
