@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from .aggregate_compare import ComparisonSettings
 from .errors import PolicyError
+from .io import scoring_policy
 from .models import GATE_DIMENSIONS
 from .policy import Policy
 from .yamltext import parse_yaml
@@ -262,22 +263,5 @@ def gate_policy(text: str, *, source: str) -> tuple[Policy | None, GateRules]:
             )
     policy = None
     if any(key in document for key in _SCORING_KEYS):
-        audit_gate = document.get("auditGate", False)
-        if not isinstance(audit_gate, bool):
-            raise PolicyError(
-                "auditGate must be true or false",
-                rule="policy_type",
-                pointer="/auditGate",
-                source=source,
-                line=parsed.lines.get("/auditGate"),
-            )
-        try:
-            policy = Policy.from_overrides(
-                document.get("weights"),
-                document.get("thresholds"),
-                source=source,
-                audit_gate=audit_gate,
-            )
-        except PolicyError as error:
-            raise error.located(line=parsed.lines.get(error.pointer)) from None
+        policy = scoring_policy(document, source=source, lines=parsed.lines)
     return policy, gate_rules(document.get("gate"), source=source, lines=parsed.lines)

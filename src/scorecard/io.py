@@ -33,6 +33,7 @@ __all__ = [
     "parse_line",
     "raw_lines",
     "read_records",
+    "scoring_policy",
 ]
 
 STDIN = "-"
@@ -285,6 +286,14 @@ def load_policy(path: str | Path) -> Policy:
                 source=source,
                 line=parsed.lines.get(pointer),
             )
+    return scoring_policy(document, source=source, lines=parsed.lines)
+
+
+def scoring_policy(
+    document: dict[str, Any], *, source: str | None, lines: dict[str, int]
+) -> Policy:
+    """The scoring part (``weights``, ``thresholds``, ``auditGate``) of a parsed policy document,
+    errors located at the line of the offending value."""
     audit_gate = document.get("auditGate", False)
     if not isinstance(audit_gate, bool):
         raise PolicyError(
@@ -292,7 +301,7 @@ def load_policy(path: str | Path) -> Policy:
             rule="policy_type",
             pointer="/auditGate",
             source=source,
-            line=parsed.lines.get("/auditGate"),
+            line=lines.get("/auditGate"),
         )
     try:
         return Policy.from_overrides(
@@ -302,4 +311,4 @@ def load_policy(path: str | Path) -> Policy:
             audit_gate=audit_gate,
         )
     except PolicyError as error:
-        raise error.located(line=parsed.lines.get(error.pointer)) from None
+        raise error.located(line=lines.get(error.pointer)) from None
