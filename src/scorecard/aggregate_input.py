@@ -16,7 +16,7 @@ from typing import Any
 
 from .catalog import Catalog, load_catalog
 from .errors import InputError
-from .io import InputFile, RawRecord, discover_inputs, read_records
+from .io import InputFile, RawRecord, discover_inputs, read_json_lines, read_records
 from .jsontext import parse_json_document
 from .models import DIMENSIONS
 from .pipeline import RECORD_SCHEMA, ScoredRecord, score_records
@@ -351,33 +351,15 @@ def count_input_files(paths: Sequence[str | Path]) -> int:
 
 def _read_records_file(path: Path, loaded: LoadedRecords) -> None:
     source = str(path)
-    try:
-        with path.open("rb") as stream:
-            for number, raw in enumerate(stream, start=1):
-                try:
-                    text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-                    if text.strip():
-                        document = parse_json_document(text, source=source, line=number)
-                        loaded.add(record_row(document))
-                except UnicodeDecodeError as error:
-                    loaded.errors.append(
-                        InputError(
-                            f"invalid UTF-8 at byte {error.start}",
-                            rule="invalid_utf8",
-                            source=source,
-                            line=number,
-                        )
-                    )
-                except InputError as error:
-                    loaded.errors.append(error.located(source=source, line=number))
-    except OSError as error:
-        loaded.errors.append(
-            InputError(
-                f"cannot read file: {error.strerror or type(error).__name__}",
-                rule="unreadable",
-                source=source,
-            )
-        )
+    for item in read_json_lines(source):
+        if isinstance(item, InputError):
+            loaded.errors.append(item)
+            continue
+        number, document = item
+        try:
+            loaded.add(record_row(document))
+        except InputError as error:
+            loaded.errors.append(error.located(source=source, line=number))
 
 
 def _announce(

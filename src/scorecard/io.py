@@ -32,6 +32,7 @@ __all__ = [
     "parse_json_file",
     "parse_line",
     "raw_lines",
+    "read_json_lines",
     "read_records",
     "scoring_policy",
 ]
@@ -196,6 +197,25 @@ def parse_json_file(
             yield RawRecord(item, source, None, index, bundle)
     else:
         yield RawRecord(document, source, None, None, bundle)
+
+
+def read_json_lines(path: str) -> Iterator[tuple[int, Any] | InputError]:
+    """(line number, parsed document) of every non-blank line of a JSON Lines file, or the
+    located error of a line (or of the file) that cannot be read."""
+    try:
+        with open(path, "rb") as stream:
+            for number, raw in raw_lines(stream):
+                try:
+                    text = _decode(raw, source=path, line=number)
+                    yield number, parse_json_document(text, source=path, line=number)
+                except InputError as error:
+                    yield error
+    except OSError as error:
+        yield InputError(
+            f"cannot read file: {error.strerror or type(error).__name__}",
+            rule="unreadable",
+            source=path,
+        )
 
 
 def _json_lines(

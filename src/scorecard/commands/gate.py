@@ -33,37 +33,19 @@ _BAD_INPUT_LINE = "gate: ERROR - bad input, nothing judged (see stderr)"
 def _read_records_file(path: str) -> tuple[list[RunFacts], list[InputError]]:
     """The runs of a JSON Lines records file, with every bad line's located error."""
     from scorecard.gate import run_facts
-    from scorecard.jsontext import parse_json_document
+    from scorecard.io import read_json_lines
 
     found: list[RunFacts] = []
     errors: list[InputError] = []
-    try:
-        with open(path, "rb") as stream:
-            for number, raw in enumerate(stream, start=1):
-                try:
-                    text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-                    if text.strip():
-                        document = parse_json_document(text, source=path, line=number)
-                        found.append(run_facts(document))
-                except UnicodeDecodeError as error:
-                    errors.append(
-                        InputError(
-                            f"invalid UTF-8 at byte {error.start}",
-                            rule="invalid_utf8",
-                            source=path,
-                            line=number,
-                        )
-                    )
-                except InputError as error:
-                    errors.append(error.located(source=path, line=number))
-    except OSError as error:
-        errors.append(
-            InputError(
-                f"cannot read file: {error.strerror or type(error).__name__}",
-                rule="unreadable",
-                source=path,
-            )
-        )
+    for item in read_json_lines(path):
+        if isinstance(item, InputError):
+            errors.append(item)
+            continue
+        number, document = item
+        try:
+            found.append(run_facts(document))
+        except InputError as error:
+            errors.append(error.located(source=path, line=number))
     return found, errors
 
 
