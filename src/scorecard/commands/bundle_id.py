@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from scorecard.bundles import parse_manifest
 from scorecard.errors import ManifestError
 
 from . import EXIT_BAD_INPUT
@@ -23,6 +22,8 @@ def bundle_id(
     except (OSError, UnicodeDecodeError) as error:
         sys.stderr.write(f"error: {manifest}: cannot read manifest: {type(error).__name__}\n")
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    from scorecard.bundles import parse_manifest
+
     try:
         info = parse_manifest(text, source=str(manifest))
     except ManifestError as error:

@@ -17,8 +17,6 @@ from typing import Annotated, Any
 import typer
 
 from scorecard.errors import InputError
-from scorecard.io import atomic_writer, load_policy
-from scorecard.policy import Policy
 
 from . import EXIT_BAD_INPUT, print_errors
 
@@ -84,6 +82,8 @@ def run_on_scheduler(
     Exits with 2 (after writing everything) when any record was rejected, like ``score``.
     """
     from scorecard.distributed import refuse_stdin, score_on_dask
+    from scorecard.io import atomic_writer, load_policy
+    from scorecard.policy import Policy
 
     try:
         refuse_stdin(paths)  # before a local cluster is started for nothing

@@ -9,14 +9,8 @@ from typing import Annotated
 
 import typer
 
-from scorecard.catalog import load_catalog
 from scorecard.commands import EXIT_BAD_INPUT, print_errors
 from scorecard.errors import InputError
-from scorecard.explain import explain_record, render_explanation
-from scorecard.io import load_policy
-from scorecard.jsformat import js_json
-from scorecard.pipeline import score_paths
-from scorecard.policy import Policy
 
 
 class ExplainFormat(enum.StrEnum):
@@ -53,6 +47,13 @@ def explain(
 ) -> None:
     """Show each matching run's scorecard, failing dimensions with the fields behind every
     reason (JSON Pointers), and the case-assertion audit."""
+    from scorecard.catalog import load_catalog
+    from scorecard.explain import explain_record, render_explanation
+    from scorecard.io import load_policy
+    from scorecard.jsformat import js_json
+    from scorecard.pipeline import score_paths
+    from scorecard.policy import Policy
+
     try:
         catalog = load_catalog(cases)
         policy = load_policy(policy_file) if policy_file else Policy()

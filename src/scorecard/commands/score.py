@@ -8,19 +8,19 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Annotated
+from typing import IO, TYPE_CHECKING, Annotated
 
 import typer
 
-from scorecard.catalog import load_catalog
 from scorecard.errors import InputError
-from scorecard.io import atomic_writer, load_policy
-from scorecard.jsformat import js_json
-from scorecard.parallel import default_workers, score_lines_parallel
-from scorecard.pipeline import STREAMING_FORMATS, RunSummary, ScoredRecord, score_paths
-from scorecard.policy import Policy
 
 from . import EXIT_BAD_INPUT, print_errors
+
+if TYPE_CHECKING:
+    from scorecard.pipeline import ScoredRecord
+
+# Must match scorecard.pipeline.STREAMING_FORMATS (kept here so --help imports nothing heavy).
+_STREAMING = ("jsonl", "records", "audit")
 
 
 class OutputFormat(enum.StrEnum):
@@ -128,6 +128,12 @@ def score(
             errors_file=errors_file,
         )
         return
+    from scorecard.catalog import load_catalog
+    from scorecard.io import atomic_writer, load_policy
+    from scorecard.parallel import default_workers, score_lines_parallel
+    from scorecard.pipeline import RunSummary, score_paths
+    from scorecard.policy import Policy
+
     try:
         catalog = load_catalog(cases)
         policy = load_policy(policy_file) if policy_file else Policy()
@@ -148,7 +154,7 @@ def score(
     summary = RunSummary()
     errors: list[InputError] = []
     workers = workers or default_workers()
-    if output_format.value in STREAMING_FORMATS and workers > 1:
+    if output_format.value in _STREAMING and workers > 1:
         results: Iterator[ScoredRecord | str | InputError] = score_lines_parallel(
             paths,
             cases=cases,
@@ -195,7 +201,10 @@ def score(
 def _write_text(
     results: Iterator[ScoredRecord | str], stream: IO[str], output_format: OutputFormat
 ) -> None:
-    if output_format.value in STREAMING_FORMATS:
+    from scorecard.jsformat import js_json
+    from scorecard.pipeline import ScoredRecord
+
+    if output_format.value in _STREAMING:
         for result in results:
             text = result if isinstance(result, str) else result.render(output_format.value)
             stream.write(text + "\n")
