@@ -14,6 +14,12 @@ from .pipeline import ScoredRecord
 
 __all__ = ["DIMENSION_ABBREVIATIONS", "scorecard_table"]
 
+_CLASS_LABELS = {
+    "completed": "completed",
+    "candidate_failure": "cand. failure",
+    "infrastructure_failure": "infra failure",
+    "skipped": "skipped",
+}
 DIMENSION_ABBREVIATIONS = {
     "hard_invariants": "HI*",
     "lifecycle_integrity": "LI*",
@@ -43,12 +49,13 @@ def scorecard_table(
         show_lines=False,
     )
     for header in ("bundle", "case", "candidate", "rep", "class"):
-        table.add_column(header, overflow="fold")
+        table.add_column(header, no_wrap=True, min_width=3)
+    # Numbers keep their width on narrow terminals; the id columns give way (with an ellipsis).
     for name in DIMENSIONS:
-        table.add_column(DIMENSION_ABBREVIATIONS[name], justify="right")
-    table.add_column("overall", justify="right")
-    table.add_column("gate")
-    table.add_column("pass")
+        table.add_column(DIMENSION_ABBREVIATIONS[name], justify="right", min_width=4, no_wrap=True)
+    table.add_column("overall", justify="right", min_width=4, no_wrap=True)
+    table.add_column("gate", min_width=3, no_wrap=True)
+    table.add_column("pass", min_width=3, no_wrap=True)
     for record in records:
         card = record.scorecard
         overall = card.overall
@@ -57,7 +64,7 @@ def scorecard_table(
             card.case_id,
             card.candidate_id,
             str(record.repetition),
-            card.classification,
+            _CLASS_LABELS[card.classification],
             *(
                 _cell(card.dimensions[name].score, card.dimensions[name].passed)
                 for name in DIMENSIONS
@@ -67,7 +74,7 @@ def scorecard_table(
             _flag(overall.passed),
         )
     if width is None and not stream.isatty():
-        width = 160  # files and pipes: wide enough for every column, stable for golden files
+        width = 200  # files and pipes: wide enough for every column, stable for golden files
     console = Console(file=stream, width=width, highlight=False, soft_wrap=False)
     console.print(table)
 
