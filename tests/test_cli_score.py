@@ -335,3 +335,34 @@ def test_worker_count_does_not_change_a_byte(tmp_path: Path, output_format: str)
         outputs.append((out.read_bytes(), errors.read_bytes(), done.stderr))
     assert outputs[0] == outputs[1]
     assert outputs[0][0].count(b"\n") == 560
+
+
+def test_an_unreadable_file_is_one_located_error(
+    tmp_path: Path, observation: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that cannot be opened is reported once, by name; the other files are still read."""
+    from scorecard import io as scorecard_io
+    from scorecard.errors import InputError
+    from scorecard.io import RawRecord, read_records
+
+    locked = tmp_path / "a-locked.jsonl"
+    fine = tmp_path / "b-fine.jsonl"
+    for path in (locked, fine):
+        path.write_text(json.dumps(observation) + "\n")
+    real_open = open
+
+    def guarded_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(file) == str(locked):
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(scorecard_io, "open", guarded_open, raising=False)
+    results = list(read_records([str(tmp_path)]))
+    assert [type(result) for result in results] == [InputError, RawRecord]
+    error = results[0]
+    assert isinstance(error, InputError)
+    assert (error.source, error.rule, error.message) == (
+        str(locked),
+        "unreadable",
+        "cannot read file: Permission denied",
+    )
