@@ -4,15 +4,40 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated
+
+import typer
 
 from scorecard.errors import InputError
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_FAILED", "EXIT_OK", "print_errors"]
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "BundleIdOption",
+    "CasesOption",
+    "PolicyOption",
+    "print_errors",
+]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 MAX_ERRORS_SHOWN = 20
+
+# Options several commands share, spelt and documented once.
+CasesOption = Annotated[
+    Path | None,
+    typer.Option("--cases", help="Case catalog folder (default: the repository's cases/)."),
+]
+PolicyOption = Annotated[
+    Path | None,
+    typer.Option("--policy", help="YAML/JSON policy file: weights, thresholds, auditGate."),
+]
+BundleIdOption = Annotated[
+    str | None, typer.Option("--bundle-id", help="Use this bundle id for every record.")
+]
 
 
 def print_errors(errors: Iterable[InputError], *, limit: int = MAX_ERRORS_SHOWN) -> None:

@@ -13,7 +13,7 @@ import typer
 
 from scorecard.errors import InputError
 
-from . import EXIT_BAD_INPUT, print_errors
+from . import EXIT_BAD_INPUT, CasesOption, PolicyOption, print_errors
 
 
 class GroupBy(enum.StrEnum):
@@ -100,14 +100,8 @@ def compare(
     out: Annotated[
         Path | None, typer.Option("--out", help="Write here (atomically) instead of stdout.")
     ] = None,
-    cases: Annotated[
-        Path | None,
-        typer.Option("--cases", help="Case catalog for scoring observations (default: cases/)."),
-    ] = None,
-    policy_file: Annotated[
-        Path | None,
-        typer.Option("--policy", help="YAML/JSON weights/thresholds for scoring observations."),
-    ] = None,
+    cases: CasesOption = None,
+    policy_file: PolicyOption = None,
 ) -> None:
     """Compare candidates (or providers) of one bundle with intervals, or one candidate across
     bundles with paired verdicts (better / worse / inconclusive).

@@ -18,7 +18,7 @@ import typer
 
 from scorecard.errors import InputError
 
-from . import EXIT_BAD_INPUT, print_errors
+from . import EXIT_BAD_INPUT, BundleIdOption, CasesOption, PolicyOption, print_errors
 
 #: ``--scheduler local``: start a cluster of processes on this machine for the run.
 LOCAL = "local"
@@ -148,17 +148,9 @@ def score_dask(
         Path | None,
         typer.Option("--scorecards", help="Also write the v2 scorecards here as JSON Lines."),
     ] = None,
-    policy_file: Annotated[
-        Path | None,
-        typer.Option("--policy", help="YAML/JSON file with weights and/or thresholds."),
-    ] = None,
-    cases: Annotated[
-        Path | None,
-        typer.Option("--cases", help="Case catalog folder (default: the repository's cases/)."),
-    ] = None,
-    bundle_id: Annotated[
-        str | None, typer.Option("--bundle-id", help="Use this bundle id for every record.")
-    ] = None,
+    policy_file: PolicyOption = None,
+    cases: CasesOption = None,
+    bundle_id: BundleIdOption = None,
     errors_file: Annotated[
         Path | None,
         typer.Option("--errors", help="Write one JSON line per rejected record here."),

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import enum
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from scorecard.commands import EXIT_BAD_INPUT, print_errors
+from scorecard.commands import (
+    EXIT_BAD_INPUT,
+    BundleIdOption,
+    CasesOption,
+    PolicyOption,
+    print_errors,
+)
 from scorecard.errors import InputError
 
 
@@ -39,11 +44,9 @@ def explain(
     output_format: Annotated[
         ExplainFormat, typer.Option("--format", help="text for people, json for tools.")
     ] = ExplainFormat.text,
-    policy_file: Annotated[Path | None, typer.Option("--policy", help="Policy file.")] = None,
-    bundle_id: Annotated[
-        str | None, typer.Option("--bundle-id", help="Override bundle id.")
-    ] = None,
-    cases: Annotated[Path | None, typer.Option("--cases", help="Case catalog folder.")] = None,
+    policy_file: PolicyOption = None,
+    bundle_id: BundleIdOption = None,
+    cases: CasesOption = None,
 ) -> None:
     """Show each matching run's scorecard, failing dimensions with the fields behind every
     reason (JSON Pointers), and the case-assertion audit."""

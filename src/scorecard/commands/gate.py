@@ -17,7 +17,7 @@ import typer
 
 from scorecard.errors import InputError
 
-from . import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, print_errors
+from . import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CasesOption, print_errors
 
 if TYPE_CHECKING:
     from scorecard.catalog import Catalog
@@ -136,10 +136,7 @@ def gate(
     seed: Annotated[
         int, typer.Option("--seed", min=0, help="Seed of the bootstrap resampling.")
     ] = 0,
-    cases: Annotated[
-        Path | None,
-        typer.Option("--cases", help="Case catalog for scoring observations (default: cases/)."),
-    ] = None,
+    cases: CasesOption = None,
 ) -> None:
     """Judge a bundle for CI: safety gate, and paired regressions against a baseline.
 

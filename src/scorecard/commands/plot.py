@@ -15,7 +15,7 @@ import typer
 
 from scorecard.errors import InputError
 
-from . import EXIT_BAD_INPUT, print_errors
+from . import EXIT_BAD_INPUT, CasesOption, PolicyOption, print_errors
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure  # noqa: TID251  (a type only; no import at run time)
@@ -121,14 +121,8 @@ def plot(
     image_format: Annotated[
         ImageFormat, typer.Option("--format", help="Image format of `plot all`.")
     ] = ImageFormat.png,
-    cases: Annotated[
-        Path | None,
-        typer.Option("--cases", help="Case catalog for scoring observations (default: cases/)."),
-    ] = None,
-    policy_file: Annotated[
-        Path | None,
-        typer.Option("--policy", help="YAML/JSON weights/thresholds for scoring observations."),
-    ] = None,
+    cases: CasesOption = None,
+    policy_file: PolicyOption = None,
 ) -> None:
     """Plot scored runs: dimension heatmap, overall scores, paired differences, pass^k, quality
     against cost, trends across bundles, candidates by provider.

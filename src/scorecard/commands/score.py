@@ -14,7 +14,7 @@ import typer
 
 from scorecard.errors import InputError
 
-from . import EXIT_BAD_INPUT, print_errors
+from . import EXIT_BAD_INPUT, BundleIdOption, CasesOption, PolicyOption, print_errors
 
 if TYPE_CHECKING:
     from scorecard.pipeline import ScoredRecord
@@ -43,13 +43,8 @@ def score(
             show_default=False,
         ),
     ],
-    policy_file: Annotated[
-        Path | None,
-        typer.Option("--policy", help="YAML/JSON file with weights and/or thresholds."),
-    ] = None,
-    bundle_id: Annotated[
-        str | None, typer.Option("--bundle-id", help="Use this bundle id for every record.")
-    ] = None,
+    policy_file: PolicyOption = None,
+    bundle_id: BundleIdOption = None,
     output_format: Annotated[
         OutputFormat | None,
         typer.Option(
@@ -73,10 +68,7 @@ def score(
         Path | None,
         typer.Option("--errors", help="Write one JSON line per rejected record here."),
     ] = None,
-    cases: Annotated[
-        Path | None,
-        typer.Option("--cases", help="Case catalog folder (default: the repository's cases/)."),
-    ] = None,
+    cases: CasesOption = None,
     partition_by_bundle: Annotated[
         bool,
         typer.Option(
