@@ -14,6 +14,7 @@ from .pipeline import ScoredRecord
 
 __all__ = ["DIMENSION_ABBREVIATIONS", "scorecard_table"]
 
+MIN_WIDTH = 160
 _CLASS_LABELS = {
     "completed": "completed",
     "candidate_failure": "cand. failure",
@@ -42,13 +43,20 @@ def scorecard_table(
     records: Sequence[ScoredRecord], stream: IO[str], *, width: int | None = None
 ) -> None:
     """One row per scorecard: bundle, case, candidate, class, the eight dimensions, overall."""
+    bundles = sorted({record.card["bundleId"] for record in records})
+    one_bundle = len(bundles) == 1
     table = Table(
-        title="scorecards",
+        title=f"scorecards of bundle {bundles[0]}" if one_bundle else "scorecards",
         caption="* gate dimension   "
         + "  ".join(f"{short}={name}" for name, short in DIMENSION_ABBREVIATIONS.items()),
         show_lines=False,
     )
-    for header in ("bundle", "case", "candidate", "rep", "class"):
+    # One bundle goes in the title rather than in a column repeated on every row.
+    for header in (
+        ("case", "candidate", "rep", "class")
+        if one_bundle
+        else ("bundle", "case", "candidate", "rep", "class")
+    ):
         table.add_column(header, no_wrap=True, min_width=3)
     # Numbers keep their width on narrow terminals; the id columns give way (with an ellipsis).
     for name in DIMENSIONS:
@@ -60,7 +68,7 @@ def scorecard_table(
         card = record.scorecard
         overall = card.overall
         table.add_row(
-            card.bundle_id,
+            *(() if one_bundle else (card.bundle_id,)),
             card.case_id,
             card.candidate_id,
             str(record.repetition),
@@ -76,6 +84,9 @@ def scorecard_table(
     if width is None and not stream.isatty():
         width = 200  # files and pipes: wide enough for every column, stable for golden files
     console = Console(file=stream, width=width, highlight=False, soft_wrap=False)
+    if console.width < MIN_WIDTH:
+        # Narrower terminals wrap lines rather than lose numbers to ellipses.
+        console = Console(file=stream, width=MIN_WIDTH, highlight=False, soft_wrap=False)
     console.print(table)
 
 
