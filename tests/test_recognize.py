@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from pydantic import ValidationError
 
@@ -74,4 +76,25 @@ def test_unusual_numbers_fall_back_to_the_models(observation: dict[str, Any]) ->
     observation["metrics"]["attempts"] = 1.0
     assert not is_plainly_valid(observation)
     observation["metrics"]["attempts"] = True
+    assert not is_plainly_valid(observation)
+
+
+@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan, True, -1, -0.5])
+@pytest.mark.parametrize("field", ["costUsd", "settlementMs"])
+def test_numbers_the_models_reject_are_not_recognised(
+    observation: dict[str, Any], field: str, value: Any
+) -> None:
+    """Infinities, NaN, bools and negatives never pass as metric numbers."""
+    observation["metrics"][field] = value
+    assert not models_accept(observation)
+    assert not is_plainly_valid(observation)
+
+
+@pytest.mark.parametrize("value", [math.inf, math.nan, True, "1"])
+def test_efficiency_numbers_the_models_reject_are_not_recognised(
+    observation: dict[str, Any], value: Any
+) -> None:
+    """The same holds for the open-ended numbers of efficiency and budget."""
+    observation["base"]["efficiency"] = {"latencyMs": value}
+    assert not models_accept(observation)
     assert not is_plainly_valid(observation)

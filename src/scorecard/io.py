@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from .bundles import MANIFEST_NAME, BundleInfo, folder_bundle_id, parse_manifest
 from .errors import InputError, ManifestError, PolicyError
-from .jsontext import parse_json_document
+from .jsontext import NOT_PLAIN, parse_json_document, parse_plain_json
 from .policy import Policy
 from .yamltext import parse_yaml
 
@@ -173,11 +173,13 @@ def parse_line(
     raw: bytes, *, number: int, source: str, bundle: BundleInfo
 ) -> RawRecord | InputError:
     """One JSON Lines record parsed, or the located reason it cannot be."""
-    try:
-        text = _decode(raw, source=source, line=number)
-        document = parse_json_document(text, source=source, line=number)
-    except InputError as error:
-        return error
+    document = parse_plain_json(raw)
+    if document is NOT_PLAIN:
+        try:
+            text = _decode(raw, source=source, line=number)
+            document = parse_json_document(text, source=source, line=number)
+        except InputError as error:
+            return error
     return RawRecord(document, source, number, None, bundle)
 
 
@@ -187,11 +189,13 @@ def parse_json_file(
     """The records of a ``.json`` file: one object, or each element of an array."""
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
-    try:
-        document = parse_json_document(_decode(raw, source=source, line=None), source=source)
-    except InputError as error:
-        yield error
-        return
+    document = parse_plain_json(raw)
+    if document is NOT_PLAIN:
+        try:
+            document = parse_json_document(_decode(raw, source=source, line=None), source=source)
+        except InputError as error:
+            yield error
+            return
     if isinstance(document, list):
         for index, item in enumerate(document):
             yield RawRecord(item, source, None, index, bundle)

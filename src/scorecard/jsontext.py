@@ -8,12 +8,40 @@ here, reported with the JSON Pointer of where they stand.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final
+
+import msgspec
 
 from .errors import InputError
 from .pointer import join
 
-__all__ = ["parse_json_document"]
+__all__ = ["NOT_PLAIN", "parse_json_document", "parse_plain_json"]
+
+NOT_PLAIN: Final = object()
+"""What :func:`parse_plain_json` returns for text it leaves to :func:`parse_json_document`."""
+
+_PLAIN_DECODER = msgspec.json.Decoder()
+_PLAIN_ENCODER = msgspec.json.Encoder()
+
+
+def parse_plain_json(raw: bytes) -> Any:
+    """``raw`` parsed in compiled code when it is plain JSON, else :data:`NOT_PLAIN`.
+
+    Plain means written the way runners write it: compact, and re-encoding the parsed value gives
+    back exactly ``raw``. That equality proves what :func:`parse_json_document` would check: no
+    object repeats a key (the re-encoded object would be shorter), every number is finite and
+    parses to the value the standard library gives (a double re-encodes to the same shortest
+    digits only if it is the correctly rounded value of those digits; integers keep every digit),
+    and the text is valid UTF-8. Everything else (whitespace, escapes such as ``\\u00e9``,
+    exponents, errors) is not plain and takes the strict parser, which gives the located error.
+    """
+    try:
+        document = _PLAIN_DECODER.decode(raw)
+        if _PLAIN_ENCODER.encode(document) == raw:
+            return document
+    except (msgspec.DecodeError, RecursionError):
+        pass
+    return NOT_PLAIN
 
 
 class _Duplicates(dict[str, Any]):
@@ -100,6 +128,14 @@ def parse_json_document(
     except RecursionError:
         raise error_type(
             "JSON nested too deeply", rule="too_deep", source=source, line=line
+        ) from None
+    except ValueError:
+        # Python refuses integers of more than `sys.get_int_max_str_digits()` digits.
+        raise error_type(
+            "malformed JSON: a number has too many digits",
+            rule="malformed_json",
+            source=source,
+            line=line,
         ) from None
     problem = _find_problem(document, "") if hooks.flagged else None
     if problem is not None:
