@@ -12,7 +12,7 @@ import pytest
 
 from scorecard.bundles import folder_bundle_id, parse_manifest
 from scorecard.errors import ManifestError
-from scorecard.jsformat import canonical_json, format_js_number
+from scorecard.jsformat import canonical_json, format_js_number, js_json
 
 
 def campaign(**changes: Any) -> dict[str, Any]:
@@ -65,6 +65,21 @@ def campaign(**changes: Any) -> dict[str, Any]:
 def test_numbers_are_spelt_as_javascript_does(value: float, spelling: str) -> None:
     """Number spellings follow ECMAScript Number::toString (values checked in Node.js)."""
     assert format_js_number(value) == spelling
+
+
+@pytest.mark.parametrize(
+    ("value", "spelling"),
+    [
+        (2.0**60, "1152921504606847000"),
+        (3.562276232912935e16, "35622762329129350"),
+        (2.0**53, "9007199254740992"),
+    ],
+)
+def test_js_json_spells_large_integral_doubles_as_javascript_does(
+    value: float, spelling: str
+) -> None:
+    """``JSON.stringify(2 ** 60)`` is 1152921504606847000: shortest digits, not every digit."""
+    assert js_json({"n": value}) == '{"n":' + spelling + "}"
 
 
 def test_canonical_json_sorts_keys_by_utf16_code_units() -> None:

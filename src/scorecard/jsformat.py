@@ -103,7 +103,8 @@ def _js_compatible(value: Any) -> Any:
 
     Python's ``repr`` and JavaScript agree on every other double except those below 1e-4 in
     magnitude (Python switches to exponent notation earlier) and integers beyond 2**53 (which
-    JavaScript rounds); those raise :class:`_NeedsSlowPath`.
+    JavaScript spells with its shortest digits, ``2.0**60`` as ``1152921504606847000``); those
+    raise :class:`_NeedsSlowPath`.
     """
     kind = type(value)
     if kind is dict:
@@ -112,7 +113,7 @@ def _js_compatible(value: Any) -> Any:
         return [_js_compatible(item) for item in value]
     if kind is float:
         if value.is_integer():
-            if abs(value) < 1e21:
+            if abs(value) <= 2**53:
                 return int(value)
             raise _NeedsSlowPath
         if abs(value) < 1e-4 or not math.isfinite(value):

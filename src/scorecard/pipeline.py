@@ -14,12 +14,13 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import IO, Any, NamedTuple
 
-from .audit import Finding, audit_observation, summarize_findings
+from .audit import AuditSummary, Finding, audit_observation, summarize_findings
 from .bundles import BundleInfo
 from .catalog import Catalog
 from .errors import InputError, ObservationError
 from .io import RawRecord, read_records
 from .jsformat import js_json
+from .lines import METRIC_KEYS, RECORD_SCHEMA, record_line, scorecard_line
 from .models import ScorecardV2
 from .policy import Policy
 from .scoring import score_wire
@@ -28,6 +29,7 @@ from .validation import Notice, accept_observation
 from .wire import ObservationDict, ScorecardDict
 
 __all__ = [
+    "METRIC_KEYS",
     "RECORD_SCHEMA",
     "STREAMING_FORMATS",
     "RunSummary",
@@ -39,15 +41,6 @@ __all__ = [
     "sequence_results",
 ]
 
-RECORD_SCHEMA = "scorecard.record.v1"
-_METRIC_KEYS = (
-    "attempts",
-    "toolCount",
-    "timeToFirstVisibleProgressMs",
-    "settlementMs",
-    "totalTokens",
-    "costUsd",
-)
 
 
 @dataclass(frozen=True)
@@ -83,9 +76,13 @@ class ScoredRecord:
             return not any(finding.status == "failed" for finding in self.findings)
         return passed
 
+    def audit_summary(self) -> AuditSummary:
+        """Counts of the audit findings by status."""
+        return summarize_findings(self.findings)
+
     def audit_json(self) -> dict[str, Any]:
         """Audit counts and every finding, for ``--format audit`` and ``explain``."""
-        summary = summarize_findings(self.findings)
+        summary = self.audit_summary()
         return {
             "passed": summary.passed,
             "failed": summary.failed,
@@ -118,7 +115,7 @@ class ScoredRecord:
             "tier": candidate.tier if candidate else None,
             "repetition": self.repetition,
             "classification": observation["classification"],
-            "metrics": {key: metrics[key] for key in _METRIC_KEYS if key in metrics},  # type: ignore[literal-required]
+            "metrics": {key: metrics[key] for key in METRIC_KEYS if key in metrics},  # type: ignore[literal-required]
             "failure": None
             if failure is None
             else {
@@ -148,9 +145,9 @@ class ScoredRecord:
     def render(self, output_format: str) -> str:
         """The record as one output line (no newline) of a streaming format."""
         if output_format == "jsonl":
-            return js_json(self.scorecard_json())
+            return scorecard_line(self.card)
         if output_format == "records":
-            return js_json(self.record_json())
+            return record_line(self)
         if output_format == "audit":
             return js_json(self.audit_line_json())
         raise ValueError(f"not a streaming format: {output_format}")

@@ -1,0 +1,188 @@
+"""Output lines of scored records, assembled from the scorecard's known shape.
+
+:func:`scorecard.jsformat.js_json` is general: it walks any value to respell its numbers as
+JavaScript does, then serialises it. A scorecard has a fixed shape and a handful of numbers, so
+its line is put together from cached pieces instead, several times faster on the hot path.
+``tests/test_lines.py`` checks every line equals ``js_json`` of the same data, byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+from json.encoder import encode_basestring
+from typing import TYPE_CHECKING, Any
+
+from .jsformat import format_js_number, js_json, js_string
+from .secrets import redact
+
+if TYPE_CHECKING:
+    from .pipeline import ScoredRecord
+    from .wire import ScorecardDict
+
+__all__ = [
+    "METRIC_KEYS",
+    "RECORD_SCHEMA",
+    "json_scalar",
+    "json_string",
+    "record_line",
+    "scorecard_line",
+]
+
+RECORD_SCHEMA = "scorecard.record.v1"
+"""Schema name of the scored record (``docs/records.md``)."""
+METRIC_KEYS = (
+    "attempts",
+    "toolCount",
+    "timeToFirstVisibleProgressMs",
+    "settlementMs",
+    "totalTokens",
+    "costUsd",
+)
+"""The observation metrics a record carries, in this order."""
+
+_SAFE = 2**53
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_FLOATS: dict[float, str] = {}
+_STRINGS: dict[str, str] = {}
+_CACHE_LIMIT = 4096
+
+
+def json_string(text: str) -> str:
+    """``text`` quoted as ``JSON.stringify`` quotes it."""
+    cached = _STRINGS.get(text)
+    if cached is not None:
+        return cached
+    if text.isascii() or not _SURROGATE.search(text):
+        quoted = encode_basestring(text)
+    else:
+        quoted = js_string(text)
+    if len(text) <= 64:
+        # Ids, statuses and dimension names repeat on every line; free text mostly does not.
+        if len(_STRINGS) >= _CACHE_LIMIT:
+            _STRINGS.clear()
+        _STRINGS[text] = quoted
+    return quoted
+
+
+def _float(value: float) -> str:
+    cached = _FLOATS.get(value)
+    if cached is None:
+        cached = format_js_number(value)  # -0.0 and 0.0 share an entry: both are "0"
+        if len(_FLOATS) >= _CACHE_LIMIT:
+            _FLOATS.clear()
+        _FLOATS[value] = cached
+    return cached
+
+
+def json_scalar(value: Any) -> str:
+    """A JSON scalar as ``JSON.stringify`` spells it; containers take the general path."""
+    kind = type(value)
+    if kind is str:
+        return json_string(value)
+    if kind is float:
+        return _float(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return str(value) if -_SAFE <= value <= _SAFE else format_js_number(value)
+    if value is None:
+        return "null"
+    return js_json(value)
+
+
+def scorecard_line(card: ScorecardDict) -> str:
+    """The v2 scorecard as one JSON line (reasons redacted), equal to ``js_json`` of it."""
+    parts = [
+        '{"schema":',
+        json_string(card["schema"]),
+        ',"bundleId":',
+        json_string(card["bundleId"]),
+        ',"caseId":',
+        json_string(card["caseId"]),
+        ',"candidateId":',
+        json_string(card["candidateId"]),
+        ',"classification":',
+        json_string(card["classification"]),
+        ',"dimensions":{',
+    ]
+    first = True
+    for name, dimension in card["dimensions"].items():
+        reasons = ",".join(json_string(redact(reason)) for reason in dimension["reasons"])
+        parts.append(
+            f'{"" if first else ","}{json_string(name)}:{{"dimension":'
+            f"{json_string(dimension['dimension'])},"
+            f'"score":{json_scalar(dimension["score"])},'
+            f'"passed":{json_scalar(dimension["passed"])},'
+            f'"gate":{json_scalar(dimension["gate"])},'
+            f'"weight":{json_scalar(dimension["weight"])},'
+            f'"reasons":[{reasons}]}}'
+        )
+        first = False
+    overall = card["overall"]
+    parts.append(
+        f'}},"overall":{{"score":{json_scalar(overall["score"])},'
+        f'"gatePassed":{json_scalar(overall["gatePassed"])},'
+        f'"passed":{json_scalar(overall["passed"])}}}}}'
+    )
+    return "".join(parts)
+
+
+def _object(pairs: list[tuple[str, str]]) -> str:
+    return "{" + ",".join(f"{json_string(key)}:{text}" for key, text in pairs) + "}"
+
+
+def record_line(record: ScoredRecord) -> str:
+    """The scored record (``scorecard.record.v1``) as one line, equal to ``js_json`` of it."""
+    observation = record.observation
+    candidate = record.bundle.candidates.get(observation["candidateId"])
+    metrics = observation["metrics"]
+    failure = observation.get("failure")
+    failure_text = (
+        "null"
+        if failure is None
+        else _object(
+            [
+                ("code", json_string(redact(failure["code"]))),
+                ("category", json_string(failure["category"])),
+                ("retryable", json_scalar(failure["retryable"])),
+                ("message", json_string(redact(failure["message"]))),
+            ]
+        )
+    )
+    summary = record.audit_summary()
+    findings = ",".join(
+        js_json(finding.to_json()) for finding in record.findings if finding.status != "passed"
+    )
+    audit = (
+        f'{{"passed":{summary.passed},"failed":{summary.failed},'
+        f'"notObserved":{summary.not_observed},"findings":[{findings}],'
+        f'"gates":{json_scalar(record.audit_gate)}}}'
+    )
+    metric_pairs = [(key, json_scalar(metrics[key])) for key in METRIC_KEYS if key in metrics]  # type: ignore[literal-required]
+    pairs = [
+        ("schema", json_string(RECORD_SCHEMA)),
+        ("bundleId", json_string(record.card["bundleId"])),
+        ("caseId", json_string(observation["caseId"])),
+        ("candidateId", json_string(observation["candidateId"])),
+        ("provider", json_string(observation["provider"])),
+        ("model", json_scalar(candidate.model if candidate else None)),
+        ("tier", json_scalar(candidate.tier if candidate else None)),
+        ("repetition", json_scalar(record.repetition)),
+        ("classification", json_string(observation["classification"])),
+        ("metrics", _object(metric_pairs)),
+        ("failure", failure_text),
+        (
+            "source",
+            _object(
+                [
+                    ("file", json_string(record.source)),
+                    ("line", json_scalar(record.line)),
+                    ("index", json_scalar(record.index)),
+                ]
+            ),
+        ),
+        ("gatePassed", json_scalar(record.gate_passed)),
+        ("audit", audit),
+        ("scorecard", scorecard_line(record.card)),
+    ]
+    return _object(pairs)
