@@ -31,7 +31,7 @@ def test_small_chunks_on_two_workers_match_the_serial_run(
     parallel = list(
         score_lines_parallel(
             [SAMPLE],
-            cases=ROOT / "cases",
+            catalog=ROOT / "cases",
             policy=Policy(),
             workers=2,
             output_format=output_format,
@@ -48,6 +48,20 @@ def test_only_streaming_formats_run_in_parallel() -> None:
     with pytest.raises(ValueError, match="streaming"):
         next(
             score_lines_parallel(
-                [SAMPLE], cases=None, policy=Policy(), workers=2, output_format="table"
+                [SAMPLE], catalog=None, policy=Policy(), workers=2, output_format="table"
             )
         )
+
+
+def test_a_loaded_catalog_is_handed_to_the_workers(catalog: Catalog) -> None:
+    """Workers given the loaded catalog (as the CLI does) score exactly as the serial run."""
+    serial = [
+        result if isinstance(result, InputError) else result.render("records")
+        for result in score_paths([SAMPLE], catalog=catalog)
+    ]
+    parallel = list(
+        score_lines_parallel(
+            [SAMPLE], catalog=catalog, policy=Policy(), workers=2, output_format="records"
+        )
+    )
+    assert parallel == serial

@@ -61,11 +61,13 @@ scalars = (
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.floats(min_value=-1e-300, max_value=1e-300)
     | st.text()
-    | st.sampled_from(["é", "\u2028", "\x7f", '"', "\\", "\x00", "\ud800", "a\":b"])
+    | st.sampled_from(["é", "\u2028", "\x7f", '"', "\\", "\x00", "\ud800", 'a":b'])
 )
 values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=5)
+    ),
     max_leaves=30,
 )
 

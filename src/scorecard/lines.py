@@ -17,7 +17,7 @@ from .secrets import redact
 
 if TYPE_CHECKING:
     from .pipeline import ScoredRecord
-    from .wire import ScorecardDict
+    from .wire import DimensionDict, ScorecardDict
 
 __all__ = [
     "METRIC_KEYS",
@@ -44,6 +44,8 @@ _SAFE = 2**53
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _FLOATS: dict[float, str] = {}
 _STRINGS: dict[str, str] = {}
+_DIMENSION_HEADS: dict[tuple[Any, ...], str] = {}
+_REASONS: dict[str, str] = {}
 _CACHE_LIMIT = 4096
 
 
@@ -62,6 +64,18 @@ def json_string(text: str) -> str:
             _STRINGS.clear()
         _STRINGS[text] = quoted
     return quoted
+
+
+def _reason(text: str) -> str:
+    """A reason redacted and quoted (cached: reasons repeat from run to run)."""
+    cached = _REASONS.get(text)
+    if cached is None:
+        cached = json_string(redact(text))
+        if len(text) <= 256:
+            if len(_REASONS) >= _CACHE_LIMIT:
+                _REASONS.clear()
+            _REASONS[text] = cached
+    return cached
 
 
 def _float(value: float) -> str:
@@ -90,41 +104,53 @@ def json_scalar(value: Any) -> str:
     return js_json(value)
 
 
-def scorecard_line(card: ScorecardDict) -> str:
-    """The v2 scorecard as one JSON line (reasons redacted), equal to ``js_json`` of it."""
-    parts = [
-        '{"schema":',
-        json_string(card["schema"]),
-        ',"bundleId":',
-        json_string(card["bundleId"]),
-        ',"caseId":',
-        json_string(card["caseId"]),
-        ',"candidateId":',
-        json_string(card["candidateId"]),
-        ',"classification":',
-        json_string(card["classification"]),
-        ',"dimensions":{',
-    ]
-    first = True
-    for name, dimension in card["dimensions"].items():
-        reasons = ",".join(json_string(redact(reason)) for reason in dimension["reasons"])
-        parts.append(
-            f'{"" if first else ","}{json_string(name)}:{{"dimension":'
-            f"{json_string(dimension['dimension'])},"
+def _dimension_head(name: str, dimension: DimensionDict) -> str:
+    """Everything of one dimension entry before its reasons (cached: a few dozen distinct)."""
+    key = (
+        name,
+        dimension["dimension"],
+        dimension["score"],
+        dimension["passed"],
+        dimension["gate"],
+        dimension["weight"],
+    )
+    head = _DIMENSION_HEADS.get(key)
+    if head is None:
+        head = (
+            f'{json_string(name)}:{{"dimension":{json_string(dimension["dimension"])},'
             f'"score":{json_scalar(dimension["score"])},'
             f'"passed":{json_scalar(dimension["passed"])},'
             f'"gate":{json_scalar(dimension["gate"])},'
-            f'"weight":{json_scalar(dimension["weight"])},'
-            f'"reasons":[{reasons}]}}'
+            f'"weight":{json_scalar(dimension["weight"])},"reasons":['
         )
-        first = False
+        if len(_DIMENSION_HEADS) >= _CACHE_LIMIT:
+            _DIMENSION_HEADS.clear()
+        _DIMENSION_HEADS[key] = head
+    return head
+
+
+def scorecard_line(card: ScorecardDict) -> str:
+    """The v2 scorecard as one JSON line (reasons redacted), equal to ``js_json`` of it.
+
+    ``card`` must hold the types :class:`~scorecard.wire.ScorecardDict` declares (booleans only
+    in ``passed`` and ``gate``): the cache of dimension heads relies on it, since ``True == 1``.
+    """
     overall = card["overall"]
-    parts.append(
-        f'}},"overall":{{"score":{json_scalar(overall["score"])},'
+    dimensions = ",".join(
+        _dimension_head(name, dimension)
+        + ",".join([_reason(reason) for reason in dimension["reasons"]])
+        + "]}"
+        for name, dimension in card["dimensions"].items()
+    )
+    return (
+        f'{{"schema":{json_string(card["schema"])},"bundleId":{json_string(card["bundleId"])},'
+        f'"caseId":{json_string(card["caseId"])},'
+        f'"candidateId":{json_string(card["candidateId"])},'
+        f'"classification":{json_string(card["classification"])},"dimensions":{{{dimensions}}},'
+        f'"overall":{{"score":{json_scalar(overall["score"])},'
         f'"gatePassed":{json_scalar(overall["gatePassed"])},'
         f'"passed":{json_scalar(overall["passed"])}}}}}'
     )
-    return "".join(parts)
 
 
 def _object(pairs: list[tuple[str, str]]) -> str:

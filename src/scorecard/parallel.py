@@ -93,9 +93,10 @@ _format = "jsonl"
 _REPETITION_PLACEHOLDER = '"repetition":0,'
 
 
-def _start_worker(cases: Path | None, policy: Policy, output_format: str) -> None:
+def _start_worker(catalog: Catalog | Path | None, policy: Policy, output_format: str) -> None:
     global _catalog, _policy, _format
-    _catalog = load_catalog(cases)
+    # A forked worker inherits a loaded catalog as it is; a spawned one unpickles it.
+    _catalog = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
     _policy = policy
     _format = output_format
 
@@ -148,7 +149,7 @@ def _in_order(
 def score_lines_parallel(
     paths: Iterable[str],
     *,
-    cases: Path | None,
+    catalog: Catalog | Path | None,
     policy: Policy,
     workers: int,
     output_format: str = "jsonl",
@@ -158,7 +159,11 @@ def score_lines_parallel(
     chunk_lines: int = CHUNK_LINES,
 ) -> Iterator[str | InputError]:
     """Output lines of a streaming format (``jsonl``, ``records``, ``audit``), scored on
-    ``workers`` processes, identical to rendering :func:`scorecard.pipeline.score_paths`."""
+    ``workers`` processes, identical to rendering :func:`scorecard.pipeline.score_paths`.
+
+    ``catalog`` is a loaded catalog (handed to the workers as it is), or the folder each worker
+    loads it from (``None``: the bundled cases).
+    """
     if output_format not in STREAMING_FORMATS:
         raise ValueError(f"not a streaming format: {output_format}")
     summary = summary if summary is not None else RunSummary()
@@ -170,7 +175,7 @@ def score_lines_parallel(
         max_workers=workers,
         mp_context=context,
         initializer=_start_worker,
-        initargs=(cases, policy, output_format),
+        initargs=(catalog, policy, output_format),
     ) as executor:
         chunks = _chunks(paths, bundle_id, stdin, chunk_lines)
         for outcome in _in_order(chunks, executor, 2 * workers):

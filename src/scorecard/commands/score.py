@@ -149,7 +149,7 @@ def score(
     if output_format.value in _STREAMING and workers > 1:
         results: Iterator[ScoredRecord | str | InputError] = score_lines_parallel(
             paths,
-            cases=cases,
+            catalog=catalog,
             policy=policy,
             workers=workers,
             output_format=output_format.value,
