@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -128,3 +129,14 @@ def test_scorecards_of_any_numbers_and_text_match(
 def test_scalars_match(value: Any) -> None:
     """Any JSON scalar is spelt as ``js_json`` spells it."""
     assert json_scalar(value) == js_json(value)
+
+
+def test_numbering_a_record_changes_only_its_repetition(catalog: Catalog) -> None:
+    """``numbered`` is ``dataclasses.replace(record, repetition=n)``, field for field."""
+    records = [
+        result
+        for result in score_paths([str(ROOT / "observations")], catalog=catalog)
+        if isinstance(result, ScoredRecord)
+    ][:50]
+    for record in records:
+        assert record.numbered(7) == dataclasses.replace(record, repetition=7)

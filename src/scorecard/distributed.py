@@ -27,7 +27,7 @@ import tempfile
 import uuid
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -213,7 +213,7 @@ def _score_range(
                 continue
             tallies.append(result.tally())
             # The repetition is only its own column (written by the write task); 1 stands in.
-            rows.append(scored_row(replace(result, repetition=1)))
+            rows.append(scored_row(result.numbered(1)))
             if scorecards:
                 lines.append(result.render("jsonl"))
     except OSError as error:

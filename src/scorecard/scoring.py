@@ -487,6 +487,21 @@ def _card(
 
 
 _DEFAULT_POLICY = Policy()
+_PLANS: dict[int, tuple[Policy, tuple[tuple[DimensionName, bool, float, float], ...]]] = {}
+
+
+def _plan(policy: Policy) -> tuple[tuple[DimensionName, bool, float, float], ...]:
+    """(name, gate, weight, threshold) of each dimension in canonical order, once per policy."""
+    known = _PLANS.get(id(policy))
+    if known is None or known[0] is not policy:
+        plan = tuple(
+            (name, name in GATE_DIMENSIONS, policy.weights[name], policy.thresholds[name])
+            for name in DIMENSIONS
+        )
+        if len(_PLANS) >= 64:
+            _PLANS.clear()
+        known = _PLANS[id(policy)] = (policy, plan)
+    return known[1]
 
 
 def score_wire(
@@ -510,30 +525,32 @@ def score_wire(
             for name in DIMENSIONS
         }
         return _card(observation, bundle_id, unscored, None, None, None)
-    policy = policy or _DEFAULT_POLICY
     results = raw_dimension_results(observation, case)
     dimensions: dict[str, DimensionDict] = {}
     weighted_sum = 0.0
     weight_total = 0.0
     all_passed = True
-    for name in DIMENSIONS:
+    gate_passed = True
+    for name, gate, weight, threshold in _plan(policy or _DEFAULT_POLICY):
         result = results[name]
-        gate = name in GATE_DIMENSIONS
-        weight = 0 if gate else policy.weights[name]
-        if not gate:
-            weighted_sum += result.score * weight
+        score = result.score
+        if gate:
+            weight = 0
+        else:
+            weighted_sum += score * weight
             weight_total += weight
-        passed = result.score >= policy.thresholds[name]
+        passed = score >= threshold
         all_passed = all_passed and passed
+        if gate:
+            gate_passed = gate_passed and passed
         dimensions[name] = {
             "dimension": name,
-            "score": result.score,
+            "score": score,
             "passed": passed,
             "gate": gate,
             "weight": weight,
-            "reasons": result.texts,
+            "reasons": [reason.text for reason in result.reasons],
         }
-    gate_passed = all(dimensions[name]["passed"] for name in GATE_DIMENSIONS)
     gated_out = not gate_passed or weight_total == 0
     overall_score = 0.0 if gated_out else weighted_sum / weight_total
     return _card(
