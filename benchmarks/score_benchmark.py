@@ -93,6 +93,32 @@ def run_score(corpus: Path, out: Path, workers: int) -> tuple[float, float]:
     return elapsed, peak_kib / 1024
 
 
+def _spin(count: int) -> int:
+    total = 0
+    for number in range(count):
+        total += number
+    return total
+
+
+def machine_scaling(processes: int, count: int = 20_000_000) -> float:
+    """How much faster ``processes`` busy processes get through ``processes`` loops than one does.
+
+    Two "cores" of a shared virtual machine may be hyperthreads or may be contended: this says
+    what the hardware gave in this run, so the worker speed-up can be read against it.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    start = time.perf_counter()
+    _spin(count)
+    one = time.perf_counter() - start
+    with ProcessPoolExecutor(processes) as executor:
+        list(executor.map(_spin, [1000] * processes))  # start the processes first
+        start = time.perf_counter()
+        list(executor.map(_spin, [count] * processes))
+        many = time.perf_counter() - start
+    return processes * one / many
+
+
 def stage_costs(corpus: Path) -> list[tuple[str, float]]:
     """Microseconds per observation of each stage of the serial path, in this process.
 
@@ -192,15 +218,28 @@ def main() -> int:
         print(
             f"{'json.loads alone (in process)':32} {lines / baseline:9.2f} {baseline:10,.0f} {1:13.2f} {'-':>9}"
         )
+        empty = folder / "empty.jsonl"
+        empty.write_bytes(b"")
+        startup, _ = run_score(empty, folder / "empty-out.jsonl", 1)
+        print(f"{'start-up alone (empty input)':32} {startup:9.2f} {'-':>10} {'-':>13} {'-':>9}")
         digests = set()
+        rates: dict[int, float] = {}
         for workers in arguments.workers:
             out = folder / f"scorecards-{workers}.jsonl"
             elapsed, peak = run_score(corpus, out, workers)
             rate = lines / elapsed
+            rates[workers] = rate
             label = f"scorecard score --workers {workers}"
             print(f"{label:32} {elapsed:9.2f} {rate:10,.0f} {rate / baseline:13.2f} {peak:9.0f}")
             digests.add(hashlib.sha256(out.read_bytes()).hexdigest())
         print(f"\noutputs identical across worker counts: {len(digests) == 1}")
+        most = max(arguments.workers)
+        if most > 1 and 1 in rates:
+            print(
+                f"speed-up of {most} workers over 1: {rates[most] / rates[1]:.2f}x; "
+                f"{most} busy processes on this machine, same run: "
+                f"{machine_scaling(most):.2f}x one"
+            )
         if arguments.stages:
             print("\nserial stage costs (microseconds per observation, in process):")
             for name, micros in stage_costs(corpus):

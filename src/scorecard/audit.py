@@ -119,7 +119,7 @@ def _members(
         if observed is None:
             findings.append(Finding(code, assertion, pointer, "not_observed", item, None))
         elif item in observed:
-            where = f"{pointer}/{list(observed).index(item)}"
+            where = f"{pointer}/{observed.index(item)}"
             findings.append(Finding(code, assertion, where, "passed", item, item))
         else:
             findings.append(Finding(code, assertion, pointer, "failed", item, None, hint))

@@ -10,7 +10,7 @@ is the hot path of every run. :func:`score_observation` is the model-level entry
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .jsformat import format_js_number
@@ -280,20 +280,27 @@ def _wire_trace_checks(events: list[WireEventDict], observed_calls: list[str]) -
     return checks
 
 
+_FLAT_IDS = tuple(
+    (name, (f"/base/trace/{name}",)) for name in ("runId", "sessionId", "turnId", "itemId")
+)
+_FLAT_TERMINAL = ("/base/trace/terminalPresent",)
+_FLAT_RECEIPTS = ("/base/trace/receiptIds", "/base/observedCalls")
+
+
 def _flat_trace_checks(trace: TraceDict, observed_calls: list[str]) -> list[TraceCheck]:
     receipt_ids = trace["receiptIds"]
-    return [
-        ("runId", _is_nonempty_string(trace.get("runId")), ("/base/trace/runId",)),
-        ("sessionId", _is_nonempty_string(trace.get("sessionId")), ("/base/trace/sessionId",)),
-        ("turnId", _is_nonempty_string(trace.get("turnId")), ("/base/trace/turnId",)),
-        ("itemId", _is_nonempty_string(trace.get("itemId")), ("/base/trace/itemId",)),
-        ("terminal", trace["terminalPresent"], ("/base/trace/terminalPresent",)),
+    checks: list[TraceCheck] = [
+        (name, _is_nonempty_string(trace.get(name)), pointers) for name, pointers in _FLAT_IDS
+    ]
+    checks.append(("terminal", trace["terminalPresent"], _FLAT_TERMINAL))
+    checks.append(
         (
             "receipt-per-call",
             len(receipt_ids) >= len(observed_calls) and "" not in receipt_ids,
-            ("/base/trace/receiptIds", "/base/observedCalls"),
-        ),
-    ]
+            _FLAT_RECEIPTS,
+        )
+    )
+    return checks
 
 
 def score_trace_completeness_v1(base: BaseDict) -> DimensionResult:
@@ -321,8 +328,8 @@ _BUDGET_FIELDS = (
 
 def score_quality_efficiency(base: BaseDict) -> DimensionResult:
     """Share of declared budget limits the run stayed within."""
-    budget: dict[str, Any] = dict(base.get("budget") or {})
-    efficiency: dict[str, Any] = dict(base.get("efficiency") or {})
+    budget: Mapping[str, Any] = base.get("budget") or {}
+    efficiency: Mapping[str, Any] = base.get("efficiency") or {}
     declared = 0
     within = 0
     reasons: list[Reason] = []
@@ -332,11 +339,12 @@ def score_quality_efficiency(base: BaseDict) -> DimensionResult:
             continue
         declared += 1
         observed = efficiency.get(label)
+        if observed is not None and observed <= limit:
+            within += 1
+            continue
         pointers = (f"/base/efficiency/{label}", f"/base/budget/{limit_label}")
         if observed is None:
             reasons.append(Reason(f"no observed {label} to check against budget", pointers))
-        elif observed <= limit:
-            within += 1
         else:
             text = f"{label} {format_js_number(observed)} exceeds budget {format_js_number(limit)}"
             reasons.append(Reason(text, pointers))
