@@ -12,7 +12,9 @@ least disturbed by other load). The baseline is the standard library's ``json.lo
 same lines in this process, also the fastest of the rounds. Also printed: the start-up alone (an
 empty input), the speed-up of N workers next to the speed-up N busy processes get on this
 machine in the same run (shared virtual cores rarely give N times one), and with ``--stages``
-the cost of each serial stage. Outputs of every worker count are compared byte for byte. Figures
+the cost of each serial stage. ``--compare-with CHECKOUT`` also times another checkout of the
+repository (say a git worktree of an older commit) in the same rounds. Outputs of every
+configuration are compared byte for byte. Figures
 quoted anywhere in the repository come from this script; machines here are shared, so quote
 ratios from one run.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -78,8 +81,13 @@ print(done.returncode, elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_
 """
 
 
-def run_score(corpus: Path, out: Path, workers: int) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB of the largest process) of one scoring run."""
+def run_score(
+    corpus: Path, out: Path, workers: int, source: Path | None = None
+) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB of the largest process) of one scoring run.
+
+    ``source``: another checkout of this repository whose ``src`` is imported instead.
+    """
     command = [
         sys.executable,
         "-c",
@@ -94,7 +102,12 @@ def run_score(corpus: Path, out: Path, workers: int) -> tuple[float, float]:
         "--workers",
         str(workers),
     ]
-    printed = subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()
+    environment = dict(os.environ)
+    if source is not None:
+        environment["PYTHONPATH"] = str(source.resolve() / "src")
+    printed = subprocess.run(
+        command, capture_output=True, text=True, check=True, env=environment
+    ).stdout.split()
     returncode, elapsed, peak_kib = int(printed[0]), float(printed[1]), int(printed[2])
     if returncode != 0:
         raise SystemExit(f"scorecard score exited {returncode}")
@@ -208,6 +221,12 @@ def main() -> int:
     parser.add_argument(
         "--repeat", type=int, default=3, help="rounds per configuration; the fastest is shown"
     )
+    parser.add_argument(
+        "--compare-with",
+        type=Path,
+        metavar="CHECKOUT",
+        help="also time another checkout of this repository (one worker), e.g. a git worktree",
+    )
     parser.add_argument("--keep", type=Path, help="keep the corpus and outputs in this folder")
     parser.add_argument(
         "--stages", action="store_true", help="also print the cost of each serial stage"
@@ -239,21 +258,27 @@ def main() -> int:
         rates: dict[int, float] = {}
         # Configurations take turns, `--repeat` rounds; each keeps its fastest (least disturbed)
         # round, and the peak memory of that round.
-        best: dict[int, tuple[float, float]] = {}
+        configurations: list[tuple[str, int, Path | None]] = [
+            (f"scorecard score --workers {workers}", workers, None) for workers in arguments.workers
+        ]
+        if arguments.compare_with is not None:
+            configurations.append(
+                (f"--workers 1 of {arguments.compare_with.name}", 1, arguments.compare_with)
+            )
+        best: dict[str, tuple[float, float]] = {}
         for _ in range(arguments.repeat):
-            for workers in arguments.workers:
-                out = folder / f"scorecards-{workers}.jsonl"
-                measured = run_score(corpus, out, workers)
-                best[workers] = min(best.get(workers, measured), measured)
-        for workers in arguments.workers:
-            out = folder / f"scorecards-{workers}.jsonl"
-            elapsed, peak = best[workers]
+            for index, (label, workers, source) in enumerate(configurations):
+                measured = run_score(corpus, folder / f"scorecards-{index}.jsonl", workers, source)
+                best[label] = min(best.get(label, measured), measured)
+        for index, (label, workers, source) in enumerate(configurations):
+            elapsed, peak = best[label]
             rate = lines / elapsed
-            rates[workers] = rate
-            label = f"scorecard score --workers {workers}"
+            if source is None:
+                rates[workers] = rate
             print(f"{label:32} {elapsed:9.2f} {rate:10,.0f} {rate / baseline:13.2f} {peak:9.0f}")
+            out = folder / f"scorecards-{index}.jsonl"
             digests.add(hashlib.sha256(out.read_bytes()).hexdigest())
-        print(f"\noutputs identical across worker counts: {len(digests) == 1}")
+        print(f"\noutputs identical across configurations: {len(digests) == 1}")
         most = max(arguments.workers)
         if most > 1 and 1 in rates:
             print(
