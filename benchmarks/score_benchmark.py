@@ -9,14 +9,14 @@ as one JSON Lines file. Each configuration runs ``scorecard score CORPUS --out F
 process (start-up included) and records wall time and the peak resident memory of the largest
 process; configurations take turns for ``--repeat`` rounds and each shows its fastest round (the
 least disturbed by other load). The baseline is the standard library's ``json.loads`` parsing the
-same lines in this process, also the fastest of the rounds. Also printed: the start-up alone (an
-empty input), the speed-up of N workers next to the speed-up N busy processes get on this
-machine in the same run (shared virtual cores rarely give N times one), and with ``--stages``
-the cost of each serial stage. ``--compare-with CHECKOUT`` also times another checkout of the
-repository (say a git worktree of an older commit) in the same rounds. Outputs of every
-configuration are compared byte for byte. Figures
-quoted anywhere in the repository come from this script; machines here are shared, so quote
-ratios from one run.
+same lines in this process, also the fastest of the rounds. Also printed: pydantic's
+``model_validate_json`` into the full observation model (the issue's other reference), the
+start-up alone (an empty input), the speed-up of N workers next to the speed-up N busy processes
+get on this machine in the same run (shared virtual cores rarely give N times one), and with
+``--stages`` the cost of each serial stage. ``--compare-with CHECKOUT`` also times another
+checkout of the repository (say a git worktree of an older commit) in the same rounds. Outputs
+of every configuration are compared byte for byte. Figures quoted anywhere in the repository
+come from this script; machines here are shared, so quote ratios from one run.
 """
 
 from __future__ import annotations
@@ -68,6 +68,21 @@ def json_loads_rate(path: Path, rounds: int) -> float:
         start = time.perf_counter()
         for line in lines:
             json.loads(line)
+        fastest = min(fastest, time.perf_counter() - start)
+    return len(lines) / fastest
+
+
+def pydantic_rate(path: Path, rounds: int) -> float:
+    """Observations per second that pydantic validates from JSON text into the full model."""
+    from scorecard.models import WorkflowObservation
+
+    with path.open("rb") as stream:
+        lines = stream.readlines()
+    fastest = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for line in lines:
+            WorkflowObservation.model_validate_json(line)
         fastest = min(fastest, time.perf_counter() - start)
     return len(lines) / fastest
 
@@ -247,6 +262,11 @@ def main() -> int:
         )
         print(
             f"{'json.loads alone (in process)':32} {lines / baseline:9.2f} {baseline:10,.0f} {1:13.2f} {'-':>9}"
+        )
+        models = pydantic_rate(corpus, arguments.repeat)
+        print(
+            f"{'pydantic model_validate_json':32} {lines / models:9.2f} {models:10,.0f} "
+            f"{models / baseline:13.2f} {'-':>9}"
         )
         empty = folder / "empty.jsonl"
         empty.write_bytes(b"")
