@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from scorecard import yamltext
 from scorecard.catalog import Catalog, load_catalog, parse_case
 from scorecard.errors import CaseError
 from scorecard.models import CASE_IDS
@@ -45,7 +46,27 @@ def test_the_trace_case_expects_capture_on(catalog: Catalog) -> None:
     assert trace.capture == "on"
 
 
-def test_unquoted_capture_on_is_an_error_with_a_hint() -> None:
+LOADERS = [yaml.SafeLoader] + ([yaml.CSafeLoader] if hasattr(yaml, "CSafeLoader") else [])
+
+
+@pytest.fixture(params=LOADERS, ids=lambda loader: loader.__name__)
+def loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> type:
+    """Each YAML parser the reader may use: PyYAML's own and libyaml's, when built."""
+    monkeypatch.setattr(yamltext, "_LOADER", request.param)
+    return request.param  # type: ignore[no-any-return]
+
+
+def test_both_parsers_read_the_catalog_alike(loader: type) -> None:
+    """Either parser gives the 12 cases, each equal to its file parsed with PyYAML's own."""
+    catalog = load_catalog(ROOT / "cases")
+    assert sorted(catalog) == sorted(CASE_IDS)
+    for path in sorted((ROOT / "cases").glob("*.yaml")):
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        case = catalog[document["id"]]
+        assert case.model_dump(by_alias=True, exclude_none=True) == document
+
+
+def test_unquoted_capture_on_is_an_error_with_a_hint(loader: type) -> None:
     """YAML 1.1 reads `capture: on` as true; that must fail loudly, not mis-score."""
     text = TRACE_CASE.replace('capture: "on"', "capture: on")
     with pytest.raises(CaseError) as raised:
