@@ -209,6 +209,10 @@ def read_json_lines(path: str) -> Iterator[tuple[int, Any] | InputError]:
     try:
         with open(path, "rb") as stream:
             for number, raw in raw_lines(stream):
+                document = parse_plain_json(raw)
+                if document is not NOT_PLAIN:
+                    yield number, document
+                    continue
                 try:
                     text = _decode(raw, source=path, line=number)
                     yield number, parse_json_document(text, source=path, line=number)
