@@ -65,7 +65,7 @@ def test_conformance_lines_match_the_general_serialiser(catalog: Catalog) -> Non
     """Every reference row the engine scores, failures, audit findings and all."""
     checked = 0
     for row in conformance_rows():
-        raw = RawRecord(row["observation"], "conformance.jsonl", 1, None, BundleInfo("b", "b"))
+        raw = RawRecord(row["observation"], "conformance.jsonl", 1, None, BundleInfo("b", "override"))
         result = score_record(raw, catalog=catalog, policy=Policy())
         if isinstance(result, ScoredRecord):
             assert_lines_match(result)
@@ -89,7 +89,7 @@ def test_hostile_text_and_numbers_match(
         document["failure"]["message"] = message
     from scorecard.catalog import load_catalog
 
-    raw = RawRecord(document, "x.jsonl", 7, None, BundleInfo("b", "b"))
+    raw = RawRecord(document, "x.jsonl", 7, None, BundleInfo("b", "override"))
     result = score_record(raw, catalog=load_catalog(), policy=Policy())
     if isinstance(result, ScoredRecord):
         assert_lines_match(result)
