@@ -65,7 +65,9 @@ def test_conformance_lines_match_the_general_serialiser(catalog: Catalog) -> Non
     """Every reference row the engine scores, failures, audit findings and all."""
     checked = 0
     for row in conformance_rows():
-        raw = RawRecord(row["observation"], "conformance.jsonl", 1, None, BundleInfo("b", "override"))
+        raw = RawRecord(
+            row["observation"], "conformance.jsonl", 1, None, BundleInfo("b", "override")
+        )
         result = score_record(raw, catalog=catalog, policy=Policy())
         if isinstance(result, ScoredRecord):
             assert_lines_match(result)

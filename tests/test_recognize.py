@@ -33,8 +33,8 @@ def models_accept(document: Any) -> bool:
 @PROFILE
 @given(corrupted())
 def test_whatever_is_recognised_the_models_accept(document: dict[str, Any]) -> None:
-    """Soundness on corrupted documents: recognised implies valid."""
-    if is_plainly_valid(document):
+    """Soundness on corrupted documents: recognised implies valid (as the readers call it too)."""
+    if is_plainly_valid(document) or is_plainly_valid(document, parsed_json=True):
         assert models_accept(document)
 
 
@@ -98,3 +98,29 @@ def test_efficiency_numbers_the_models_reject_are_not_recognised(
     observation["base"]["efficiency"] = {"latencyMs": value}
     assert not models_accept(observation)
     assert not is_plainly_valid(observation)
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("base", "observedCalls"), ("a", "b")),
+        (("base", "observedCalls"), {"a"}),
+        (("artifactDigests",), frozenset()),
+        (("base", "trace", "receiptIds"), ("r1",)),
+    ],
+)
+def test_python_containers_the_models_refuse_are_not_recognised(
+    observation: dict[str, Any], path: tuple[str, ...], value: Any
+) -> None:
+    """Tuples and sets where lists belong: the models refuse them, so must the recogniser."""
+    target = observation
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    assert not models_accept(observation)
+    assert not is_plainly_valid(observation)
+
+
+def test_parsed_json_is_recognised_without_the_type_walk(observation: dict[str, Any]) -> None:
+    """The readers' documents skip the walk and get the same answer."""
+    assert is_plainly_valid(observation, parsed_json=True) is is_plainly_valid(observation)

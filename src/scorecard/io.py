@@ -54,6 +54,7 @@ class RawRecord:
     """One parsed JSON record and where it came from."""
 
     document: Any
+    """What a JSON parser returns: dicts, lists, str, int, float, bool and None only."""
     source: str
     line: int | None
     index: int | None

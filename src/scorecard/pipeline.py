@@ -255,7 +255,8 @@ def score_record(
     if isinstance(record, InputError):
         return record
     try:
-        observation, notices = accept_observation(record.document)
+        # A RawRecord holds a parsed JSON document (its contract): no type walk needed.
+        observation, notices = accept_observation(record.document, parsed_json=True)
     except ObservationError as error:
         return error.located(source=record.source, line=record.line, index=record.index)
     case = catalog[observation["caseId"]]

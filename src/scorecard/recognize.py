@@ -179,10 +179,37 @@ class _Observation(_Closed):
     failure: _Failure | UnsetType = UNSET
 
 
-def is_plainly_valid(document: Any) -> bool:
-    """True when the models accept ``document`` and it carries no unknown field."""
+def is_plainly_valid(document: Any, *, parsed_json: bool = False) -> bool:
+    """True when the models accept ``document`` and it carries no unknown field.
+
+    ``parsed_json=True`` promises that ``document`` holds only what a JSON parser returns (dict,
+    list, str, int, float, bool, None), as every document the readers produce does. Without that
+    promise the exact types are checked first: msgspec would convert a tuple or a set where a
+    list is expected, which the strict models refuse.
+    """
+    if not parsed_json and not _json_types_only(document):
+        return False
     try:
         msgspec.convert(document, _Observation, strict=True)
     except (msgspec.ValidationError, RecursionError):
         return False
     return True
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _json_types_only(value: Any) -> bool:
+    try:
+        return _only_json_types(value)
+    except RecursionError:
+        return False
+
+
+def _only_json_types(value: Any) -> bool:
+    kind = type(value)
+    if kind is dict:
+        return all(type(key) is str and _only_json_types(item) for key, item in value.items())
+    if kind is list:
+        return all(_only_json_types(item) for item in value)
+    return kind in _SCALARS

@@ -151,15 +151,19 @@ def validate_observation(document: Any) -> WorkflowObservation:
     return observation
 
 
-def accept_observation(document: Any) -> tuple[ObservationDict, tuple[Notice, ...]]:
+def accept_observation(
+    document: Any, *, parsed_json: bool = False
+) -> tuple[ObservationDict, tuple[Notice, ...]]:
     """The hot-path twin of :func:`validate_observation`: same rules, same errors, no model.
 
     Returns the document itself, typed as validated wire data, with its unknown-field notices.
     Plainly valid documents (the usual case) are recognised without building models.
+    ``parsed_json=True`` promises the document is what a JSON parser returned (see
+    :func:`scorecard.recognize.is_plainly_valid`), which spares a walk over it.
     """
     _check_schema(document)
     notices: tuple[Notice, ...] = ()
-    if not is_plainly_valid(document):
+    if not is_plainly_valid(document, parsed_json=parsed_json):
         notices = tuple(collect_unknown_fields(_model(document)))
     check_contract_rules(document)
     return cast("ObservationDict", document), notices
