@@ -366,3 +366,36 @@ def test_an_unreadable_file_is_one_located_error(
         "unreadable",
         "cannot read file: Permission denied",
     )
+
+
+def run_on_a_terminal(*args: str) -> tuple[bytes, int]:
+    """Run `python -m scorecard ARGS` with stderr on a pseudo-terminal: (what it showed, code)."""
+    pty = pytest.importorskip("pty")
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "scorecard", *args], stderr=terminal, stdout=subprocess.DEVNULL
+    )
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            data = os.read(controller, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not data:
+            break
+        shown += data
+    os.close(controller)
+    return shown, process.wait()
+
+
+def test_a_terminal_sees_a_live_count_and_the_output_is_unchanged(tmp_path: Path) -> None:
+    """On a terminal, a transient count of records; the file written is the same bytes."""
+    plain_out, live_out = tmp_path / "plain.jsonl", tmp_path / "live.jsonl"
+    plain = run("score", str(ROOT / "observations"), "--out", str(plain_out))
+    shown, code = run_on_a_terminal("score", str(ROOT / "observations"), "--out", str(live_out))
+    assert plain.returncode == code == 0
+    assert b"scoring:" in shown
+    assert b"scoring:" not in plain.stderr
+    assert b"scored 560, rejected 0" in shown
+    assert live_out.read_bytes() == plain_out.read_bytes()

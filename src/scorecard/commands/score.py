@@ -6,7 +6,7 @@ import contextlib
 import enum
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated
 
@@ -165,8 +165,12 @@ def score(
             stack.enter_context(atomic_writer(errors_file)) if errors_file is not None else None
         )
 
+        tick = stack.enter_context(_progress()) if _progress_wanted(out) else None
+
         def accepted() -> Iterator[ScoredRecord | str]:
-            for result in results:
+            for count, result in enumerate(results, start=1):
+                if tick is not None and count % _PROGRESS_EVERY == 0:
+                    tick(count)
                 if isinstance(result, InputError):
                     errors.append(result)
                     if error_stream is not None:
@@ -188,6 +192,34 @@ def score(
     sys.stderr.write(summary.line() + "\n")
     if summary.rejected:
         raise typer.Exit(EXIT_BAD_INPUT)
+
+
+_PROGRESS_EVERY = 1000
+
+
+def _progress_wanted(out: Path | None) -> bool:
+    """A live count when stderr is a terminal and the output goes elsewhere (a file, a pipe)."""
+    return sys.stderr.isatty() and (out is not None or not sys.stdout.isatty())
+
+
+@contextlib.contextmanager
+def _progress() -> Iterator[Callable[[int], None]]:
+    """A transient count of records read so far on stderr, with the elapsed time."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    columns = (
+        SpinnerColumn(),
+        TextColumn("scoring: {task.completed:,} records"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=Console(file=sys.stderr), transient=True) as progress:
+        task = progress.add_task("scoring", total=None)
+
+        def tick(count: int) -> None:
+            progress.update(task, completed=count)
+
+        yield tick
 
 
 def _write_text(
