@@ -19,7 +19,7 @@ from .pointer import escape
 __all__ = ["ParsedYaml", "parse_yaml"]
 
 _BOOLEAN_WORDS = frozenset({"y", "yes", "n", "no", "on", "off"})
-# libyaml's parser when PyYAML was built with it (nine times faster at start-up), else PyYAML's.
+# libyaml's parser when PyYAML was built with it (much faster at start-up), else PyYAML's.
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
