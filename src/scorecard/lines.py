@@ -2,7 +2,7 @@
 
 :func:`scorecard.jsformat.js_json` is general: it walks any value to respell its numbers as
 JavaScript does, then serialises it. A scorecard has a fixed shape and a handful of numbers, so
-its line is put together from cached pieces instead, several times faster on the hot path.
+its line is put together from cached pieces instead, at a fraction of the cost.
 ``tests/test_lines.py`` checks every line equals ``js_json`` of the same data, byte for byte.
 """
 
