@@ -25,7 +25,6 @@ from scorecard.distributed import (
     SPLIT_BYTES,
     DistributedRun,
     _count_lines,
-    _numbered_lines,
     _plan,
     _range_bytes,
     dask_report,
@@ -33,7 +32,7 @@ from scorecard.distributed import (
     score_on_dask,
 )
 from scorecard.errors import InputError
-from scorecard.io import raw_lines
+from scorecard.io import numbered_lines, raw_lines
 from scorecard.pipeline import RunSummary, ScoredRecord, score_paths
 
 from .conftest import ROOT
@@ -219,7 +218,7 @@ def test_ranges_number_their_lines_as_the_whole_file_does(tmp_path: Path) -> Non
         first_line = 1
         for piece in _plan([str(path)], None, split):
             assert not isinstance(piece, InputError)
-            numbered += _numbered_lines(_range_bytes(piece), first_line)
+            numbered += numbered_lines(_range_bytes(piece), first_line)
             count = _count_lines(piece)
             assert isinstance(count, int)
             first_line += count

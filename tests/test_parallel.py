@@ -16,10 +16,10 @@ SAMPLE = str(ROOT / "observations")
 
 
 @pytest.mark.parametrize(
-    ("output_format", "chunk_lines"), [("jsonl", 7), ("records", 13), ("audit", 1)]
+    ("output_format", "chunk_bytes"), [("jsonl", 7_000), ("records", 30_000), ("audit", 1)]
 )
 def test_small_chunks_on_two_workers_match_the_serial_run(
-    catalog: Catalog, output_format: str, chunk_lines: int
+    catalog: Catalog, output_format: str, chunk_bytes: int
 ) -> None:
     """Chunk boundaries inside files change neither lines, order, run numbers nor the summary."""
     serial_summary = RunSummary()
@@ -36,7 +36,7 @@ def test_small_chunks_on_two_workers_match_the_serial_run(
             workers=2,
             output_format=output_format,
             summary=parallel_summary,
-            chunk_lines=chunk_lines,
+            chunk_bytes=chunk_bytes,
         )
     )
     assert parallel == serial

@@ -19,7 +19,6 @@ inside the functions that use it, so ``import scorecard.distributed`` works with
 from __future__ import annotations
 
 import contextlib
-import io
 import itertools
 import os
 import shutil
@@ -44,9 +43,9 @@ from .io import (
     RawRecord,
     atomic_writer,
     discover_inputs,
+    numbered_lines,
     parse_json_file,
     parse_line,
-    raw_lines,
 )
 from .models import CASE_IDS
 from .pipeline import RunSummary, Tally, score_record
@@ -177,23 +176,13 @@ def _count_lines(piece: _Range) -> int | InputError:
         return _unreadable(piece.source, error)
 
 
-def _numbered_lines(data: bytes, first_line: int) -> Iterator[tuple[int, bytes]]:
-    """:func:`scorecard.io.raw_lines` of one range, numbered from the range's first line."""
-    if first_line == 1:
-        yield from raw_lines(io.BytesIO(data))
-        return
-    # A blank line in front keeps raw_lines' first-line-only BOM rule off this range's first line.
-    for number, raw in raw_lines(io.BytesIO(b"\n" + data)):
-        yield number + first_line - 2, raw
-
-
 def _records(piece: _Range, first_line: int) -> Iterator[RawRecord | InputError]:
     if piece.end is None:
         with open(piece.location, "rb") as stream:
             whole = stream.read()
         yield from parse_json_file(whole, source=piece.source, bundle=piece.bundle)
         return
-    for number, raw in _numbered_lines(_range_bytes(piece), first_line):
+    for number, raw in numbered_lines(_range_bytes(piece), first_line):
         yield parse_line(raw, number=number, source=piece.source, bundle=piece.bundle)
 
 

@@ -23,13 +23,22 @@ from typing import IO
 from .bundles import BundleInfo
 from .catalog import Catalog, load_catalog
 from .errors import InputError
-from .io import STDIN, RawRecord, discover_inputs, parse_json_file, parse_line, raw_lines
+from .io import (
+    STDIN,
+    RawRecord,
+    discover_inputs,
+    line_blocks,
+    numbered_lines,
+    parse_json_file,
+    parse_line,
+)
 from .pipeline import STREAMING_FORMATS, RunSummary, Tally, score_record
 from .policy import Policy
 
 __all__ = ["default_workers", "score_lines_parallel"]
 
-CHUNK_LINES = 1000
+CHUNK_BYTES = 1 << 20
+"""About how much JSON Lines text one worker call scores."""
 
 
 def default_workers() -> int:
@@ -42,11 +51,14 @@ def default_workers() -> int:
 
 @dataclass(frozen=True)
 class _Chunk:
-    """Work for one worker call: raw JSON Lines, or one whole ``.json`` file."""
+    """Work for one worker call: a block of JSON Lines, or one whole ``.json`` file."""
 
     source: str
     bundle: BundleInfo
-    lines: list[tuple[int, bytes]] | None = None
+    block: bytes | None = None
+    """Whole lines of a JSON Lines input, without the last newline."""
+    first_line: int = 1
+    """Number of the block's first line in its file."""
     whole_file: bytes | None = None
 
 
@@ -75,14 +87,20 @@ def _chunks(
 
 
 def _line_chunks(stream: IO[bytes], source: str, bundle: BundleInfo, size: int) -> Iterator[_Chunk]:
-    batch: list[tuple[int, bytes]] = []
-    for line in raw_lines(stream):
-        batch.append(line)
-        if len(batch) == size:
-            yield _Chunk(source, bundle, lines=batch)
-            batch = []
-    if batch:
-        yield _Chunk(source, bundle, lines=batch)
+    """Blocks of whole lines of about ``size`` bytes; the main process never splits lines."""
+    parts: list[bytes] = []
+    first_line = 1
+    gathered = 0
+    for number, block in line_blocks(stream, size):
+        if not parts:
+            first_line = number
+        parts.append(block)
+        gathered += len(block) + 1
+        if gathered >= size:
+            yield _Chunk(source, bundle, block=b"\n".join(parts), first_line=first_line)
+            parts, gathered = [], 0
+    if parts:
+        yield _Chunk(source, bundle, block=b"\n".join(parts), first_line=first_line)
 
 
 # Set in each worker by `_start_worker`.
@@ -107,12 +125,12 @@ def _score_chunk(chunk: _Chunk) -> list[tuple[Tally, str] | InputError]:
     if catalog is None or policy is None:
         raise RuntimeError("worker not started")
     records: Iterable[RawRecord | InputError]
-    if chunk.lines is not None:
+    if chunk.block is not None:
         # A generator, not a list: each document is parsed, scored and freed before the next is
         # parsed; a thousand live documents cost measurably more in cache misses.
         records = (
             parse_line(raw, number=number, source=chunk.source, bundle=chunk.bundle)
-            for number, raw in chunk.lines
+            for number, raw in numbered_lines(chunk.block, chunk.first_line)
         )
     else:
         records = parse_json_file(chunk.whole_file or b"", source=chunk.source, bundle=chunk.bundle)
@@ -158,7 +176,7 @@ def score_lines_parallel(
     bundle_id: str | None = None,
     summary: RunSummary | None = None,
     stdin: IO[bytes] | None = None,
-    chunk_lines: int = CHUNK_LINES,
+    chunk_bytes: int = CHUNK_BYTES,
 ) -> Iterator[str | InputError]:
     """Output lines of a streaming format (``jsonl``, ``records``, ``audit``), scored on
     ``workers`` processes, identical to rendering :func:`scorecard.pipeline.score_paths`.
@@ -179,7 +197,7 @@ def score_lines_parallel(
         initializer=_start_worker,
         initargs=(catalog, policy, output_format),
     ) as executor:
-        chunks = _chunks(paths, bundle_id, stdin, chunk_lines)
+        chunks = _chunks(paths, bundle_id, stdin, chunk_bytes)
         for outcome in _in_order(chunks, executor, 2 * workers):
             if isinstance(outcome, InputError):
                 summary.rejected += 1
