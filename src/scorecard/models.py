@@ -122,6 +122,9 @@ class _WireModel(BaseModel):
         allow_inf_nan=False,
         frozen=True,
         extra="forbid",
+        # Validators are built on first use: a run of plain observations never builds the
+        # observation or scorecard models, which is most of the start-up otherwise.
+        defer_build=True,
     )
 
     _nullable: ClassVar[frozenset[str]] = frozenset()
