@@ -155,12 +155,13 @@ def machine_scaling(processes: int, count: int = 20_000_000) -> float:
     return processes * one / many
 
 
-def stage_costs(corpus: Path) -> list[tuple[str, float]]:
+def stage_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
     """Microseconds per observation of each stage of the serial path, in this process.
 
     Each run streams the corpus through one more stage than the previous one (as
     ``scorecard score`` does), so a stage's cost is the difference of consecutive runs, each the
-    fastest of three.
+    fastest of ``rounds``. Under heavy outside load a difference can still come out negative:
+    then the split says nothing, rerun it.
     """
     from scorecard.audit import audit_observation
     from scorecard.io import read_records
@@ -208,23 +209,26 @@ def stage_costs(corpus: Path) -> list[tuple[str, float]]:
             count += 1
         return count
 
-    costs: list[tuple[str, float]] = []
-    previous = 0.0
-    for name, stage in (
+    stages = (
         ("read + JSON parse", parse),
         ("recognise + contract rules", validate),
         ("score", score),
         ("case-assertion audit", audit),
         ("records, summary, render", render),
-    ):
-        best = float("inf")
-        for _ in range(3):  # the fastest of three runs: the least disturbed by other load
+    )
+    # Stages take turns, `rounds` times, each keeping its fastest run: load that comes and goes
+    # then disturbs every stage alike instead of one stage's only run.
+    best = dict.fromkeys((name for name, _ in stages), float("inf"))
+    for _ in range(rounds):
+        for name, stage in stages:
             start = time.perf_counter()
             count = stage()
-            best = min(best, (time.perf_counter() - start) / count * 1e6)
-        total = best
-        costs.append((name, total - previous))
-        previous = total
+            best[name] = min(best[name], (time.perf_counter() - start) / count * 1e6)
+    costs: list[tuple[str, float]] = []
+    previous = 0.0
+    for name, _ in stages:
+        costs.append((name, best[name] - previous))
+        previous = best[name]
     return costs
 
 
@@ -308,7 +312,7 @@ def main() -> int:
             )
         if arguments.stages:
             print("\nserial stage costs (microseconds per observation, in process):")
-            for name, micros in stage_costs(corpus):
+            for name, micros in stage_costs(corpus, arguments.repeat):
                 print(f"  {name:30} {micros:7.1f}")
     return 0 if len(digests) == 1 else 1
 
