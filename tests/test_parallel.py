@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from scorecard.aggregate_input import scored_row
 from scorecard.catalog import Catalog
 from scorecard.errors import InputError
-from scorecard.parallel import score_lines_parallel
+from scorecard.parallel import score_lines_parallel, score_rows_parallel
 from scorecard.pipeline import RunSummary, score_paths
 from scorecard.policy import Policy
 
@@ -65,3 +66,29 @@ def test_a_loaded_catalog_is_handed_to_the_workers(catalog: Catalog) -> None:
         )
     )
     assert parallel == serial
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 20_000])
+def test_rows_from_the_workers_equal_the_serial_rows(catalog: Catalog, chunk_bytes: int) -> None:
+    """Aggregation rows built by workers, run numbers set by the main process, are the serial
+    run's ``scored_row`` of every record, in order, with the same summary."""
+    serial_summary = RunSummary()
+    serial = [
+        result if isinstance(result, InputError) else scored_row(result)
+        for result in score_paths([SAMPLE], catalog=catalog, summary=serial_summary)
+    ]
+    parallel_summary = RunSummary()
+    parallel = list(
+        score_rows_parallel(
+            [SAMPLE],
+            catalog=catalog,
+            policy=Policy(),
+            workers=2,
+            summary=parallel_summary,
+            chunk_bytes=chunk_bytes,
+        )
+    )
+    assert len(serial) == 560
+    # repr: exact for every float, and NaN (no metric) equals NaN, which == does not give.
+    assert [repr(row) for row in parallel] == [repr(row) for row in serial]
+    assert parallel_summary == serial_summary

@@ -18,8 +18,9 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+from .aggregate_input import ROW_FIELDS, Row, scored_row
 from .bundles import BundleInfo
 from .catalog import Catalog, load_catalog
 from .errors import InputError
@@ -35,7 +36,7 @@ from .io import (
 from .pipeline import STREAMING_FORMATS, RunSummary, Tally, score_record
 from .policy import Policy
 
-__all__ = ["default_workers", "score_lines_parallel"]
+__all__ = ["default_workers", "score_lines_parallel", "score_rows_parallel"]
 
 CHUNK_BYTES = 1 << 20
 """About how much JSON Lines text one worker call scores."""
@@ -109,6 +110,9 @@ _policy: Policy | None = None
 _format = "jsonl"
 # Rendered before the run number is known; the main process writes the number in.
 _REPETITION_PLACEHOLDER = '"repetition":0,'
+# Workers asked for aggregation rows instead of lines; the main process sets the run number.
+_ROWS = "rows"
+_REPETITION_COLUMN = ROW_FIELDS.index("repetition")
 
 
 def _start_worker(catalog: Catalog | Path | None, policy: Policy, output_format: str) -> None:
@@ -119,8 +123,9 @@ def _start_worker(catalog: Catalog | Path | None, policy: Policy, output_format:
     _format = output_format
 
 
-def _score_chunk(chunk: _Chunk) -> list[tuple[Tally, str] | InputError]:
-    """Parse, score and render one chunk; only small tallies and text travel back."""
+def _score_chunk(chunk: _Chunk) -> list[tuple[Tally, Any] | InputError]:
+    """Parse, score and render one chunk; only small tallies and the output (a line, or the
+    aggregation row) travel back."""
     catalog, policy = _catalog, _policy
     if catalog is None or policy is None:
         raise RuntimeError("worker not started")
@@ -134,20 +139,24 @@ def _score_chunk(chunk: _Chunk) -> list[tuple[Tally, str] | InputError]:
         )
     else:
         records = parse_json_file(chunk.whole_file or b"", source=chunk.source, bundle=chunk.bundle)
-    outcomes: list[tuple[Tally, str] | InputError] = []
+    outcomes: list[tuple[Tally, Any] | InputError] = []
     for record in records:
         result = score_record(record, catalog=catalog, policy=policy)
         if isinstance(result, InputError):
             outcomes.append(result)
         else:
-            outcomes.append((result.tally(), result.render(_format)))
+            if _format == _ROWS:
+                output: Any = scored_row(result.numbered(1))  # the main process renumbers it
+            else:
+                output = result.render(_format)
+            outcomes.append((result.tally(), output))
     return outcomes
 
 
 def _in_order(
     chunks: Iterator[_Chunk | InputError], executor: ProcessPoolExecutor, window: int
-) -> Iterator[tuple[Tally, str] | InputError]:
-    pending: deque[Future[list[tuple[Tally, str] | InputError]] | InputError] = deque()
+) -> Iterator[tuple[Tally, Any] | InputError]:
+    pending: deque[Future[list[tuple[Tally, Any] | InputError]] | InputError] = deque()
     exhausted = False
     while pending or not exhausted:
         while not exhausted and len(pending) < window:
@@ -164,6 +173,40 @@ def _in_order(
                 yield head
             else:
                 yield from head.result()
+
+
+def _scored(
+    paths: Iterable[str],
+    *,
+    catalog: Catalog | Path | None,
+    policy: Policy,
+    workers: int,
+    output_format: str,
+    bundle_id: str | None,
+    summary: RunSummary,
+    stdin: IO[bytes] | None,
+    chunk_bytes: int,
+) -> Iterator[tuple[int, Any] | InputError]:
+    """(run number, output) of every record in input order, or its error; counts ``summary``."""
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    repetitions: Counter[tuple[str, str, str]] = Counter()
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_start_worker,
+        initargs=(catalog, policy, output_format),
+    ) as executor:
+        chunks = _chunks(paths, bundle_id, stdin, chunk_bytes)
+        for outcome in _in_order(chunks, executor, 2 * workers):
+            if isinstance(outcome, InputError):
+                summary.rejected += 1
+                yield outcome
+                continue
+            tally, output = outcome
+            repetitions[tally.run_key] += 1
+            summary.count(tally)
+            yield repetitions[tally.run_key], output
 
 
 def score_lines_parallel(
@@ -186,27 +229,56 @@ def score_lines_parallel(
     """
     if output_format not in STREAMING_FORMATS:
         raise ValueError(f"not a streaming format: {output_format}")
-    summary = summary if summary is not None else RunSummary()
     numbered = output_format != "jsonl"
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    repetitions: Counter[tuple[str, str, str]] = Counter()
-    with ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=context,
-        initializer=_start_worker,
-        initargs=(catalog, policy, output_format),
-    ) as executor:
-        chunks = _chunks(paths, bundle_id, stdin, chunk_bytes)
-        for outcome in _in_order(chunks, executor, 2 * workers):
-            if isinstance(outcome, InputError):
-                summary.rejected += 1
-                yield outcome
-                continue
-            tally, text = outcome
-            repetitions[tally.run_key] += 1
-            summary.count(tally)
-            if numbered:
-                number = f'"repetition":{repetitions[tally.run_key]},'
-                text = text.replace(_REPETITION_PLACEHOLDER, number, 1)
-            yield text
+    for item in _scored(
+        paths,
+        catalog=catalog,
+        policy=policy,
+        workers=workers,
+        output_format=output_format,
+        bundle_id=bundle_id,
+        summary=summary if summary is not None else RunSummary(),
+        stdin=stdin,
+        chunk_bytes=chunk_bytes,
+    ):
+        if isinstance(item, InputError):
+            yield item
+            continue
+        number, text = item
+        if numbered:
+            text = text.replace(_REPETITION_PLACEHOLDER, f'"repetition":{number},', 1)
+        yield text
+
+
+def score_rows_parallel(
+    paths: Iterable[str],
+    *,
+    catalog: Catalog | Path | None,
+    policy: Policy,
+    workers: int,
+    bundle_id: str | None = None,
+    summary: RunSummary | None = None,
+    stdin: IO[bytes] | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> Iterator[Row | InputError]:
+    """Aggregation rows (:data:`scorecard.aggregate_input.ROW_FIELDS`) scored on ``workers``
+    processes, equal to :func:`~scorecard.aggregate_input.scored_row` of the serial run.
+
+    Workers build the rows, so the main process only numbers runs (what Parquet output needs).
+    """
+    for item in _scored(
+        paths,
+        catalog=catalog,
+        policy=policy,
+        workers=workers,
+        output_format=_ROWS,
+        bundle_id=bundle_id,
+        summary=summary if summary is not None else RunSummary(),
+        stdin=stdin,
+        chunk_bytes=chunk_bytes,
+    ):
+        if isinstance(item, InputError):
+            yield item
+            continue
+        number, row = item
+        yield (*row[:_REPETITION_COLUMN], number, *row[_REPETITION_COLUMN + 1 :])

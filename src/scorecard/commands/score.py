@@ -17,6 +17,7 @@ from scorecard.errors import InputError
 from . import EXIT_BAD_INPUT, BundleIdOption, CasesOption, PolicyOption, print_errors
 
 if TYPE_CHECKING:
+    from scorecard.aggregate_input import Row
     from scorecard.pipeline import ScoredRecord
 
 # Must match scorecard.pipeline.STREAMING_FORMATS (kept here so --help imports nothing heavy).
@@ -122,7 +123,7 @@ def score(
         return
     from scorecard.catalog import load_catalog
     from scorecard.io import atomic_writer, load_policy
-    from scorecard.parallel import default_workers, score_lines_parallel
+    from scorecard.parallel import default_workers, score_lines_parallel, score_rows_parallel
     from scorecard.pipeline import RunSummary, score_paths
     from scorecard.policy import Policy
 
@@ -146,8 +147,18 @@ def score(
     summary = RunSummary()
     errors: list[InputError] = []
     workers = workers or default_workers()
-    if output_format.value in _STREAMING and workers > 1:
-        results: Iterator[ScoredRecord | str | InputError] = score_lines_parallel(
+    results: Iterator[ScoredRecord | str | Row | InputError]
+    if parquet and workers > 1:
+        results = score_rows_parallel(
+            paths,
+            catalog=catalog,
+            policy=policy,
+            workers=workers,
+            bundle_id=bundle_id,
+            summary=summary,
+        )
+    elif output_format.value in _STREAMING and workers > 1:
+        results = score_lines_parallel(
             paths,
             catalog=catalog,
             policy=policy,
@@ -167,7 +178,7 @@ def score(
 
         tick = stack.enter_context(_progress()) if _progress_wanted(out) else None
 
-        def accepted() -> Iterator[ScoredRecord | str]:
+        def accepted() -> Iterator[ScoredRecord | str | Row]:
             for count, result in enumerate(results, start=1):
                 if tick is not None and count % _PROGRESS_EVERY == 0:
                     tick(count)
@@ -223,14 +234,19 @@ def _progress() -> Iterator[Callable[[int], None]]:
 
 
 def _write_text(
-    results: Iterator[ScoredRecord | str], stream: IO[str], output_format: OutputFormat
+    results: Iterator[ScoredRecord | str | Row], stream: IO[str], output_format: OutputFormat
 ) -> None:
     from scorecard.jsformat import js_json
     from scorecard.pipeline import ScoredRecord
 
     if output_format.value in _STREAMING:
         for result in results:
-            text = result if isinstance(result, str) else result.render(output_format.value)
+            if isinstance(result, ScoredRecord):
+                text = result.render(output_format.value)
+            elif isinstance(result, str):
+                text = result
+            else:
+                raise TypeError("aggregation rows are written to Parquet only")
             stream.write(text + "\n")
         return
     records = [result for result in results if isinstance(result, ScoredRecord)]
@@ -243,16 +259,23 @@ def _write_text(
 
 
 def _write_parquet(
-    results: Iterator[ScoredRecord | str], out: Path, *, partition_by_bundle: bool
+    results: Iterator[ScoredRecord | str | Row], out: Path, *, partition_by_bundle: bool
 ) -> None:
-    from scorecard.aggregate_input import record_row, scored_row
+    from scorecard.aggregate_input import scored_row
     from scorecard.columnar import write_parquet
+    from scorecard.pipeline import ScoredRecord
 
-    rows = (
-        record_row(json.loads(result)) if isinstance(result, str) else scored_row(result)
-        for result in results
-    )
-    write_parquet(rows, out, partition_by_bundle=partition_by_bundle)
+    def rows() -> Iterator[Row]:
+        # Rows come ready from the workers, or are made here from the serial run's records.
+        for result in results:
+            if isinstance(result, ScoredRecord):
+                yield scored_row(result)
+            elif isinstance(result, tuple):
+                yield result
+            else:
+                raise TypeError("Parquet is written from records or rows, not lines")
+
+    write_parquet(rows(), out, partition_by_bundle=partition_by_bundle)
 
 
 def register(app: typer.Typer) -> None:
