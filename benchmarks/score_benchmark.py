@@ -29,10 +29,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from scorecard.catalog import load_catalog
+from scorecard.models import WorkflowObservation
 from scorecard.simulate import iter_bundles
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,30 +61,15 @@ def build_corpus(path: Path, count: int) -> tuple[int, int, float]:
     return written, size, wire / max(written, 1)
 
 
-def json_loads_rate(path: Path, rounds: int) -> float:
-    """Observations per second that ``json.loads`` alone parses (the fastest of ``rounds``)."""
+def in_process_rate(path: Path, rounds: int, parse: Callable[[bytes], object]) -> float:
+    """Observations per second that ``parse`` gets through, the fastest of ``rounds``."""
     with path.open("rb") as stream:
         lines = stream.readlines()
     fastest = float("inf")
     for _ in range(rounds):
         start = time.perf_counter()
         for line in lines:
-            json.loads(line)
-        fastest = min(fastest, time.perf_counter() - start)
-    return len(lines) / fastest
-
-
-def pydantic_rate(path: Path, rounds: int) -> float:
-    """Observations per second that pydantic validates from JSON text into the full model."""
-    from scorecard.models import WorkflowObservation
-
-    with path.open("rb") as stream:
-        lines = stream.readlines()
-    fastest = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for line in lines:
-            WorkflowObservation.model_validate_json(line)
+            parse(line)
         fastest = min(fastest, time.perf_counter() - start)
     return len(lines) / fastest
 
@@ -262,14 +248,14 @@ def main() -> int:
             f"corpus: {lines:,} observations, {size / lines:,.0f} B each on average, "
             f"{wire_share:.0%} with PRP wire events, {size / 2**20:,.1f} MiB"
         )
-        baseline = json_loads_rate(corpus, arguments.repeat)
+        baseline = in_process_rate(corpus, arguments.repeat, json.loads)
         print(
             f"\n{'configuration':32} {'seconds':>9} {'obs/s':>10} {'x json.loads':>13} {'peak MiB':>9}"
         )
         print(
             f"{'json.loads alone (in process)':32} {lines / baseline:9.2f} {baseline:10,.0f} {1:13.2f} {'-':>9}"
         )
-        models = pydantic_rate(corpus, arguments.repeat)
+        models = in_process_rate(corpus, arguments.repeat, WorkflowObservation.model_validate_json)
         print(
             f"{'pydantic model_validate_json':32} {lines / models:9.2f} {models:10,.0f} "
             f"{models / baseline:13.2f} {'-':>9}"

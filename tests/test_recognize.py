@@ -123,4 +123,7 @@ def test_python_containers_the_models_refuse_are_not_recognised(
 
 def test_parsed_json_is_recognised_without_the_type_walk(observation: dict[str, Any]) -> None:
     """The readers' documents skip the walk and get the same answer."""
-    assert is_plainly_valid(observation, parsed_json=True) is is_plainly_valid(observation)
+    assert is_plainly_valid(observation, parsed_json=True)
+    assert is_plainly_valid(observation)
+    observation["metrics"]["attempts"] = -1
+    assert not is_plainly_valid(observation, parsed_json=True)

@@ -49,6 +49,14 @@ _REASONS: dict[str, str] = {}
 _CACHE_LIMIT = 4096
 
 
+def _remember(cache: dict[Any, str], key: Any, text: str) -> str:
+    """Keep ``text`` under ``key``; a full cache starts over (bounded memory, no bookkeeping)."""
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = text
+    return text
+
+
 def json_string(text: str) -> str:
     """``text`` quoted as ``JSON.stringify`` quotes it."""
     cached = _STRINGS.get(text)
@@ -58,34 +66,23 @@ def json_string(text: str) -> str:
         quoted = encode_basestring(text)
     else:
         quoted = js_string(text)
-    if len(text) <= 64:
-        # Ids, statuses and dimension names repeat on every line; free text mostly does not.
-        if len(_STRINGS) >= _CACHE_LIMIT:
-            _STRINGS.clear()
-        _STRINGS[text] = quoted
-    return quoted
+    # Ids, statuses and dimension names repeat on every line; free text mostly does not.
+    return _remember(_STRINGS, text, quoted) if len(text) <= 64 else quoted
 
 
 def _reason(text: str) -> str:
     """A reason redacted and quoted (cached: reasons repeat from run to run)."""
     cached = _REASONS.get(text)
-    if cached is None:
-        cached = json_string(redact(text))
-        if len(text) <= 256:
-            if len(_REASONS) >= _CACHE_LIMIT:
-                _REASONS.clear()
-            _REASONS[text] = cached
-    return cached
+    if cached is not None:
+        return cached
+    quoted = json_string(redact(text))
+    return _remember(_REASONS, text, quoted) if len(text) <= 256 else quoted
 
 
 def _float(value: float) -> str:
     cached = _FLOATS.get(value)
-    if cached is None:
-        cached = format_js_number(value)  # -0.0 and 0.0 share an entry: both are "0"
-        if len(_FLOATS) >= _CACHE_LIMIT:
-            _FLOATS.clear()
-        _FLOATS[value] = cached
-    return cached
+    # -0.0 and 0.0 share an entry: both are "0".
+    return cached if cached is not None else _remember(_FLOATS, value, format_js_number(value))
 
 
 def json_scalar(value: Any) -> str:
@@ -115,18 +112,17 @@ def _dimension_head(name: str, dimension: DimensionDict) -> str:
         dimension["weight"],
     )
     head = _DIMENSION_HEADS.get(key)
-    if head is None:
-        head = (
-            f'{json_string(name)}:{{"dimension":{json_string(dimension["dimension"])},'
-            f'"score":{json_scalar(dimension["score"])},'
-            f'"passed":{json_scalar(dimension["passed"])},'
-            f'"gate":{json_scalar(dimension["gate"])},'
-            f'"weight":{json_scalar(dimension["weight"])},"reasons":['
-        )
-        if len(_DIMENSION_HEADS) >= _CACHE_LIMIT:
-            _DIMENSION_HEADS.clear()
-        _DIMENSION_HEADS[key] = head
-    return head
+    if head is not None:
+        return head
+    return _remember(
+        _DIMENSION_HEADS,
+        key,
+        f'{json_string(name)}:{{"dimension":{json_string(dimension["dimension"])},'
+        f'"score":{json_scalar(dimension["score"])},'
+        f'"passed":{json_scalar(dimension["passed"])},'
+        f'"gate":{json_scalar(dimension["gate"])},'
+        f'"weight":{json_scalar(dimension["weight"])},"reasons":[',
+    )
 
 
 def scorecard_line(card: ScorecardDict) -> str:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from scorecard.errors import InputError
+
+if TYPE_CHECKING:
+    from scorecard.catalog import Catalog
+    from scorecard.policy import Policy
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -18,6 +22,7 @@ __all__ = [
     "BundleIdOption",
     "CasesOption",
     "PolicyOption",
+    "load_catalog_and_policy",
     "print_errors",
 ]
 
@@ -52,3 +57,16 @@ def print_errors(errors: Iterable[InputError], *, limit: int = MAX_ERRORS_SHOWN)
             hidden += 1
     if hidden:
         sys.stderr.write(f"error: ... and {hidden} more (write them all with --errors FILE)\n")
+
+
+def load_catalog_and_policy(cases: Path | None, policy_file: Path | None) -> tuple[Catalog, Policy]:
+    """The case catalog and scoring policy a command scores with; a bad one exits 2, located."""
+    from scorecard.catalog import load_catalog
+    from scorecard.io import load_policy
+    from scorecard.policy import Policy
+
+    try:
+        return load_catalog(cases), (load_policy(policy_file) if policy_file else Policy())
+    except InputError as error:
+        print_errors([error])
+        raise typer.Exit(EXIT_BAD_INPUT) from None

@@ -13,6 +13,7 @@ from scorecard.commands import (
     BundleIdOption,
     CasesOption,
     PolicyOption,
+    load_catalog_and_policy,
     print_errors,
 )
 from scorecard.errors import InputError
@@ -50,19 +51,11 @@ def explain(
 ) -> None:
     """Show each matching run's scorecard, failing dimensions with the fields behind every
     reason (JSON Pointers), and the case-assertion audit."""
-    from scorecard.catalog import load_catalog
     from scorecard.explain import explain_record, render_explanation
-    from scorecard.io import load_policy
     from scorecard.jsformat import js_json
     from scorecard.pipeline import score_paths
-    from scorecard.policy import Policy
 
-    try:
-        catalog = load_catalog(cases)
-        policy = load_policy(policy_file) if policy_file else Policy()
-    except InputError as error:
-        print_errors([error])
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+    catalog, policy = load_catalog_and_policy(cases, policy_file)
     errors: list[InputError] = []
     explanations = []
     for result in score_paths(paths, catalog=catalog, policy=policy, bundle_id=bundle_id):

@@ -14,7 +14,14 @@ import typer
 
 from scorecard.errors import InputError
 
-from . import EXIT_BAD_INPUT, BundleIdOption, CasesOption, PolicyOption, print_errors
+from . import (
+    EXIT_BAD_INPUT,
+    BundleIdOption,
+    CasesOption,
+    PolicyOption,
+    load_catalog_and_policy,
+    print_errors,
+)
 
 if TYPE_CHECKING:
     from scorecard.aggregate_input import Row
@@ -121,18 +128,11 @@ def score(
             errors_file=errors_file,
         )
         return
-    from scorecard.catalog import load_catalog
-    from scorecard.io import atomic_writer, load_policy
+    from scorecard.io import atomic_writer
     from scorecard.parallel import default_workers, score_lines_parallel, score_rows_parallel
     from scorecard.pipeline import RunSummary, score_paths
-    from scorecard.policy import Policy
 
-    try:
-        catalog = load_catalog(cases)
-        policy = load_policy(policy_file) if policy_file else Policy()
-    except InputError as error:
-        print_errors([error])
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+    catalog, policy = load_catalog_and_policy(cases, policy_file)
     parquet = out is not None and out.suffix == ".parquet"
     if parquet:
         output_format = OutputFormat.records  # the rows are made from scored records
