@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 __all__ = [
     "METRIC_KEYS",
     "RECORD_SCHEMA",
+    "dimension_json",
     "json_scalar",
     "json_string",
+    "reason_json",
     "record_line",
     "scorecard_line",
 ]
@@ -70,7 +72,7 @@ def json_string(text: str) -> str:
     return _remember(_STRINGS, text, quoted) if len(text) <= 64 else quoted
 
 
-def _reason(text: str) -> str:
+def reason_json(text: str) -> str:
     """A reason redacted and quoted (cached: reasons repeat from run to run)."""
     cached = _REASONS.get(text)
     if cached is not None:
@@ -125,6 +127,12 @@ def _dimension_head(name: str, dimension: DimensionDict) -> str:
     )
 
 
+def dimension_json(name: str, dimension: DimensionDict) -> str:
+    """One ``"name":{...}`` entry of a scorecard's dimensions, reasons redacted."""
+    reasons = ",".join([reason_json(reason) for reason in dimension["reasons"]])
+    return f"{_dimension_head(name, dimension)}{reasons}]}}"
+
+
 def scorecard_line(card: ScorecardDict) -> str:
     """The v2 scorecard as one JSON line (reasons redacted), equal to ``js_json`` of it.
 
@@ -133,10 +141,7 @@ def scorecard_line(card: ScorecardDict) -> str:
     """
     overall = card["overall"]
     dimensions = ",".join(
-        _dimension_head(name, dimension)
-        + ",".join([_reason(reason) for reason in dimension["reasons"]])
-        + "]}"
-        for name, dimension in card["dimensions"].items()
+        dimension_json(name, dimension) for name, dimension in card["dimensions"].items()
     )
     return (
         f'{{"schema":{json_string(card["schema"])},"bundleId":{json_string(card["bundleId"])},'

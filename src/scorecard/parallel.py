@@ -1,12 +1,13 @@
-"""Scoring on several processes, with output identical to the serial run.
+"""Scoring in chunks, on one process or several, with output identical to the serial run.
 
-The main process discovers inputs and reads raw lines in chunks; worker processes parse,
-validate, score, audit and render a chunk each and send back only the output text and a small
-tally (sending records back costs more than scoring them). Chunks come back in submission order;
-the main process numbers repetitions and counts the summary exactly as the serial path does, so
-the bytes written do not depend on the worker count. At most ``2 x workers`` chunks are in
-flight, which bounds memory however large the input is.
-"""
+The main process discovers inputs and reads raw lines in chunks of whole lines; each chunk is
+parsed, validated, scored, audited and rendered by a worker process (or, with one worker, right
+here), and only the output text and a small tally come back (sending records back costs more
+than scoring them). Plain ``jsonl`` records take the compiled fast path
+(:mod:`scorecard.fastpath`). Chunks come back in submission order; the main process numbers
+repetitions and counts the summary exactly as the serial path does, so the bytes written do not
+depend on the worker count. At most ``2 x workers`` chunks are in flight, which bounds memory
+however large the input is."""
 
 from __future__ import annotations
 
@@ -14,16 +15,17 @@ import multiprocessing
 import os
 import sys
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from .aggregate_input import ROW_FIELDS, Row, scored_row
 from .bundles import BundleInfo
 from .catalog import Catalog, load_catalog
 from .errors import InputError
+from .fastpath import fast_scorer
 from .io import (
     STDIN,
     RawRecord,
@@ -36,7 +38,7 @@ from .io import (
 from .pipeline import STREAMING_FORMATS, RunSummary, Tally, score_record
 from .policy import Policy
 
-__all__ = ["default_workers", "score_lines_parallel", "score_rows_parallel"]
+__all__ = ["default_workers", "score_lines_parallel", "score_rows_parallel", "score_text"]
 
 CHUNK_BYTES = 1 << 20
 """About how much JSON Lines text one worker call scores."""
@@ -104,59 +106,142 @@ def _line_chunks(stream: IO[bytes], source: str, bundle: BundleInfo, size: int) 
         yield _Chunk(source, bundle, block=b"\n".join(parts), first_line=first_line)
 
 
-# Set in each worker by `_start_worker`.
-_catalog: Catalog | None = None
-_policy: Policy | None = None
-_format = "jsonl"
 # Rendered before the run number is known; the main process writes the number in.
 _REPETITION_PLACEHOLDER = '"repetition":0,'
 # Workers asked for aggregation rows instead of lines; the main process sets the run number.
 _ROWS = "rows"
 _REPETITION_COLUMN = ROW_FIELDS.index("repetition")
 
+Outcome = tuple[Tally, Any] | InputError
+"""A record's tally and output (a line, or the aggregation row), or its error."""
+Text = tuple[list[str | InputError], RunSummary]
+"""A chunk of ``jsonl``: runs of whole output lines and the errors between them, in input order,
+and the chunk's counts."""
+T = TypeVar("T")
+
+
+class _ChunkScorer:
+    """Parses, scores and renders chunks for one catalog, policy and output format."""
+
+    def __init__(self, catalog: Catalog | Path | None, policy: Policy, output_format: str):
+        # A forked worker inherits a loaded catalog as it is; a spawned one unpickles it.
+        self.catalog = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
+        self.policy = policy
+        self.format = output_format
+        self.fast = fast_scorer(self.catalog, policy) if output_format == "jsonl" else None
+
+    def outcomes(self, chunk: _Chunk) -> list[Outcome]:
+        """The outcome of every record of ``chunk``, in order."""
+        if chunk.block is None:
+            records = parse_json_file(
+                chunk.whole_file or b"", source=chunk.source, bundle=chunk.bundle
+            )
+            return [self._general(record) for record in records]
+        fast = self.fast
+        bundle = chunk.bundle
+        outcomes: list[Outcome] = []
+        # Each document is parsed, scored and freed before the next is parsed; a thousand live
+        # documents cost measurably more in cache misses.
+        for number, raw in numbered_lines(chunk.block, chunk.first_line):
+            scored = fast.score(raw, bundle.id) if fast is not None else None
+            if scored is not None:
+                outcomes.append(scored)
+            else:
+                record = parse_line(raw, number=number, source=chunk.source, bundle=bundle)
+                outcomes.append(self._general(record))
+        return outcomes
+
+    def text(self, chunk: _Chunk) -> Text:
+        """``chunk`` as ``jsonl`` text, counted here: its lines need no run numbers, so the main
+        process only writes them."""
+        summary = RunSummary()
+        items: list[str | InputError] = []
+        lines: list[str] = []
+        for outcome in self.outcomes(chunk):
+            if isinstance(outcome, InputError):
+                if lines:
+                    items.append("\n".join(lines) + "\n")
+                    lines = []
+                summary.rejected += 1
+                items.append(outcome)
+            else:
+                summary.count(outcome[0])
+                lines.append(outcome[1])
+        if lines:
+            items.append("\n".join(lines) + "\n")
+        return items, summary
+
+    def _general(self, record: RawRecord | InputError) -> Outcome:
+        result = score_record(record, catalog=self.catalog, policy=self.policy)
+        if isinstance(result, InputError):
+            return result
+        if self.format == _ROWS:
+            return result.tally(), scored_row(result.numbered(1))  # the main process renumbers it
+        return result.tally(), result.render(self.format)
+
+
+def _outcomes(scorer: _ChunkScorer, chunk: _Chunk) -> list[Outcome]:
+    return scorer.outcomes(chunk)
+
+
+def _text(scorer: _ChunkScorer, chunk: _Chunk) -> Text:
+    return scorer.text(chunk)
+
+
+# Set in each worker by `_start_worker`.
+_scorer: _ChunkScorer | None = None
+
 
 def _start_worker(catalog: Catalog | Path | None, policy: Policy, output_format: str) -> None:
-    global _catalog, _policy, _format
-    # A forked worker inherits a loaded catalog as it is; a spawned one unpickles it.
-    _catalog = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
-    _policy = policy
-    _format = output_format
+    global _scorer
+    _scorer = _ChunkScorer(catalog, policy, output_format)
 
 
-def _score_chunk(chunk: _Chunk) -> list[tuple[Tally, Any] | InputError]:
-    """Parse, score and render one chunk; only small tallies and the output (a line, or the
-    aggregation row) travel back."""
-    catalog, policy = _catalog, _policy
-    if catalog is None or policy is None:
+def _in_worker(work: Callable[[_ChunkScorer, _Chunk], T], chunk: _Chunk) -> T:
+    """``work`` on one chunk in a worker; only its small result travels back."""
+    if _scorer is None:
         raise RuntimeError("worker not started")
-    records: Iterable[RawRecord | InputError]
-    if chunk.block is not None:
-        # A generator, not a list: each document is parsed, scored and freed before the next is
-        # parsed; a thousand live documents cost measurably more in cache misses.
-        records = (
-            parse_line(raw, number=number, source=chunk.source, bundle=chunk.bundle)
-            for number, raw in numbered_lines(chunk.block, chunk.first_line)
-        )
-    else:
-        records = parse_json_file(chunk.whole_file or b"", source=chunk.source, bundle=chunk.bundle)
-    outcomes: list[tuple[Tally, Any] | InputError] = []
-    for record in records:
-        result = score_record(record, catalog=catalog, policy=policy)
-        if isinstance(result, InputError):
-            outcomes.append(result)
-        else:
-            if _format == _ROWS:
-                output: Any = scored_row(result.numbered(1))  # the main process renumbers it
-            else:
-                output = result.render(_format)
-            outcomes.append((result.tally(), output))
-    return outcomes
+    return work(_scorer, chunk)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One scoring run: its inputs and how to score them."""
+
+    paths: Iterable[str]
+    catalog: Catalog | Path | None
+    policy: Policy
+    workers: int
+    output_format: str
+    bundle_id: str | None
+    stdin: IO[bytes] | None
+    chunk_bytes: int
+
+    def map(self, work: Callable[[_ChunkScorer, _Chunk], T]) -> Iterator[T | InputError]:
+        """``work`` on every chunk, results in input order; with one worker, in this process."""
+        chunks = _chunks(self.paths, self.bundle_id, self.stdin, self.chunk_bytes)
+        if self.workers == 1:
+            scorer = _ChunkScorer(self.catalog, self.policy, self.output_format)
+            for chunk in chunks:
+                yield chunk if isinstance(chunk, InputError) else work(scorer, chunk)
+            return
+        methods = multiprocessing.get_all_start_methods()
+        with ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=multiprocessing.get_context("fork" if "fork" in methods else "spawn"),
+            initializer=_start_worker,
+            initargs=(self.catalog, self.policy, self.output_format),
+        ) as executor:
+            yield from _in_order(chunks, executor, work, 2 * self.workers)
 
 
 def _in_order(
-    chunks: Iterator[_Chunk | InputError], executor: ProcessPoolExecutor, window: int
-) -> Iterator[tuple[Tally, Any] | InputError]:
-    pending: deque[Future[list[tuple[Tally, Any] | InputError]] | InputError] = deque()
+    chunks: Iterator[_Chunk | InputError],
+    executor: ProcessPoolExecutor,
+    work: Callable[[_ChunkScorer, _Chunk], T],
+    window: int,
+) -> Iterator[T | InputError]:
+    pending: deque[Future[T] | InputError] = deque()
     exhausted = False
     while pending or not exhausted:
         while not exhausted and len(pending) < window:
@@ -166,39 +251,21 @@ def _in_order(
             elif isinstance(item, InputError):
                 pending.append(item)
             else:
-                pending.append(executor.submit(_score_chunk, item))
+                pending.append(executor.submit(_in_worker, work, item))
         if pending:
             head = pending.popleft()
-            if isinstance(head, InputError):
-                yield head
-            else:
-                yield from head.result()
+            yield head if isinstance(head, InputError) else head.result()
 
 
-def _scored(
-    paths: Iterable[str],
-    *,
-    catalog: Catalog | Path | None,
-    policy: Policy,
-    workers: int,
-    output_format: str,
-    bundle_id: str | None,
-    summary: RunSummary,
-    stdin: IO[bytes] | None,
-    chunk_bytes: int,
-) -> Iterator[tuple[int, Any] | InputError]:
+def _numbered(run: _Run, summary: RunSummary) -> Iterator[tuple[int, Any] | InputError]:
     """(run number, output) of every record in input order, or its error; counts ``summary``."""
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     repetitions: Counter[tuple[str, str, str]] = Counter()
-    with ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=context,
-        initializer=_start_worker,
-        initargs=(catalog, policy, output_format),
-    ) as executor:
-        chunks = _chunks(paths, bundle_id, stdin, chunk_bytes)
-        for outcome in _in_order(chunks, executor, 2 * workers):
+    for result in run.map(_outcomes):
+        if isinstance(result, InputError):
+            summary.rejected += 1
+            yield result
+            continue
+        for outcome in result:
             if isinstance(outcome, InputError):
                 summary.rejected += 1
                 yield outcome
@@ -207,6 +274,48 @@ def _scored(
             repetitions[tally.run_key] += 1
             summary.count(tally)
             yield repetitions[tally.run_key], output
+
+
+def score_text(
+    paths: Iterable[str],
+    *,
+    catalog: Catalog | Path | None,
+    policy: Policy,
+    workers: int,
+    output_format: str = "jsonl",
+    bundle_id: str | None = None,
+    summary: RunSummary | None = None,
+    stdin: IO[bytes] | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> Iterator[str | InputError]:
+    """Text of a streaming format (``jsonl``, ``records``, ``audit``) in pieces of whole lines,
+    each ending in a newline, and the errors between them, in input order; scored on ``workers``
+    processes (one: in this process), identical to rendering
+    :func:`scorecard.pipeline.score_paths`.
+
+    ``catalog`` is a loaded catalog (handed to the workers as it is), or the folder each worker
+    loads it from (``None``: the bundled cases). ``summary`` is counted as pieces come.
+    """
+    if output_format not in STREAMING_FORMATS:
+        raise ValueError(f"not a streaming format: {output_format}")
+    summary = summary if summary is not None else RunSummary()
+    run = _Run(paths, catalog, policy, workers, output_format, bundle_id, stdin, chunk_bytes)
+    if output_format != "jsonl":
+        for item in _numbered(run, summary):
+            if isinstance(item, InputError):
+                yield item
+                continue
+            number, text = item
+            yield text.replace(_REPETITION_PLACEHOLDER, f'"repetition":{number},', 1) + "\n"
+        return
+    for result in run.map(_text):
+        if isinstance(result, InputError):
+            summary.rejected += 1
+            yield result
+            continue
+        items, counted = result
+        summary.merge(counted)
+        yield from items
 
 
 def score_lines_parallel(
@@ -221,33 +330,23 @@ def score_lines_parallel(
     stdin: IO[bytes] | None = None,
     chunk_bytes: int = CHUNK_BYTES,
 ) -> Iterator[str | InputError]:
-    """Output lines of a streaming format (``jsonl``, ``records``, ``audit``), scored on
-    ``workers`` processes, identical to rendering :func:`scorecard.pipeline.score_paths`.
-
-    ``catalog`` is a loaded catalog (handed to the workers as it is), or the folder each worker
-    loads it from (``None``: the bundled cases).
-    """
-    if output_format not in STREAMING_FORMATS:
-        raise ValueError(f"not a streaming format: {output_format}")
-    numbered = output_format != "jsonl"
-    for item in _scored(
+    """:func:`score_text` one output line (no newline) at a time."""
+    for item in score_text(
         paths,
         catalog=catalog,
         policy=policy,
         workers=workers,
         output_format=output_format,
         bundle_id=bundle_id,
-        summary=summary if summary is not None else RunSummary(),
+        summary=summary,
         stdin=stdin,
         chunk_bytes=chunk_bytes,
     ):
         if isinstance(item, InputError):
             yield item
-            continue
-        number, text = item
-        if numbered:
-            text = text.replace(_REPETITION_PLACEHOLDER, f'"repetition":{number},', 1)
-        yield text
+        else:
+            # JSON text holds no raw newline, so the pieces split at line ends only.
+            yield from item[:-1].split("\n")
 
 
 def score_rows_parallel(
@@ -262,21 +361,13 @@ def score_rows_parallel(
     chunk_bytes: int = CHUNK_BYTES,
 ) -> Iterator[Row | InputError]:
     """Aggregation rows (:data:`scorecard.aggregate_input.ROW_FIELDS`) scored on ``workers``
-    processes, equal to :func:`~scorecard.aggregate_input.scored_row` of the serial run.
+    processes (one: in this process), equal to :func:`~scorecard.aggregate_input.scored_row`
+    of the serial run.
 
     Workers build the rows, so the main process only numbers runs (what Parquet output needs).
     """
-    for item in _scored(
-        paths,
-        catalog=catalog,
-        policy=policy,
-        workers=workers,
-        output_format=_ROWS,
-        bundle_id=bundle_id,
-        summary=summary if summary is not None else RunSummary(),
-        stdin=stdin,
-        chunk_bytes=chunk_bytes,
-    ):
+    run = _Run(paths, catalog, policy, workers, _ROWS, bundle_id, stdin, chunk_bytes)
+    for item in _numbered(run, summary if summary is not None else RunSummary()):
         if isinstance(item, InputError):
             yield item
             continue

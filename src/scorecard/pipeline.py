@@ -232,6 +232,16 @@ class RunSummary:
         for pattern in tally.notice_patterns:
             self.notices[pattern] += 1
 
+    def merge(self, other: RunSummary) -> None:
+        """Add the counts of another part of the same run."""
+        self.scored += other.scored
+        self.rejected += other.rejected
+        self.gate_failures += other.gate_failures
+        self.unscoreable += other.unscoreable
+        self.audit_failed += other.audit_failed
+        self.bundles |= other.bundles
+        self.notices.update(other.notices)
+
     def line(self) -> str:
         """``scored N, rejected N, gate failures N (unscoreable N) in N bundle(s)``."""
         text = (

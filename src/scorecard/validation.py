@@ -112,7 +112,7 @@ def _escape(token: str) -> str:
 
 
 # JavaScript's String.prototype.trim() whitespace (the reference trims candidate ids with it).
-_JS_WHITESPACE = (
+JS_WHITESPACE = (
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
@@ -170,8 +170,8 @@ def accept_observation(
 
 
 @functools.lru_cache(maxsize=4096)
-def _identifier_secret(value: str) -> str | None:
-    # Ids repeat across a run's records: check each distinct one once.
+def identifier_secret(value: str) -> str | None:
+    """The secret pattern an identifier matches, if any (cached: ids repeat across a run)."""
     return find_secret(value)
 
 
@@ -184,14 +184,14 @@ def check_contract_rules(observation: dict[str, Any]) -> None:
             pointer="/caseId",
         )
     candidate_id: str = observation["candidateId"]
-    if not candidate_id.strip(_JS_WHITESPACE):
+    if not candidate_id.strip(JS_WHITESPACE):
         raise ObservationError(
             "workflow observation identity is invalid: candidateId is blank",
             rule="blank_candidate_id",
             pointer="/candidateId",
         )
     for pointer, value in (("/candidateId", candidate_id), ("/provider", observation["provider"])):
-        pattern = _identifier_secret(value)
+        pattern = identifier_secret(value)
         if pattern is not None:
             # Beyond the reference: ids are echoed in every output, so they may not be secrets.
             raise ObservationError(

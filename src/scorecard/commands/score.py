@@ -129,13 +129,13 @@ def score(
         )
         return
     from scorecard.io import atomic_writer
-    from scorecard.parallel import default_workers, score_lines_parallel, score_rows_parallel
+    from scorecard.parallel import default_workers, score_rows_parallel, score_text
     from scorecard.pipeline import RunSummary, score_paths
 
     catalog, policy = load_catalog_and_policy(cases, policy_file)
     parquet = out is not None and out.suffix == ".parquet"
     if parquet:
-        output_format = OutputFormat.records  # the rows are made from scored records
+        output_format = OutputFormat.records  # rows: the facts records carry
     elif partition_by_bundle:
         print_errors(
             [InputError("needs --out FILE.parquet", rule="usage", source="--partition-by-bundle")]
@@ -148,7 +148,9 @@ def score(
     errors: list[InputError] = []
     workers = workers or default_workers()
     results: Iterator[ScoredRecord | str | Row | InputError]
-    if parquet and workers > 1:
+    # Streaming formats and Parquet go through chunks (with one worker, in this process);
+    # the table and the JSON array need every record, so they take the serial path.
+    if parquet:
         results = score_rows_parallel(
             paths,
             catalog=catalog,
@@ -157,8 +159,8 @@ def score(
             bundle_id=bundle_id,
             summary=summary,
         )
-    elif output_format.value in _STREAMING and workers > 1:
-        results = score_lines_parallel(
+    elif output_format.value in _STREAMING:
+        results = score_text(
             paths,
             catalog=catalog,
             policy=policy,
@@ -179,9 +181,13 @@ def score(
         tick = stack.enter_context(_progress()) if _progress_wanted(out) else None
 
         def accepted() -> Iterator[ScoredRecord | str | Row]:
-            for count, result in enumerate(results, start=1):
-                if tick is not None and count % _PROGRESS_EVERY == 0:
-                    tick(count)
+            shown = 0
+            for result in results:
+                # Results are records, rows or pieces of text: count what the summary counted.
+                done = summary.scored + summary.rejected
+                if tick is not None and done - shown >= _PROGRESS_EVERY:
+                    tick(done)
+                    shown = done
                 if isinstance(result, InputError):
                     errors.append(result)
                     if error_stream is not None:
@@ -241,13 +247,9 @@ def _write_text(
 
     if output_format.value in _STREAMING:
         for result in results:
-            if isinstance(result, ScoredRecord):
-                text = result.render(output_format.value)
-            elif isinstance(result, str):
-                text = result
-            else:
-                raise TypeError("aggregation rows are written to Parquet only")
-            stream.write(text + "\n")
+            if not isinstance(result, str):
+                raise TypeError("streaming formats are written from rendered text")
+            stream.write(result)
         return
     records = [result for result in results if isinstance(result, ScoredRecord)]
     if output_format is OutputFormat.json:
@@ -261,19 +263,14 @@ def _write_text(
 def _write_parquet(
     results: Iterator[ScoredRecord | str | Row], out: Path, *, partition_by_bundle: bool
 ) -> None:
-    from scorecard.aggregate_input import scored_row
     from scorecard.columnar import write_parquet
-    from scorecard.pipeline import ScoredRecord
 
     def rows() -> Iterator[Row]:
-        # Rows come ready from the workers, or are made here from the serial run's records.
+        # Rows come ready from the chunk scorers (score_rows_parallel).
         for result in results:
-            if isinstance(result, ScoredRecord):
-                yield scored_row(result)
-            elif isinstance(result, tuple):
-                yield result
-            else:
-                raise TypeError("Parquet is written from records or rows, not lines")
+            if not isinstance(result, tuple):
+                raise TypeError("Parquet is written from aggregation rows")
+            yield result
 
     write_parquet(rows(), out, partition_by_bundle=partition_by_bundle)
 
