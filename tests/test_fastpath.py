@@ -16,13 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scorecard import _fastscore, fastpath
+from scorecard import fastpath
 from scorecard.bundles import BundleInfo
 from scorecard.catalog import Catalog
 from scorecard.errors import InputError
+from scorecard.fastpath import Counts
 from scorecard.io import parse_line
-from scorecard.parallel import score_text
-from scorecard.pipeline import RunSummary, Tally, score_record
+from scorecard.parallel import _Chunk, _ChunkScorer, score_text
+from scorecard.pipeline import RunSummary, score_record
 from scorecard.policy import Policy
 from scorecard.recognize import PlainObservation, is_plainly_valid
 
@@ -49,22 +50,32 @@ def runner_line(document: Any) -> bytes:
 
 def general_path(
     raw: bytes, catalog: Catalog, policy: Policy, bundle_id: str = BUNDLE
-) -> tuple[Tally, str] | InputError:
-    """What the Python path makes of one JSON Lines record."""
+) -> tuple[str, Counts] | InputError:
+    """What the Python path makes of one JSON Lines record: its text and summary counts."""
     bundle = BundleInfo(id=bundle_id, kind="override")
     record = parse_line(raw, number=1, source="t.jsonl", bundle=bundle)
     result = score_record(record, catalog=catalog, policy=policy)
     if isinstance(result, InputError):
         return result
-    return result.tally(), result.render("jsonl")
+    tally = result.tally()
+    gate_failure = tally.gate_failed and not tally.unscoreable
+    counts = (1, int(gate_failure), int(tally.unscoreable), tally.audit_failed)
+    return result.render("jsonl") + "\n", counts
 
 
 def fast_path(
     raw: bytes, catalog: Catalog, policy: Policy, bundle_id: str = BUNDLE
-) -> tuple[Tally, str] | None:
+) -> tuple[str, Counts] | None:
+    """What the C extension makes of one line: its text and counts, or None when it declines."""
     scorer = fastpath.fast_scorer(catalog, policy)
     assert scorer is not None
-    return scorer.score(raw, bundle_id)
+    pieces, counts = scorer.score_block(raw, 1, bundle_id)
+    if pieces == [(1, raw)]:
+        assert counts == (0, 0, 0, 0)
+        return None
+    assert len(pieces) == 1
+    assert isinstance(pieces[0], str)
+    return pieces[0], counts
 
 
 def assert_same_or_declined(raw: bytes, catalog: Catalog, policy: Policy) -> bool:
@@ -97,7 +108,7 @@ def test_conformance_row_takes_the_fast_path_and_equals_the_reference(
     raw = runner_line(row["observation"])
     fast = fast_path(raw, catalog, policy, row["bundleId"])
     assert fast is not None
-    assert json.loads(fast[1]) == row["expected"]
+    assert json.loads(fast[0]) == row["expected"]
     assert fast == general_path(raw, catalog, policy, row["bundleId"])
 
 
@@ -288,13 +299,65 @@ def test_secret_shaped_candidate_is_declined(catalog: Catalog) -> None:
     assert rejected.rule == "secret_in_identifier"
 
 
-def test_score_line_declines_what_is_not_a_recognised_observation(catalog: Catalog) -> None:
-    """The C function returns None for a plain dict instead of guessing."""
-    line = next((ROOT / "observations").rglob("*.jsonl")).read_bytes().splitlines()[0]
-    plan = fastpath.case_plan(catalog["final-response"])
-    policy = fastpath.policy_plan(Policy())
-    assert policy is not None
-    assert _fastscore.score_line(json.loads(line), plan, policy, "{") is None
+def _sample_lines() -> list[bytes]:
+    return next((ROOT / "observations").rglob("*.jsonl")).read_bytes().splitlines()
+
+
+def _text_and_summary(chunk: Any, scorer: Any) -> tuple[list[Any], str]:
+    """A chunk's jsonl output with runs of text joined, errors as records, and its summary."""
+    items, summary = scorer.text(chunk)
+    joined: list[Any] = []
+    for item in items:
+        if isinstance(item, str) and joined and isinstance(joined[-1], str):
+            joined[-1] += item
+        else:
+            joined.append(item if isinstance(item, str) else item.to_record())
+    return joined, summary.line()
+
+
+@pytest.mark.parametrize("first_line", [1, 41])
+def test_a_block_with_lines_to_decline_equals_the_general_path(
+    first_line: int, monkeypatch: pytest.MonkeyPatch, catalog: Catalog
+) -> None:
+    """A block mixing plain lines with blank, CRLF, broken, unknown-field and secret-shaped
+    lines (and a byte order mark) gives the general path's text, errors, line numbers and
+    summary."""
+    lines = _sample_lines()[:30]
+    secret = json.loads(lines[3])
+    secret["candidateId"] = "sk-" + "b" * 24
+    block = b"\n".join(
+        [
+            b"\xef\xbb\xbf" + lines[0],
+            lines[1] + b"\r",
+            b"",
+            b" \t ",
+            b"{not json",
+            lines[2].replace(b"}", b',"extra":1}', 1),
+            runner_line(secret),
+            *lines[4:],
+            b"",
+        ]
+    )
+    chunk = _Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), block, first_line)
+    compiled = _ChunkScorer(catalog, Policy(), "jsonl")
+    assert compiled.fast is not None
+    fast = _text_and_summary(chunk, compiled)
+    monkeypatch.setattr(compiled, "fast", None)
+    general = _text_and_summary(chunk, compiled)
+    assert fast == general
+    rules = [item["rule"] for item in fast[0] if isinstance(item, dict)]
+    # Broken JSON and the secret-shaped id; a BOM is only skipped at the start of a file.
+    assert len(rules) == (2 if first_line == 1 else 3)
+
+
+def test_a_line_the_decoder_rejects_is_declined(catalog: Catalog) -> None:
+    """Text that is not an observation at all comes back for the general path, counted nowhere."""
+    scorer = fastpath.fast_scorer(catalog, Policy())
+    assert scorer is not None
+    assert scorer.score_block(b"[1, 2]\n\n{}", 7, BUNDLE) == (
+        [(7, b"[1, 2]"), (9, b"{}")],
+        (0, 0, 0, 0),
+    )
 
 
 def test_a_policy_doubles_cannot_hold_exactly_has_no_plan() -> None:

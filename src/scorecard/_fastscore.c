@@ -13,7 +13,12 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <string.h>
+
+#ifndef Py_T_OBJECT_EX /* the 3.12 spelling */
+#define Py_T_OBJECT_EX T_OBJECT_EX
+#endif
 
 /* ------------------------------------------------------------------------------------------ */
 /* Module state: helpers and constants set once by configure().                               */
@@ -23,6 +28,8 @@ static PyObject *reason_json;        /* lines._reason: redact + quote (cached) *
 static PyObject *string_json;        /* lines.json_string: quote (cached) */
 static PyObject *number_text;        /* jsformat.format_js_number */
 static PyObject *comma_space;        /* ", " */
+static PyObject *reason_cache;       /* reason -> its JSON text */
+static PyObject *string_cache;       /* id -> its JSON text */
 
 #define NAMES(X)                                                                                 \
     X(base) X(lifecycle) X(continuation) X(presentation) X(traceLineage) X(metrics)             \
@@ -35,7 +42,7 @@ static PyObject *comma_space;        /* ", " */
     X(dispositions) X(lineage) X(issueStatus) X(runStatus) X(semanticDisposition)              \
     X(recoveryOwner) X(attempts) X(runs) X(commentCount) X(responseSource) X(markers)          \
     X(activityFamilies) X(latencyMs) X(totalTokens) X(costUsd) X(maxLatencyMs)                 \
-    X(maxTotalTokens) X(maxCostUsd) X(maxAttempts)
+    X(maxTotalTokens) X(maxCostUsd) X(maxAttempts) X(caseId) X(failure) X(message)
 
 #define DECLARE(name) static PyObject *s_##name;
 NAMES(DECLARE)
@@ -44,15 +51,29 @@ NAMES(DECLARE)
 static PyObject *k_semantic_tool, *k_schema, *k_schemaVersion, *k_phase, *k_operationReceiptId,
     *k_operationId, *k_stopReason, *k_receiptId, *k_decisionId;
 
-/* A field of a struct, borrowed (the struct owns it and outlives the call); NULL if UNSET. */
+/* A field of a struct, borrowed (the struct owns it and outlives the call); NULL if UNSET.
+   msgspec keeps struct fields in slots: read the slot the type's member descriptor names
+   (what PyObject_GetAttr ends up doing, without the generic lookup). */
 static PyObject *
 field(PyObject *owner, PyObject *name)
 {
-    PyObject *value = PyObject_GetAttr(owner, name);
-    if (value == NULL) {
-        return NULL;
+    PyObject *descriptor = _PyType_Lookup(Py_TYPE(owner), name);
+    PyObject *value;
+    if (descriptor != NULL && Py_IS_TYPE(descriptor, &PyMemberDescr_Type) &&
+        ((PyMemberDescrObject *)descriptor)->d_member->type == Py_T_OBJECT_EX) {
+        value = *(PyObject **)((char *)owner + ((PyMemberDescrObject *)descriptor)->d_member->offset);
+        if (value == NULL) {
+            PyErr_SetObject(PyExc_AttributeError, name);
+            return NULL;
+        }
     }
-    Py_DECREF(value);
+    else {
+        value = PyObject_GetAttr(owner, name);
+        if (value == NULL) {
+            return NULL;
+        }
+        Py_DECREF(value);
+    }
     return value == UNSET ? NULL : value;
 }
 
@@ -162,6 +183,61 @@ append_call(Buffer *buffer, PyObject *helper, PyObject *argument)
     return status;
 }
 
+/* append_call through a cache of the helper's answers (ids and reasons repeat from record to
+   record); only short texts are kept, and the cache starts over when full: bounded memory. */
+#define CACHE_LIMIT 4096
+#define CACHED_LENGTH 256
+
+static int
+append_cached(Buffer *buffer, PyObject *cache, PyObject *helper, PyObject *argument)
+{
+    PyObject *text = PyDict_GetItemWithError(cache, argument);
+    if (text != NULL) {
+        return append_str(buffer, text);
+    }
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+    text = PyObject_CallOneArg(helper, argument);
+    if (text == NULL) {
+        return -1;
+    }
+    if (!PyUnicode_Check(text)) {
+        Py_DECREF(text);
+        PyErr_SetString(PyExc_TypeError, "helper must return str");
+        return -1;
+    }
+    if (PyUnicode_GET_LENGTH(argument) > CACHED_LENGTH) {
+        int status = append_str(buffer, text);
+        Py_DECREF(text);
+        return status;
+    }
+    if (PyDict_GET_SIZE(cache) >= CACHE_LIMIT) {
+        PyDict_Clear(cache);
+    }
+    int status = PyDict_SetItem(cache, argument, text) < 0 ? -1 : append_str(buffer, text);
+    Py_DECREF(text);
+    return status;
+}
+
+/* Spelt doubles, by their bits: scores are ratios of small counts, so a few dozen repeat. */
+#define SPELT_SLOTS 256
+static struct {
+    double value;
+    int used;
+    char text[32];
+} spelt[SPELT_SLOTS];
+
+static size_t
+spelt_slot(double value)
+{
+    unsigned long long bits;
+    memcpy(&bits, &value, sizeof bits);
+    bits ^= bits >> 29;
+    bits *= 0x9E3779B97F4A7C15ULL;
+    return (size_t)(bits >> 56) % SPELT_SLOTS;
+}
+
 /* A double as JavaScript's String() spells it: CPython's shortest repr agrees on the digits and
    on where the point goes whenever repr uses no exponent; otherwise ask jsformat. */
 static int
@@ -170,13 +246,23 @@ append_double(Buffer *buffer, double value)
     if (value == 0.0) {
         return APPEND_LITERAL(buffer, "0");
     }
+    size_t slot = spelt_slot(value);
+    if (spelt[slot].used && memcmp(&spelt[slot].value, &value, sizeof value) == 0) {
+        return append(buffer, spelt[slot].text, (Py_ssize_t)strlen(spelt[slot].text));
+    }
     char *text = PyOS_double_to_string(value, 'r', 0, 0, NULL);
     if (text == NULL) {
         return -1;
     }
     int status;
+    size_t length = strlen(text);
     if (strchr(text, 'e') == NULL && strchr(text, 'n') == NULL) {
-        status = append(buffer, text, (Py_ssize_t)strlen(text));
+        status = append(buffer, text, (Py_ssize_t)length);
+        if (length < sizeof spelt[slot].text) {
+            spelt[slot].value = value;
+            spelt[slot].used = 1;
+            memcpy(spelt[slot].text, text, length + 1);
+        }
     }
     else {
         PyObject *number = PyFloat_FromDouble(value);
@@ -584,19 +670,30 @@ checks_valid(PyObject *part)
     if (!is_list(checks) || PyList_GET_SIZE(checks) == 0) {
         return -1;
     }
-    PyObject *seen = PySet_New(NULL);
-    if (seen == NULL) {
+    /* Lists are short: compare each id with those before it (longer lists: the Python path). */
+    enum { MOST_CHECKS = 32 };
+    PyObject *ids[MOST_CHECKS];
+    Py_ssize_t count = PyList_GET_SIZE(checks);
+    if (count > MOST_CHECKS) {
         return -1;
     }
-    int status = 0;
-    for (Py_ssize_t index = 0; status == 0 && index < PyList_GET_SIZE(checks); index++) {
+    for (Py_ssize_t index = 0; index < count; index++) {
         PyObject *id = field(PyList_GET_ITEM(checks, index), s_id);
-        if (id == NULL || PySet_Contains(seen, id) != 0 || PySet_Add(seen, id) < 0) {
-            status = -1;
+        if (id == NULL || !PyUnicode_CheckExact(id)) {
+            return -1;
         }
+        Py_ssize_t length = PyUnicode_GET_LENGTH(id);
+        int kind = PyUnicode_KIND(id);
+        for (Py_ssize_t earlier = 0; earlier < index; earlier++) {
+            PyObject *other = ids[earlier];
+            if (PyUnicode_GET_LENGTH(other) == length && PyUnicode_KIND(other) == kind &&
+                memcmp(PyUnicode_DATA(other), PyUnicode_DATA(id), (size_t)(length * kind)) == 0) {
+                return -1;
+            }
+        }
+        ids[index] = id;
     }
-    Py_DECREF(seen);
-    return status;
+    return 0;
 }
 
 /* Share of passing checks and the reasons of the failing ones. */
@@ -932,39 +1029,31 @@ append_dimension(Buffer *out, PyObject *entry, const Result *result, int passed)
     }
     for (Py_ssize_t index = 0; index < PyList_GET_SIZE(result->reasons); index++) {
         if ((index && APPEND_LITERAL(out, ",") < 0) ||
-            append_call(out, reason_json, PyList_GET_ITEM(result->reasons, index)) < 0) {
+            append_cached(out, reason_cache, reason_json, PyList_GET_ITEM(result->reasons, index)) <
+                0) {
             return -1;
         }
     }
     return APPEND_LITERAL(out, "]}");
 }
 
-static PyObject *
-score_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* What a block's scored records add to the run summary. */
+typedef struct {
+    long long scored, gate_failures, unscoreable, audit_failed;
+} Counts;
+
+/* Appends the scorecard line of one recognised observation to `out`: 1 when written, 0 when the
+   Python path must decide (out may hold part of a line: the caller rolls it back), -1 on error. */
+static int
+score_record(Buffer *out, PyObject *observation, PyObject *plan, PyObject *policy,
+             PyObject *head, Counts *counts)
 {
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "score_line(observation, case_plan, policy_plan, head)");
-        return NULL;
-    }
-    PyObject *observation = args[0], *plan = args[1], *policy = args[2], *head = args[3];
-    if (UNSET == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "configure() first");
-        return NULL;
-    }
-    if (!PyTuple_CheckExact(plan) || PyTuple_GET_SIZE(plan) != PLAN_SIZE ||
-        !PyTuple_CheckExact(policy) || PyTuple_GET_SIZE(policy) != DIMENSION_COUNT ||
-        !PyUnicode_CheckExact(head)) {
-        PyErr_SetString(PyExc_TypeError, "malformed plan");
-        return NULL;
-    }
-    Buffer out;
-    buffer_init(&out);
     Result results[DIMENSION_COUNT];
     for (int index = 0; index < DIMENSION_COUNT; index++) {
         results[index].score = 0.0;
         results[index].reasons = NULL;
     }
-    PyObject *line = NULL;
+    int status = 0;
     PyObject *classification = field(observation, s_classification);
     PyObject *candidate = field(observation, s_candidateId);
     if (classification == NULL || !PyUnicode_CheckExact(classification) || candidate == NULL ||
@@ -976,22 +1065,22 @@ score_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int unscoreable = is_text(classification, "infrastructure_failure") ||
                       is_text(classification, "skipped");
     int audit = 0, gate_passed = 1, all_passed = 1;
-    /* `{"schema":...,"bundleId":...,"caseId":..., then the candidate: made by the caller. */
-    if (append_str(&out, head) < 0 || append_call(&out, string_json, candidate) < 0 ||
-        APPEND_LITERAL(&out, ",\"classification\":\"") < 0 ||
-        append_str(&out, classification) < 0 || APPEND_LITERAL(&out, "\",\"dimensions\":{") < 0) {
+    /* `{"schema":...,"bundleId":...,"caseId":...,"candidateId":`: made by the caller. */
+    if (append_str(out, head) < 0 || append_cached(out, string_cache, string_json, candidate) < 0 ||
+        APPEND_LITERAL(out, ",\"classification\":\"") < 0 || append_str(out, classification) < 0 ||
+        APPEND_LITERAL(out, "\",\"dimensions\":{") < 0) {
         goto done;
     }
     if (unscoreable) {
         for (int index = 0; index < DIMENSION_COUNT; index++) {
             PyObject *entry = PyTuple_GET_ITEM(policy, index);
-            if ((index && APPEND_LITERAL(&out, ",") < 0) ||
-                append_str(&out, PyTuple_GET_ITEM(entry, 5)) < 0) {
+            if ((index && APPEND_LITERAL(out, ",") < 0) ||
+                append_str(out, PyTuple_GET_ITEM(entry, 5)) < 0) {
                 goto done;
             }
         }
-        if (APPEND_LITERAL(&out, "},\"overall\":{\"score\":null,\"gatePassed\":null,"
-                                 "\"passed\":null}}") < 0) {
+        if (APPEND_LITERAL(out, "},\"overall\":{\"score\":null,\"gatePassed\":null,"
+                                "\"passed\":null}}\n") < 0) {
             goto done;
         }
     }
@@ -1059,18 +1148,18 @@ score_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             if (gate) {
                 gate_passed = gate_passed && passed;
             }
-            if ((index && APPEND_LITERAL(&out, ",") < 0) ||
-                append_dimension(&out, entry, &results[index], passed) < 0) {
+            if ((index && APPEND_LITERAL(out, ",") < 0) ||
+                append_dimension(out, entry, &results[index], passed) < 0) {
                 goto done;
             }
         }
         double overall = (!gate_passed || weight_total == 0.0) ? 0.0 : weighted_sum / weight_total;
-        if (APPEND_LITERAL(&out, "},\"overall\":{\"score\":") < 0 ||
-            append_double(&out, overall) < 0 ||
-            (gate_passed ? APPEND_LITERAL(&out, ",\"gatePassed\":true,\"passed\":")
-                         : APPEND_LITERAL(&out, ",\"gatePassed\":false,\"passed\":")) < 0 ||
-            ((gate_passed && all_passed) ? APPEND_LITERAL(&out, "true}}")
-                                         : APPEND_LITERAL(&out, "false}}")) < 0) {
+        if (APPEND_LITERAL(out, "},\"overall\":{\"score\":") < 0 ||
+            append_double(out, overall) < 0 ||
+            (gate_passed ? APPEND_LITERAL(out, ",\"gatePassed\":true,\"passed\":")
+                         : APPEND_LITERAL(out, ",\"gatePassed\":false,\"passed\":")) < 0 ||
+            ((gate_passed && all_passed) ? APPEND_LITERAL(out, "true}}\n")
+                                         : APPEND_LITERAL(out, "false}}\n")) < 0) {
             goto done;
         }
         audit = audit_failed(observation, plan);
@@ -1078,26 +1167,283 @@ score_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
     }
-    PyObject *text = PyErr_Occurred() ? NULL : PyUnicode_DecodeUTF8(out.data, out.size, NULL);
-    if (text != NULL) {
-        line = Py_BuildValue("(NOOi)", text, unscoreable ? Py_True : Py_False,
-                             (!unscoreable && !gate_passed) ? Py_True : Py_False, audit);
+    if (!PyErr_Occurred()) {
+        counts->scored++;
+        counts->unscoreable += unscoreable;
+        counts->gate_failures += !unscoreable && !gate_passed;
+        counts->audit_failed += audit;
+        status = 1;
     }
 done:
-    buffer_free(&out);
     for (int index = 0; index < DIMENSION_COUNT; index++) {
         Py_XDECREF(results[index].reasons);
     }
-    if (line != NULL) {
-        return line;
+    return status != 1 && PyErr_Occurred() ? -1 : status;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Blocks of JSON Lines.                                                                       */
+
+static PyObject *decode;            /* recognize's typed msgspec decoder: .decode */
+static PyObject *encode_into;       /* its encoder: .encode_into */
+static PyObject *reencoded;         /* the bytearray encode_into writes */
+static PyObject *declinable;        /* exceptions that mean "not plain": a tuple of classes */
+static PyObject *identifier_secret; /* validation.identifier_secret */
+static PyObject *reference_secret;  /* secrets.matches_reference_secret */
+static PyObject *clean_ids;         /* ids identifier_secret found clean */
+
+/* When `error` is one of the exceptions that only mean "not plain", clear it and return 0. */
+static int
+declined(void)
+{
+    if (PyErr_ExceptionMatches(declinable)) {
+        PyErr_Clear();
+        return 0;
     }
-    /* Not the plain case after all: the Python path decides (and reports any error). */
-    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_AttributeError) &&
-        !PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError)) {
+    return -1;
+}
+
+/* JavaScript's String.prototype.trim() whitespace. */
+static int
+is_js_space(Py_UCS4 c)
+{
+    return c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0xA0 || c == 0x1680 ||
+           (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+           c == 0x205F || c == 0x3000 || c == 0xFEFF;
+}
+
+static int
+is_blank(PyObject *text)
+{
+    for (Py_ssize_t index = 0; index < PyUnicode_GET_LENGTH(text); index++) {
+        if (!is_js_space(PyUnicode_READ_CHAR(text, index))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* 1 when the id is not secret-shaped (identifier_secret, remembered), 0 when it is, -1 error. */
+static int
+clean_id(PyObject *id)
+{
+    int known = PySet_Contains(clean_ids, id);
+    if (known != 0) {
+        return known;
+    }
+    PyObject *pattern = PyObject_CallOneArg(identifier_secret, id);
+    if (pattern == NULL) {
+        return -1;
+    }
+    int clean = pattern == Py_None;
+    Py_DECREF(pattern);
+    if (clean) {
+        if (PySet_GET_SIZE(clean_ids) >= CACHE_LIMIT && PySet_Clear(clean_ids) < 0) {
+            return -1;
+        }
+        if (PySet_Add(clean_ids, id) < 0) {
+            return -1;
+        }
+    }
+    return clean;
+}
+
+/* SCORING.md 1.2, 1.3 and 1.5 and the secret-shaped id rule (1.4 is checks_valid): 1 when the
+   observation passes, 0 when the Python path must decide, -1 on error. */
+static int
+passes_contract(PyObject *observation)
+{
+    PyObject *candidate = field(observation, s_candidateId);
+    PyObject *provider = field(observation, s_provider);
+    PyObject *classification = field(observation, s_classification);
+    if (candidate == NULL || provider == NULL || classification == NULL ||
+        !PyUnicode_CheckExact(candidate) || !PyUnicode_CheckExact(provider)) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    if (is_blank(candidate)) {
+        return 0;
+    }
+    int clean = clean_id(candidate);
+    if (clean == 1) {
+        clean = clean_id(provider);
+    }
+    if (clean != 1) {
+        return clean;
+    }
+    PyObject *failure = field(observation, s_failure);
+    if (failure == NULL) {
+        if (PyErr_Occurred()) {
+            return -1;
+        }
+        return !(is_text(classification, "infrastructure_failure") ||
+                 is_text(classification, "skipped"));
+    }
+    PyObject *message = field(failure, s_message);
+    if (message == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    PyObject *secret = PyObject_CallOneArg(reference_secret, message);
+    if (secret == NULL) {
+        return -1;
+    }
+    int shaped = PyObject_IsTrue(secret);
+    Py_DECREF(secret);
+    return shaped < 0 ? -1 : !shaped;
+}
+
+/* One line: scored into `out` (1), declined (0), or an error (-1). */
+static int
+score_raw_line(Buffer *out, const char *start, Py_ssize_t length, PyObject *plans,
+               PyObject *policy, PyObject *heads, Counts *counts)
+{
+    PyObject *raw = PyMemoryView_FromMemory((char *)start, length, PyBUF_READ);
+    if (raw == NULL) {
+        return -1;
+    }
+    PyObject *observation = PyObject_CallOneArg(decode, raw);
+    Py_DECREF(raw);
+    if (observation == NULL) {
+        return declined();
+    }
+    int status = 0;
+    PyObject *written = PyObject_CallFunctionObjArgs(encode_into, observation, reencoded, NULL);
+    if (written == NULL) {
+        status = declined();
+        goto done;
+    }
+    Py_DECREF(written);
+    /* Plain: re-encoding gives back exactly the line (see recognize.decode_plain_observation). */
+    if (PyByteArray_GET_SIZE(reencoded) != length ||
+        memcmp(PyByteArray_AS_STRING(reencoded), start, (size_t)length) != 0) {
+        goto done;
+    }
+    PyObject *case_id = field(observation, s_caseId);
+    PyObject *plan = case_id != NULL ? PyDict_GetItemWithError(plans, case_id) : NULL;
+    PyObject *head = plan != NULL ? PyDict_GetItemWithError(heads, case_id) : NULL;
+    if (head == NULL || !PyUnicode_CheckExact(head) || !PyTuple_CheckExact(plan) ||
+        PyTuple_GET_SIZE(plan) != PLAN_SIZE) {
+        status = PyErr_Occurred() ? -1 : 0;
+        goto done;
+    }
+    status = passes_contract(observation);
+    if (status == 1) {
+        Py_ssize_t mark = out->size;
+        status = score_record(out, observation, plan, policy, head, counts);
+        if (status != 1) {
+            out->size = mark;
+        }
+    }
+done:
+    Py_DECREF(observation);
+    if (status < 0 && PyErr_Occurred() &&
+        (PyErr_ExceptionMatches(PyExc_AttributeError) || PyErr_ExceptionMatches(PyExc_TypeError) ||
+         PyErr_ExceptionMatches(PyExc_ValueError))) {
+        /* Not the shape the C scorer knows after all: the Python path decides. */
+        PyErr_Clear();
+        status = 0;
+    }
+    return status;
+}
+
+/* Ends the current piece of text: appends it to `pieces` as a str and empties `out`. */
+static int
+flush(Buffer *out, PyObject *pieces)
+{
+    if (out->size == 0) {
+        return 0;
+    }
+    PyObject *text = PyUnicode_DecodeUTF8(out->data, out->size, NULL);
+    if (text == NULL) {
+        return -1;
+    }
+    out->size = 0;
+    int status = PyList_Append(pieces, text);
+    Py_DECREF(text);
+    return status;
+}
+
+static int
+is_ascii_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static PyObject *
+score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "score_block(block, first_line, case_plans, policy_plan, heads)");
         return NULL;
     }
-    PyErr_Clear();
-    Py_RETURN_NONE;
+    PyObject *block = args[0], *plans = args[2], *policy = args[3], *heads = args[4];
+    Py_ssize_t first_line = PyLong_AsSsize_t(args[1]);
+    if (first_line == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (decode == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "configure() first");
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(block) || !PyDict_CheckExact(plans) || !PyDict_CheckExact(heads) ||
+        !PyTuple_CheckExact(policy) || PyTuple_GET_SIZE(policy) != DIMENSION_COUNT) {
+        PyErr_SetString(PyExc_TypeError, "malformed arguments");
+        return NULL;
+    }
+    PyObject *pieces = PyList_New(0);
+    if (pieces == NULL) {
+        return NULL;
+    }
+    Buffer out;
+    buffer_init(&out);
+    Counts counts = {0, 0, 0, 0};
+    const char *data = PyBytes_AS_STRING(block);
+    Py_ssize_t size = PyBytes_GET_SIZE(block), start = 0, number = first_line;
+    int failed = 0;
+    /* The lines io.numbered_lines yields: split at "\n", a BOM removed from a file's first
+       line, carriage returns before the end removed, blank lines skipped. */
+    while (start <= size && !failed) {
+        const char *found = memchr(data + start, '\n', (size_t)(size - start));
+        Py_ssize_t stop = found ? found - data : size;
+        Py_ssize_t begin = start, end = stop;
+        if (number == 1 && start == 0 && end - begin >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) {
+            begin += 3;
+        }
+        while (end > begin && data[end - 1] == '\r') {
+            end--;
+        }
+        int blank = 1;
+        for (Py_ssize_t index = begin; index < end && blank; index++) {
+            blank = is_ascii_space(data[index]);
+        }
+        if (!blank) {
+            int status = score_raw_line(&out, data + begin, end - begin, plans, policy, heads,
+                                        &counts);
+            if (status < 0) {
+                failed = 1;
+            }
+            else if (status == 0) {
+                PyObject *line = PyBytes_FromStringAndSize(data + begin, end - begin);
+                PyObject *entry = line ? Py_BuildValue("(nN)", number, line) : NULL;
+                if (entry == NULL || flush(&out, pieces) < 0 || PyList_Append(pieces, entry) < 0) {
+                    failed = 1;
+                }
+                Py_XDECREF(entry);
+            }
+        }
+        start = stop + 1;
+        number++;
+    }
+    if (!failed && flush(&out, pieces) < 0) {
+        failed = 1;
+    }
+    buffer_free(&out);
+    if (failed) {
+        Py_DECREF(pieces);
+        return NULL;
+    }
+    return Py_BuildValue("(N(LLLL))", pieces, counts.scored, counts.gate_failures,
+                         counts.unscoreable, counts.audit_failed);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1105,23 +1451,41 @@ done:
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
-    PyObject *unset, *reason, *string, *number;
-    if (!PyArg_ParseTuple(args, "OOOO:configure", &unset, &reason, &string, &number)) {
+    PyObject *unset, *reason, *string, *number, *decoder, *encoder, *errors, *secret_id,
+        *secret_reference;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO:configure", &unset, &reason, &string, &number,
+                          &decoder, &encoder, &errors, &secret_id, &secret_reference)) {
         return NULL;
     }
     Py_XSETREF(UNSET, Py_NewRef(unset));
     Py_XSETREF(reason_json, Py_NewRef(reason));
     Py_XSETREF(string_json, Py_NewRef(string));
     Py_XSETREF(number_text, Py_NewRef(number));
+    Py_XSETREF(declinable, Py_NewRef(errors));
+    Py_XSETREF(identifier_secret, Py_NewRef(secret_id));
+    Py_XSETREF(reference_secret, Py_NewRef(secret_reference));
+    Py_XSETREF(decode, PyObject_GetAttrString(decoder, "decode"));
+    Py_XSETREF(encode_into, PyObject_GetAttrString(encoder, "encode_into"));
+    /* New helpers, new answers. */
+    Py_XSETREF(reencoded, PyByteArray_FromStringAndSize(NULL, 0));
+    Py_XSETREF(reason_cache, PyDict_New());
+    Py_XSETREF(string_cache, PyDict_New());
+    Py_XSETREF(clean_ids, PySet_New(NULL));
+    if (decode == NULL || encode_into == NULL || reencoded == NULL || reason_cache == NULL ||
+        string_cache == NULL || clean_ids == NULL) {
+        return NULL;
+    }
     Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(UNSET, reason_json, string_json, number_text): the Python helpers."},
-    {"score_line", (PyCFunction)(void (*)(void))score_line, METH_FASTCALL,
-     "score_line(observation, case_plan, policy_plan, head) -> (line, unscoreable, gate_failed,"
-     " audit_failed) or None when the Python path must decide."},
+     "configure(UNSET, reason_json, string_json, number_text, decoder, encoder, declinable,"
+     " identifier_secret, matches_reference_secret): the Python helpers."},
+    {"score_block", (PyCFunction)(void (*)(void))score_block, METH_FASTCALL,
+     "score_block(block, first_line, case_plans, policy_plan, heads) -> (pieces, (scored,"
+     " gate_failures, unscoreable, audit_failed)): pieces are str (scorecard lines, each ending"
+     " in a newline) and (line_number, raw_line) of the lines the Python path must decide."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,8 +8,18 @@ def configure(
     reason_json: Callable[[str], str],
     string_json: Callable[[str], str],
     number_text: Callable[[float], str],
+    decoder: Any,
+    encoder: Any,
+    declinable: tuple[type[BaseException], ...],
+    identifier_secret: Callable[[str], str | None],
+    matches_reference_secret: Callable[[str], bool],
     /,
 ) -> None: ...
-def score_line(
-    observation: Any, case_plan: tuple[Any, ...], policy_plan: tuple[Any, ...], head: str, /
-) -> tuple[str, bool, bool, int] | None: ...
+def score_block(
+    block: bytes,
+    first_line: int,
+    case_plans: dict[str, tuple[Any, ...]],
+    policy_plan: tuple[Any, ...],
+    heads: dict[str, str],
+    /,
+) -> tuple[list[str | tuple[int, bytes]], tuple[int, int, int, int]]: ...

@@ -1,13 +1,14 @@
 """The fast path of ``scorecard score`` for the usual line: plain, plainly valid, ``jsonl`` out.
 
-A JSON Lines record that :func:`scorecard.recognize.decode_plain_observation` accepts is scored
-by the C extension ``scorecard._fastscore`` (scoring, the audit's failed count and the scorecard
-line in one call); :meth:`FastScorer.score` returns the line and the run tally. Everything else
-(an error, an unknown field, a secret-shaped id, a line written in another field order) returns
-None and takes the general path of :mod:`scorecard.pipeline`, which stays the definition:
-``tests/test_fastpath.py`` checks that both give the same bytes and tallies. Without the
-compiled extension (a platform without a C compiler) :func:`fast_scorer` returns None and every
-line takes the general path. ``docs/performance.md`` explains the design.
+:meth:`FastScorer.score_block` hands a block of JSON Lines to the C extension
+``scorecard._fastscore``, which splits it into lines, decodes and recognises each with
+:data:`scorecard.recognize.OBSERVATION_DECODER`, checks the contract rules, scores it, counts its
+failed audit findings and writes its scorecard line, all without returning to Python. A line it
+is not sure of (an error, an unknown field, a secret-shaped id, another field order) comes back
+as it was, for the general path of :mod:`scorecard.pipeline`, which stays the definition:
+``tests/test_fastpath.py`` checks both give the same bytes and counts. Without the compiled
+extension (a platform without a C compiler) :func:`fast_scorer` returns None and every line
+takes the general path. ``docs/performance.md`` explains the design.
 """
 
 from __future__ import annotations
@@ -20,12 +21,11 @@ from .catalog import Catalog
 from .jsformat import format_js_number
 from .lines import dimension_json, json_scalar, json_string, reason_json
 from .models import DIMENSIONS, GATE_DIMENSIONS, SCORECARD_V2_SCHEMA, WorkflowCase
-from .pipeline import Tally
 from .policy import DEFAULT_WEIGHTS, Policy
-from .recognize import PlainObservation, decode_plain_observation
+from .recognize import NOT_PLAIN_ERRORS, OBSERVATION_DECODER, OBSERVATION_ENCODER
 from .scoring import UNSCOREABLE_REASON
 from .secrets import matches_reference_secret
-from .validation import JS_WHITESPACE, identifier_secret
+from .validation import identifier_secret
 
 try:
     from . import _fastscore
@@ -35,11 +35,20 @@ except ImportError:  # pragma: no cover - built by every install that has a C co
 __all__ = ["FastScorer", "case_plan", "compiled", "fast_scorer", "policy_plan"]
 
 _SAFE = 2**53
-_UNSCOREABLE = ("infrastructure_failure", "skipped")
-_HEADS_LIMIT = 4096
+_HEADS_LIMIT = 256
 
 if _fastscore is not None:
-    _fastscore.configure(UNSET, reason_json, json_string, format_js_number)
+    _fastscore.configure(
+        UNSET,
+        reason_json,
+        json_string,
+        format_js_number,
+        OBSERVATION_DECODER,
+        OBSERVATION_ENCODER,
+        NOT_PLAIN_ERRORS,
+        identifier_secret,
+        matches_reference_secret,
+    )
 
 
 def case_plan(case: WorkflowCase) -> tuple[Any, ...]:
@@ -112,6 +121,14 @@ def policy_plan(policy: Policy) -> tuple[tuple[Any, ...], ...] | None:
     return tuple(plan)
 
 
+Counts = tuple[int, int, int, int]
+"""What a block's scored records add to the run summary: scored, gate failures, unscoreable,
+failed audit findings."""
+Piece = str | tuple[int, bytes]
+"""Scorecard lines (each ending in a newline), or (line number, line) of a record the general
+path must decide."""
+
+
 class FastScorer:
     """Scores plain JSON Lines records of one catalog and policy in compiled code."""
 
@@ -120,55 +137,31 @@ class FastScorer:
             case.id: case_plan(case) for case in catalog.cases.values()
         }
         self._policy = policy_plan
-        self._heads: dict[tuple[str, str], str] = {}
-        self._score_line = _fastscore.score_line
+        self._heads: dict[str, dict[str, str]] = {}
 
-    def _head(self, bundle_id: str, case_id: str) -> str:
-        key = (bundle_id, case_id)
-        head = self._heads.get(key)
-        if head is None:
+    def _heads_of(self, bundle_id: str) -> dict[str, str]:
+        """Each case's line start for one bundle: ``{"schema":...,"candidateId":``."""
+        heads = self._heads.get(bundle_id)
+        if heads is None:
             if len(self._heads) >= _HEADS_LIMIT:
                 self._heads.clear()
-            head = self._heads[key] = (
-                f'{{"schema":{json_string(SCORECARD_V2_SCHEMA)},"bundleId":{json_string(bundle_id)},'
+            bundle = json_string(bundle_id)
+            heads = self._heads[bundle_id] = {
+                case_id: f'{{"schema":{json_string(SCORECARD_V2_SCHEMA)},"bundleId":{bundle},'
                 f'"caseId":{json_string(case_id)},"candidateId":'
-            )
-        return head
+                for case_id in self._plans
+            }
+        return heads
 
-    def score(self, raw: bytes, bundle_id: str) -> tuple[Tally, str] | None:
-        """(tally, scorecard line) of one JSON Lines record, or None: take the general path."""
-        observation = decode_plain_observation(raw)
-        if observation is None or not _passes_contract(observation):
-            return None
-        case_id = observation.caseId
-        plan = self._plans.get(case_id)
-        if plan is None:
-            return None
-        scored = self._score_line(observation, plan, self._policy, self._head(bundle_id, case_id))
-        if scored is None:
-            return None
-        line, unscoreable, gate_failed, audit_failed = scored
-        tally = Tally(
-            bundle_id, observation.candidateId, case_id, unscoreable, gate_failed, audit_failed, ()
+    def score_block(
+        self, block: bytes, first_line: int, bundle_id: str
+    ) -> tuple[list[Piece], Counts]:
+        """The lines of a block of JSON Lines (numbered from ``first_line``, as
+        :func:`scorecard.io.numbered_lines` numbers them), scored in C where plain, in order,
+        and what the scored ones add to the run summary."""
+        return _fastscore.score_block(
+            block, first_line, self._plans, self._policy, self._heads_of(bundle_id)
         )
-        return tally, line
-
-
-def _passes_contract(observation: PlainObservation) -> bool:
-    """SCORING.md 1.2, 1.3 and 1.5 (and the engine's secret-shaped id rule); the C scorer checks
-    1.4. False sends the record to the general path, which reports the error."""
-    candidate = observation.candidateId
-    if not candidate.strip(JS_WHITESPACE):
-        return False
-    if (
-        identifier_secret(candidate) is not None
-        or identifier_secret(observation.provider) is not None
-    ):
-        return False
-    failure = observation.failure
-    if failure is UNSET:
-        return observation.classification not in _UNSCOREABLE
-    return not matches_reference_secret(failure.message)
 
 
 def compiled() -> bool:

@@ -137,39 +137,47 @@ class _ChunkScorer:
                 chunk.whole_file or b"", source=chunk.source, bundle=chunk.bundle
             )
             return [self._general(record) for record in records]
-        fast = self.fast
-        bundle = chunk.bundle
-        outcomes: list[Outcome] = []
         # Each document is parsed, scored and freed before the next is parsed; a thousand live
         # documents cost measurably more in cache misses.
-        for number, raw in numbered_lines(chunk.block, chunk.first_line):
-            scored = fast.score(raw, bundle.id) if fast is not None else None
-            if scored is not None:
-                outcomes.append(scored)
-            else:
-                record = parse_line(raw, number=number, source=chunk.source, bundle=bundle)
-                outcomes.append(self._general(record))
-        return outcomes
+        return [
+            self._line(number, raw, chunk)
+            for number, raw in numbered_lines(chunk.block, chunk.first_line)
+        ]
 
     def text(self, chunk: _Chunk) -> Text:
         """``chunk`` as ``jsonl`` text, counted here: its lines need no run numbers, so the main
-        process only writes them."""
+        process only writes them. Plain lines are scored in C, a block at a time."""
         summary = RunSummary()
-        items: list[str | InputError] = []
-        lines: list[str] = []
-        for outcome in self.outcomes(chunk):
-            if isinstance(outcome, InputError):
-                if lines:
-                    items.append("\n".join(lines) + "\n")
-                    lines = []
-                summary.rejected += 1
-                items.append(outcome)
-            else:
-                summary.count(outcome[0])
-                lines.append(outcome[1])
-        if lines:
-            items.append("\n".join(lines) + "\n")
+        if self.fast is None or chunk.block is None:
+            return [self._counted(outcome, summary) for outcome in self.outcomes(chunk)], summary
+        pieces, (scored, gate_failures, unscoreable, audit_failed) = self.fast.score_block(
+            chunk.block, chunk.first_line, chunk.bundle.id
+        )
+        summary.scored = scored
+        summary.gate_failures = gate_failures
+        summary.unscoreable = unscoreable
+        summary.audit_failed = audit_failed
+        if scored:
+            summary.bundles.add(chunk.bundle.id)
+        items = [
+            piece if isinstance(piece, str) else self._counted(self._line(*piece, chunk), summary)
+            for piece in pieces
+        ]
         return items, summary
+
+    @staticmethod
+    def _counted(outcome: Outcome, summary: RunSummary) -> str | InputError:
+        """A ``jsonl`` outcome counted into ``summary``: its line (with newline) or its error."""
+        if isinstance(outcome, InputError):
+            summary.rejected += 1
+            return outcome
+        tally, line = outcome
+        summary.count(tally)
+        return f"{line}\n"
+
+    def _line(self, number: int, raw: bytes, chunk: _Chunk) -> Outcome:
+        record = parse_line(raw, number=number, source=chunk.source, bundle=chunk.bundle)
+        return self._general(record)
 
     def _general(self, record: RawRecord | InputError) -> Outcome:
         result = score_record(record, catalog=self.catalog, policy=self.policy)

@@ -19,7 +19,13 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-__all__ = ["PlainObservation", "decode_plain_observation", "is_plainly_valid"]
+__all__ = [
+    "NOT_PLAIN_ERRORS",
+    "OBSERVATION_DECODER",
+    "OBSERVATION_ENCODER",
+    "PlainObservation",
+    "is_plainly_valid",
+]
 
 _SAFE = 2**53
 # Numbers JavaScript holds exactly; larger integers go to the models (and their error).
@@ -201,27 +207,18 @@ def is_plainly_valid(document: Any, *, parsed_json: bool = False) -> bool:
 
 
 PlainObservation = _Observation
-"""A plainly valid observation as :func:`decode_plain_observation` returns it (read-only use)."""
-_PLAIN_DECODER = msgspec.json.Decoder(_Observation)
-_ENCODER = msgspec.json.Encoder()
+"""A plainly valid observation as :data:`OBSERVATION_DECODER` returns it (read-only use)."""
+OBSERVATION_DECODER = msgspec.json.Decoder(_Observation)
+"""Parses and recognises a line in one pass (the typed decode of a plain observation)."""
+OBSERVATION_ENCODER = msgspec.json.Encoder()
+NOT_PLAIN_ERRORS = (msgspec.DecodeError, UnicodeError, RecursionError)
+"""What the decoder and encoder raise for a line that is not plain or not plainly valid.
 
-
-def decode_plain_observation(raw: bytes) -> PlainObservation | None:
-    """``raw`` parsed and recognised in one pass, when it is a plain line of a plainly valid
-    observation; None for anything else (which the caller hands to the general path).
-
-    Plain as in :func:`scorecard.jsontext.parse_plain_json`: re-encoding gives back exactly
-    ``raw``, which rules out repeated keys, inexact numbers and invalid UTF-8; the typed decode
-    checks what :func:`is_plainly_valid` checks. Fields in another order than the runners' also
-    give None: slower, never wrong.
-    """
-    try:
-        observation = _PLAIN_DECODER.decode(raw)
-        if _ENCODER.encode(observation) == raw:
-            return observation
-    except (msgspec.DecodeError, UnicodeError, RecursionError):
-        pass
-    return None
+A line is *plain* when re-encoding the decoded observation gives back exactly the line (the
+check :func:`scorecard.jsontext.parse_plain_json` makes): that rules out repeated keys, inexact
+numbers and invalid UTF-8, and the typed decode checks what :func:`is_plainly_valid` checks.
+Fields in another order than the runners' are not plain either: slower, never wrong.
+"""
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
