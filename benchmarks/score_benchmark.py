@@ -13,9 +13,9 @@ same lines in this process, also the fastest of the rounds. Also printed: pydant
 ``model_validate_json`` into the full observation model (the issue's other reference), the
 start-up alone (an empty input), the speed-up of N workers next to the speed-up N busy processes
 get on this machine in the same run (shared virtual cores rarely give N times one), and with
-``--stages`` the cost of each serial stage. ``--compare-with CHECKOUT`` also times another
-checkout of the repository (say a git worktree of an older commit) in the same rounds. Outputs
-of every configuration are compared byte for byte. Figures quoted anywhere in the repository
+``--stages`` the cost of the compiled fast path and of each stage of the general path.
+``--compare-with CHECKOUT`` also times another checkout of the repository (say a git worktree of
+an older commit) in the same rounds. Outputs of every configuration are compared byte for byte. Figures quoted anywhere in the repository
 come from this script; machines here are shared, so quote ratios from one run.
 """
 
@@ -142,8 +142,51 @@ def machine_scaling(processes: int, count: int = 20_000_000) -> float:
     return processes * one / many
 
 
+def fast_path_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
+    """Microseconds per observation of the compiled fast path (``jsonl``), in this process:
+    the typed decode alone, then with the re-encoding that proves a line plain, then the whole
+    of ``FastScorer.score_block`` (decode, check, contract rules, scoring, audit count, line).
+    Fastest of ``rounds`` each, taking turns; the corpus is in memory, so no reading is timed.
+    """
+    from scorecard.fastpath import fast_scorer
+    from scorecard.io import line_blocks
+    from scorecard.policy import Policy
+    from scorecard.recognize import OBSERVATION_DECODER, OBSERVATION_ENCODER
+
+    scorer = fast_scorer(load_catalog(), Policy())
+    if scorer is None:
+        return []
+    with corpus.open("rb") as stream:
+        blocks = list(line_blocks(stream))
+    lines = [line for _, block in blocks for line in block.split(b"\n")]
+    buffer = bytearray()
+
+    def decode() -> None:
+        for line in lines:
+            OBSERVATION_DECODER.decode(line)
+
+    def check() -> None:
+        for line in lines:
+            OBSERVATION_ENCODER.encode_into(OBSERVATION_DECODER.decode(line), buffer)
+            assert buffer == line
+
+    def whole() -> None:
+        for first_line, block in blocks:
+            scorer.score_block(block, first_line, "local-benchmark")
+
+    steps = (("typed decode", decode), ("+ plainness check", check), ("whole block in C", whole))
+    best = dict.fromkeys((name for name, _ in steps), float("inf"))
+    for _ in range(rounds):
+        for name, step in steps:
+            start = time.perf_counter()
+            step()
+            best[name] = min(best[name], (time.perf_counter() - start) / len(lines) * 1e6)
+    return list(best.items())
+
+
 def stage_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
-    """Microseconds per observation of each stage of the serial path, in this process.
+    """Microseconds per observation of each stage of the general (Python) path, in this
+    process: what a line the fast path declines costs, and every line of the other formats.
 
     Each run streams the corpus through one more stage than the previous one (as
     ``scorecard score`` does), so a stage's cost is the difference of consecutive runs, each the
@@ -236,7 +279,9 @@ def main() -> int:
     )
     parser.add_argument("--keep", type=Path, help="keep the corpus and outputs in this folder")
     parser.add_argument(
-        "--stages", action="store_true", help="also print the cost of each serial stage"
+        "--stages",
+        action="store_true",
+        help="also print the cost of the fast path and of each general-path stage",
     )
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="scorecard-bench-") as scratch:
@@ -299,7 +344,10 @@ def main() -> int:
                 f"{machine_scaling(most):.2f}x one"
             )
         if arguments.stages:
-            print("\nserial stage costs (microseconds per observation, in process):")
+            print("\nfast path, cumulative (microseconds per observation, in process):")
+            for name, micros in fast_path_costs(corpus, arguments.repeat):
+                print(f"  {name:30} {micros:7.1f}")
+            print("\ngeneral path stages (microseconds per observation, in process):")
             for name, micros in stage_costs(corpus, arguments.repeat):
                 print(f"  {name:30} {micros:7.1f}")
     return 0 if len(digests) == 1 else 1

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorecard.io import line_blocks, numbered_lines, raw_lines
+from scorecard.io import count_newlines, line_blocks, line_ranges, numbered_lines, raw_lines
 
 PROFILE = settings(max_examples=300, deadline=None, derandomize=True)
 TEXT = st.lists(
@@ -72,3 +72,38 @@ def test_the_sample_data_splits_as_before() -> None:
     data = (ROOT / "observations" / "2026-11-01-nightly" / "observations.jsonl").read_bytes()
     assert list(raw_lines(io.BytesIO(data))) == line_by_line(data)
     assert len(line_by_line(data)) == 140
+
+
+def rangewise(data: bytes, size: int) -> Iterator[tuple[int, bytes]]:
+    for first_line, offset, length in line_ranges(io.BytesIO(data), size):
+        yield from numbered_lines(data[offset : offset + length], first_line)
+
+
+@PROFILE
+@given(TEXT, st.integers(min_value=1, max_value=64))
+def test_ranges_of_any_size_give_the_same_lines(data: bytes, size: int) -> None:
+    """Ranges (offsets and lengths, what worker processes read back) cover the same lines with
+    the same numbers as reading line by line, for any read size."""
+    assert list(rangewise(data, size)) == line_by_line(data)
+
+
+@PROFILE
+@given(TEXT, st.integers(min_value=1, max_value=64))
+def test_ranges_tile_the_file_at_line_ends(data: bytes, size: int) -> None:
+    """Each range ends where a newline is (or at the end), and the next starts right after it."""
+    ranges = list(line_ranges(io.BytesIO(data), size))
+    position = 0
+    for _, offset, length in ranges:
+        assert offset == position
+        position = offset + length
+        if position < len(data):
+            assert data[position : position + 1] == b"\n"
+            position += 1
+    assert position == len(data)
+
+
+@PROFILE
+@given(TEXT, st.integers(min_value=0, max_value=50))
+def test_counting_newlines_agrees_with_bytes_count(data: bytes, end: int) -> None:
+    """The compiled count equals ``bytes.count`` for every prefix length (beyond the end too)."""
+    assert count_newlines(data, end) == data.count(b"\n", 0, end)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from scorecard.aggregate_input import scored_row
+from scorecard.bundles import BundleInfo
 from scorecard.catalog import Catalog
 from scorecard.errors import InputError
-from scorecard.parallel import score_lines_parallel, score_rows_parallel
+from scorecard.parallel import _Chunk, _ChunkScorer, score_lines_parallel, score_rows_parallel
 from scorecard.pipeline import RunSummary, score_paths
 from scorecard.policy import Policy
 
@@ -92,3 +95,22 @@ def test_rows_from_the_workers_equal_the_serial_rows(catalog: Catalog, chunk_byt
     # repr: exact for every float, and NaN (no metric) equals NaN, which == does not give.
     assert [repr(row) for row in parallel] == [repr(row) for row in serial]
     assert parallel_summary == serial_summary
+
+
+@pytest.mark.parametrize("output_format", ["jsonl", "records"])
+def test_a_file_that_shrank_before_its_span_was_read_is_reported(
+    tmp_path: Path, catalog: Catalog, output_format: str
+) -> None:
+    """A worker that cannot read the span the main process found reports the file unreadable
+    instead of scoring part of a line."""
+    path = tmp_path / "observations.jsonl"
+    path.write_bytes(b"{}\n")
+    chunk = _Chunk(str(path), BundleInfo(id="local-x", kind="folder"), span=(0, 100))
+    scorer = _ChunkScorer(catalog, Policy(), output_format)
+    items, summary = scorer.text(chunk)
+    for found in (scorer.outcomes(chunk), items):
+        assert len(found) == 1
+        error = found[0]
+        assert isinstance(error, InputError)
+        assert (error.rule, error.source) == ("unreadable", str(path))
+    assert summary.rejected == 1

@@ -1446,6 +1446,35 @@ score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                          counts.unscoreable, counts.audit_failed);
 }
 
+/* The newlines in data[:end], counted with memchr (bytes.count looks at one byte at a time). */
+static PyObject *
+count_newlines(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_ssize_t end;
+    if (nargs != 2 || (end = PyLong_AsSsize_t(args[1])) < 0) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "count_newlines(data, end) with end >= 0");
+        }
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    const char *data = view.buf;
+    const char *stop = data + (end < view.len ? end : view.len);
+    Py_ssize_t count = 0;
+    for (const char *at = data; at < stop; at++) {
+        at = memchr(at, '\n', (size_t)(stop - at));
+        if (at == NULL) {
+            break;
+        }
+        count++;
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(count);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 static PyObject *
@@ -1486,6 +1515,8 @@ static PyMethodDef methods[] = {
      "score_block(block, first_line, case_plans, policy_plan, heads) -> (pieces, (scored,"
      " gate_failures, unscoreable, audit_failed)): pieces are str (scorecard lines, each ending"
      " in a newline) and (line_number, raw_line) of the lines the Python path must decide."},
+    {"count_newlines", (PyCFunction)(void (*)(void))count_newlines, METH_FASTCALL,
+     "count_newlines(data, end) -> the number of b'\\n' in data[:end]."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -22,14 +22,21 @@ from .jsontext import NOT_PLAIN, parse_json_document, parse_plain_json
 from .policy import Policy
 from .yamltext import parse_yaml
 
+try:
+    from ._fastscore import count_newlines as _count_newlines
+except ImportError:  # pragma: no cover - built by every install that has a C compiler
+    _count_newlines = None  # type: ignore[assignment]
+
 __all__ = [
     "BLOCK_SIZE",
     "STDIN",
     "InputFile",
     "RawRecord",
     "atomic_writer",
+    "count_newlines",
     "discover_inputs",
     "line_blocks",
+    "line_ranges",
     "load_policy",
     "numbered_lines",
     "parse_json_file",
@@ -184,6 +191,41 @@ def numbered_lines(data: bytes, first_line: int = 1) -> Iterator[tuple[int, byte
             yield number, raw
 
 
+def count_newlines(data: bytes, end: int) -> int:
+    """How many lines end in ``data[:end]`` (in C when the extension is built: several times
+    faster than ``bytes.count``)."""
+    if _count_newlines is not None:
+        return _count_newlines(data, end)
+    return data.count(b"\n", 0, end)
+
+
+def line_ranges(stream: IO[bytes], size: int = BLOCK_SIZE) -> Iterator[tuple[int, int, int]]:
+    """(number of its first line, offset, length) of ranges of whole lines of a file, about
+    ``size`` bytes each (more when one line is longer), without the newline that ends a range.
+
+    Like :func:`line_blocks`, but the text is not kept: whoever scores a range reads it again
+    (from the page cache), so only numbers travel to worker processes.
+    """
+    read = getattr(stream, "read1", stream.read)
+    start = 0  # offset of the range being gathered
+    position = 0  # offset of the next byte to read
+    first_line = 1
+    while True:
+        block = read(size)
+        if not block:
+            break
+        cut = block.rfind(b"\n")
+        if cut >= 0:
+            # Bytes gathered before this block hold no newline: they follow the last one.
+            end = position + cut
+            yield first_line, start, end - start
+            first_line += count_newlines(block, cut) + 1
+            start = end + 1
+        position += len(block)
+    if position > start:
+        yield first_line, start, position - start
+
+
 def line_blocks(stream: IO[bytes], size: int = BLOCK_SIZE) -> Iterator[tuple[int, bytes]]:
     """(number of its first line, text) of blocks of whole lines of ``stream``, up to about
     ``size`` bytes each (more when one line is longer), without the newline that ends a block.
@@ -205,7 +247,7 @@ def line_blocks(stream: IO[bytes], size: int = BLOCK_SIZE) -> Iterator[tuple[int
         complete = b"".join(pieces)
         pieces = [block[cut + 1 :]]
         yield first_line, complete
-        first_line += complete.count(b"\n") + 1
+        first_line += count_newlines(complete, len(complete)) + 1
     rest = b"".join(pieces)
     if rest:
         yield first_line, rest

@@ -31,6 +31,7 @@ from .io import (
     RawRecord,
     discover_inputs,
     line_blocks,
+    line_ranges,
     numbered_lines,
     parse_json_file,
     parse_line,
@@ -54,7 +55,8 @@ def default_workers() -> int:
 
 @dataclass(frozen=True)
 class _Chunk:
-    """Work for one worker call: a block of JSON Lines, or one whole ``.json`` file."""
+    """Work for one worker call: a block of JSON Lines (its text, or where to read it), or one
+    whole ``.json`` file."""
 
     source: str
     bundle: BundleInfo
@@ -63,11 +65,31 @@ class _Chunk:
     first_line: int = 1
     """Number of the block's first line in its file."""
     whole_file: bytes | None = None
+    span: tuple[int, int] | None = None
+    """(offset, length) of the block in the file ``source``, when the worker reads it."""
+
+    def text(self) -> bytes | None:
+        """The block's lines (read from the file for a span), or None for a ``.json`` file."""
+        if self.span is None:
+            return self.block
+        offset, length = self.span
+        with open(self.source, "rb") as stream:
+            stream.seek(offset)
+            block = stream.read(length)
+        if len(block) != length:
+            raise OSError(0, "the file changed while it was read")
+        return block
 
 
 def _chunks(
-    paths: Iterable[str], bundle_id: str | None, stdin: IO[bytes] | None, size: int
+    paths: Iterable[str],
+    bundle_id: str | None,
+    stdin: IO[bytes] | None,
+    size: int,
+    spans: bool = False,
 ) -> Iterator[_Chunk | InputError]:
+    """The chunks of every input; with ``spans``, those of JSON Lines files say where their
+    block is instead of carrying it (the main process of a pool only finds line ends)."""
     for item in discover_inputs(paths, bundle_id=bundle_id):
         if isinstance(item, InputError):
             yield item
@@ -77,16 +99,25 @@ def _chunks(
                 yield from _line_chunks(stdin or sys.stdin.buffer, "<stdin>", item.bundle, size)
                 continue
             with open(item.path, "rb") as stream:
-                if item.path.endswith(".jsonl"):
+                if item.path.endswith(".jsonl") and spans:
+                    for first_line, offset, length in line_ranges(stream, size):
+                        yield _Chunk(
+                            item.path, item.bundle, first_line=first_line, span=(offset, length)
+                        )
+                elif item.path.endswith(".jsonl"):
                     yield from _line_chunks(stream, item.path, item.bundle, size)
                 else:
                     yield _Chunk(item.path, item.bundle, whole_file=stream.read())
         except OSError as error:
-            yield InputError(
-                f"cannot read file: {error.strerror or type(error).__name__}",
-                rule="unreadable",
-                source=item.path,
-            )
+            yield _unreadable(item.path, error)
+
+
+def _unreadable(source: str, error: OSError) -> InputError:
+    return InputError(
+        f"cannot read file: {error.strerror or type(error).__name__}",
+        rule="unreadable",
+        source=source,
+    )
 
 
 def _line_chunks(stream: IO[bytes], source: str, bundle: BundleInfo, size: int) -> Iterator[_Chunk]:
@@ -132,7 +163,11 @@ class _ChunkScorer:
 
     def outcomes(self, chunk: _Chunk) -> list[Outcome]:
         """The outcome of every record of ``chunk``, in order."""
-        if chunk.block is None:
+        try:
+            block = chunk.text()
+        except OSError as error:
+            return [_unreadable(chunk.source, error)]
+        if block is None:
             records = parse_json_file(
                 chunk.whole_file or b"", source=chunk.source, bundle=chunk.bundle
             )
@@ -141,17 +176,22 @@ class _ChunkScorer:
         # documents cost measurably more in cache misses.
         return [
             self._line(number, raw, chunk)
-            for number, raw in numbered_lines(chunk.block, chunk.first_line)
+            for number, raw in numbered_lines(block, chunk.first_line)
         ]
 
     def text(self, chunk: _Chunk) -> Text:
         """``chunk`` as ``jsonl`` text, counted here: its lines need no run numbers, so the main
         process only writes them. Plain lines are scored in C, a block at a time."""
         summary = RunSummary()
-        if self.fast is None or chunk.block is None:
+        if self.fast is None or chunk.whole_file is not None:
             return [self._counted(outcome, summary) for outcome in self.outcomes(chunk)], summary
+        try:
+            block = chunk.text()
+        except OSError as error:
+            summary.rejected += 1
+            return [_unreadable(chunk.source, error)], summary
         pieces, (scored, gate_failures, unscoreable, audit_failed) = self.fast.score_block(
-            chunk.block, chunk.first_line, chunk.bundle.id
+            block or b"", chunk.first_line, chunk.bundle.id
         )
         summary.scored = scored
         summary.gate_failures = gate_failures
@@ -227,7 +267,9 @@ class _Run:
 
     def map(self, work: Callable[[_ChunkScorer, _Chunk], T]) -> Iterator[T | InputError]:
         """``work`` on every chunk, results in input order; with one worker, in this process."""
-        chunks = _chunks(self.paths, self.bundle_id, self.stdin, self.chunk_bytes)
+        chunks = _chunks(
+            self.paths, self.bundle_id, self.stdin, self.chunk_bytes, spans=self.workers > 1
+        )
         if self.workers == 1:
             scorer = _ChunkScorer(self.catalog, self.policy, self.output_format)
             for chunk in chunks:
