@@ -22,6 +22,7 @@ from scorecard.catalog import Catalog
 from scorecard.errors import InputError
 from scorecard.fastpath import Counts
 from scorecard.io import parse_line
+from scorecard.models import DIMENSIONS, GATE_DIMENSIONS
 from scorecard.parallel import _Chunk, _ChunkScorer, score_text
 from scorecard.pipeline import RunSummary, score_record
 from scorecard.policy import Policy
@@ -202,17 +203,10 @@ def audited_observations(draw: st.DrawFn, catalog: Catalog) -> dict[str, Any]:
 @st.composite
 def policies(draw: st.DrawFn) -> Policy:
     """Weights and thresholds of every kind the policy files allow: ints, floats, zeros."""
-    weights = {
+    weights: dict[str, float] = {
         name: draw(st.integers(0, 5) | st.floats(0, 10, allow_nan=False, allow_infinity=False))
-        for name in (
-            "semantic_outcome",
-            "trajectory_restraint",
-            "trace_completeness",
-            "quality_efficiency",
-            "continuation_integrity",
-            "presentation_fidelity",
-        )
-        if draw(st.booleans())
+        for name in DIMENSIONS
+        if name not in GATE_DIMENSIONS and draw(st.booleans())
     }
     thresholds = {
         name: draw(st.sampled_from([0, 1]) | st.floats(0, 1, allow_nan=False))

@@ -1,15 +1,16 @@
-/* The scoring hot path in C: one recognised observation -> its v2 scorecard line and tally.
+/* The scoring hot path in C: a block of JSON Lines -> scorecard lines and run counts.
 
-   This is a second implementation of scoring.py (dimensions), audit.py (the count of failed
-   findings) and lines.py (the scorecard line), for the one case that dominates every large
-   run: a plainly valid observation (see recognize.py) scored for the `jsonl` format. It reads
-   the msgspec structs that recognize.decode_plain_observation returns. Anything it is not sure
-   of makes it return None, and the caller takes the Python path, which stays the definition:
-   tests/test_fastscore.py checks both give the same bytes and tallies on the conformance table,
+   This is a second implementation of validation.py's contract rules, scoring.py (dimensions),
+   audit.py (the count of failed findings) and lines.py (the scorecard line), for the one case
+   that dominates every large run: a plain, plainly valid observation scored for the `jsonl`
+   format. Lines are decoded into the msgspec structs of recognize.py. A line it is not sure of
+   is handed back, and the caller takes the Python path, which stays the definition:
+   tests/test_fastpath.py checks both give the same bytes and counts on the conformance table,
    the sample bundles and generated and corrupted observations. See docs/performance.md.
 
    Text that may need redacting or escaping (reasons, ids) is handed to the Python helpers of
-   lines.py, which cache it; numbers use CPython's shortest repr, respelt as JavaScript does. */
+   lines.py (their answers cached here); numbers use CPython's shortest repr, respelt as
+   JavaScript does. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,7 +25,7 @@
 /* Module state: helpers and constants set once by configure().                               */
 
 static PyObject *UNSET;              /* msgspec.UNSET: an absent optional field */
-static PyObject *reason_json;        /* lines._reason: redact + quote (cached) */
+static PyObject *reason_json;        /* lines.reason_json: redact + quote */
 static PyObject *string_json;        /* lines.json_string: quote (cached) */
 static PyObject *number_text;        /* jsformat.format_js_number */
 static PyObject *comma_space;        /* ", " */
@@ -274,7 +275,7 @@ append_double(Buffer *buffer, double value)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Reasons of one dimension: a list of str, later redacted and quoted by lines._reason.        */
+/* Reasons of one dimension: a list of str, later redacted and quoted by lines.reason_json.   */
 
 typedef struct {
     double score;
@@ -1312,7 +1313,7 @@ score_raw_line(Buffer *out, const char *start, Py_ssize_t length, PyObject *plan
         goto done;
     }
     Py_DECREF(written);
-    /* Plain: re-encoding gives back exactly the line (see recognize.decode_plain_observation). */
+    /* Plain: re-encoding gives back exactly the line (see recognize.NOT_PLAIN_ERRORS). */
     if (PyByteArray_GET_SIZE(reencoded) != length ||
         memcmp(PyByteArray_AS_STRING(reencoded), start, (size_t)length) != 0) {
         goto done;
