@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from scorecard.aggregate_input import scored_row
 from scorecard.bundles import BundleInfo
 from scorecard.catalog import Catalog
 from scorecard.errors import InputError
-from scorecard.parallel import _Chunk, _ChunkScorer, score_lines_parallel, score_rows_parallel
+from scorecard.parallel import _Chunk, _ChunkScorer, score_rows_parallel, score_text
 from scorecard.pipeline import RunSummary, score_paths
 from scorecard.policy import Policy
 
@@ -19,11 +20,24 @@ from .conftest import ROOT
 SAMPLE = str(ROOT / "observations")
 
 
+def lines_of(pieces: Iterable[str | InputError]) -> list[str | InputError]:
+    """``score_text``'s pieces as one item per output line (newline removed) or error."""
+    lines: list[str | InputError] = []
+    for piece in pieces:
+        if isinstance(piece, InputError):
+            lines.append(piece)
+        else:
+            assert piece.endswith("\n")
+            lines.extend(piece[:-1].split("\n"))
+    return lines
+
+
+@pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize(
     ("output_format", "chunk_bytes"), [("jsonl", 7_000), ("records", 30_000), ("audit", 1)]
 )
-def test_small_chunks_on_two_workers_match_the_serial_run(
-    catalog: Catalog, output_format: str, chunk_bytes: int
+def test_small_chunks_match_the_serial_run(
+    catalog: Catalog, output_format: str, chunk_bytes: int, workers: int
 ) -> None:
     """Chunk boundaries inside files change neither lines, order, run numbers nor the summary."""
     serial_summary = RunSummary()
@@ -32,12 +46,12 @@ def test_small_chunks_on_two_workers_match_the_serial_run(
         for result in score_paths([SAMPLE], catalog=catalog, summary=serial_summary)
     ]
     parallel_summary = RunSummary()
-    parallel = list(
-        score_lines_parallel(
+    parallel = lines_of(
+        score_text(
             [SAMPLE],
             catalog=ROOT / "cases",
             policy=Policy(),
-            workers=2,
+            workers=workers,
             output_format=output_format,
             summary=parallel_summary,
             chunk_bytes=chunk_bytes,
@@ -50,11 +64,7 @@ def test_small_chunks_on_two_workers_match_the_serial_run(
 def test_only_streaming_formats_run_in_parallel() -> None:
     """Formats that need every record at once are refused."""
     with pytest.raises(ValueError, match="streaming"):
-        next(
-            score_lines_parallel(
-                [SAMPLE], catalog=None, policy=Policy(), workers=2, output_format="table"
-            )
-        )
+        next(score_text([SAMPLE], catalog=None, policy=Policy(), workers=2, output_format="table"))
 
 
 def test_a_loaded_catalog_is_handed_to_the_workers(catalog: Catalog) -> None:
@@ -63,10 +73,8 @@ def test_a_loaded_catalog_is_handed_to_the_workers(catalog: Catalog) -> None:
         result if isinstance(result, InputError) else result.render("records")
         for result in score_paths([SAMPLE], catalog=catalog)
     ]
-    parallel = list(
-        score_lines_parallel(
-            [SAMPLE], catalog=catalog, policy=Policy(), workers=2, output_format="records"
-        )
+    parallel = lines_of(
+        score_text([SAMPLE], catalog=catalog, policy=Policy(), workers=2, output_format="records")
     )
     assert parallel == serial
 

@@ -39,7 +39,7 @@ from .io import (
 from .pipeline import STREAMING_FORMATS, RunSummary, Tally, score_record
 from .policy import Policy
 
-__all__ = ["default_workers", "score_lines_parallel", "score_rows_parallel", "score_text"]
+__all__ = ["default_workers", "score_rows_parallel", "score_text"]
 
 CHUNK_BYTES = 1 << 20
 """About how much JSON Lines text one worker call scores."""
@@ -366,37 +366,6 @@ def score_text(
         items, counted = result
         summary.merge(counted)
         yield from items
-
-
-def score_lines_parallel(
-    paths: Iterable[str],
-    *,
-    catalog: Catalog | Path | None,
-    policy: Policy,
-    workers: int,
-    output_format: str = "jsonl",
-    bundle_id: str | None = None,
-    summary: RunSummary | None = None,
-    stdin: IO[bytes] | None = None,
-    chunk_bytes: int = CHUNK_BYTES,
-) -> Iterator[str | InputError]:
-    """:func:`score_text` one output line (no newline) at a time."""
-    for item in score_text(
-        paths,
-        catalog=catalog,
-        policy=policy,
-        workers=workers,
-        output_format=output_format,
-        bundle_id=bundle_id,
-        summary=summary,
-        stdin=stdin,
-        chunk_bytes=chunk_bytes,
-    ):
-        if isinstance(item, InputError):
-            yield item
-        else:
-            # JSON text holds no raw newline, so the pieces split at line ends only.
-            yield from item[:-1].split("\n")
 
 
 def score_rows_parallel(
