@@ -399,3 +399,52 @@ def test_a_terminal_sees_a_live_count_and_the_output_is_unchanged(tmp_path: Path
     assert b"scoring:" not in plain.stderr
     assert b"scored 560, rejected 0" in shown
     assert live_out.read_bytes() == plain_out.read_bytes()
+
+
+def test_the_process_ends_with_every_byte_written_and_the_command_s_exit_code(
+    tmp_path: Path,
+) -> None:
+    """The entry point leaves without interpreter teardown: a short output still buffered is
+    written whole, the summary reaches stderr, and exit codes are the command's (0 scored, 2 bad
+    input)."""
+    one = tmp_path / "one.jsonl"
+    sample = ROOT / "observations" / "2026-11-01-nightly" / "observations.jsonl"
+    one.write_bytes(sample.read_bytes().splitlines()[0] + b"\n")
+    buffered = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    done = subprocess.run(
+        [sys.executable, "-m", "scorecard", "score", str(one)],
+        capture_output=True,
+        check=False,
+        env=buffered,  # stdout keeps a buffer, as it does for users: it must be flushed
+    )
+    assert done.returncode == 0
+    assert done.stdout.count(b"\n") == 1
+    assert done.stdout.endswith(b"}}\n")
+    assert done.stderr.startswith(b"scored 1, rejected 0")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"{not json\n")
+    broken = run("score", str(bad))
+    assert broken.returncode == 2
+    assert b"malformed_json" in broken.stderr
+    assert run("--help").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("code", "expected", "message"),
+    [(None, 0, b""), (3, 3, b""), ("went wrong", 1, b"went wrong\n")],
+)
+def test_leaving_maps_exit_codes_as_python_does(
+    code: str | int | None,
+    expected: int,
+    message: bytes,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """``SystemExit`` codes keep their meaning: None is 0, a number itself, a message 1."""
+    from scorecard import cli
+
+    codes: list[int] = []
+    monkeypatch.setattr(os, "_exit", codes.append)
+    cli._end(code)
+    assert codes == [expected]
+    assert capsysbinary.readouterr().err == message
