@@ -830,25 +830,16 @@ trace_lineage(PyObject *lineage, const TraceExpectation *expectation, Result *re
 /* ------------------------------------------------------------------------------------------ */
 /* The audit, reduced to what a jsonl run needs: how many findings failed (audit.py).          */
 
-/* The failed findings of one `_equal` assertion: 1 when observed and different. */
+/* The failed findings of one `_equal` (fails_when Py_NE) or `_at_most` (Py_GT) assertion: 1
+   when the case asserts it, the observation has the evidence, and `actual fails_when declared`
+   holds. */
 static int
-failed_equal(PyObject *expected, PyObject *actual)
+failed_check(PyObject *declared, PyObject *actual, int fails_when)
 {
-    if (expected == Py_None || actual == NULL) {
+    if (declared == Py_None || actual == NULL) {
         return PyErr_Occurred() ? -1 : 0;
     }
-    int differs = PyObject_RichCompareBool(actual, expected, Py_NE);
-    return differs < 0 ? -1 : differs;
-}
-
-static int
-failed_at_most(PyObject *bound, PyObject *actual)
-{
-    if (bound == Py_None || actual == NULL) {
-        return PyErr_Occurred() ? -1 : 0;
-    }
-    int above = PyObject_RichCompareBool(actual, bound, Py_GT);
-    return above < 0 ? -1 : above;
+    return PyObject_RichCompareBool(actual, declared, fails_when);
 }
 
 /* Required items (tuple) missing from observed (list, or NULL: not observed). */
@@ -915,7 +906,6 @@ failed_forbidden(PyObject *forbidden, PyObject *observed)
 
 /* The case plan (fastpath.case_plan): a tuple in this order. */
 enum {
-    PLAN_CASE_JSON,
     PLAN_TRACE_PRESENT,
     PLAN_CAPTURE,
     PLAN_DISPOSITIONS,
@@ -965,22 +955,22 @@ audit_failed(PyObject *observation, PyObject *plan)
         return -1;
     }
     int parts[] = {
-        failed_equal(P(PLAN_ISSUE_STATUS), field(lifecycle, s_issueStatus)),
-        failed_equal(P(PLAN_RUN_STATUS), field(lifecycle, s_runStatus)),
-        failed_equal(P(PLAN_SEMANTIC_DISPOSITION), field(lifecycle, s_semanticDisposition)),
-        failed_at_most(P(PLAN_MAX_ATTEMPTS), attempts),
-        failed_at_most(P(PLAN_MAX_RUNS), field(lifecycle, s_runs)),
-        failed_equal(P(PLAN_RECOVERY_OWNER), field(lifecycle, s_recoveryOwner)),
-        failed_equal(P(PLAN_COMMENT_COUNT), field(presentation, s_commentCount)),
-        failed_equal(P(PLAN_RESPONSE_SOURCE), field(presentation, s_responseSource)),
+        failed_check(P(PLAN_ISSUE_STATUS), field(lifecycle, s_issueStatus), Py_NE),
+        failed_check(P(PLAN_RUN_STATUS), field(lifecycle, s_runStatus), Py_NE),
+        failed_check(P(PLAN_SEMANTIC_DISPOSITION), field(lifecycle, s_semanticDisposition), Py_NE),
+        failed_check(P(PLAN_MAX_ATTEMPTS), attempts, Py_GT),
+        failed_check(P(PLAN_MAX_RUNS), field(lifecycle, s_runs), Py_GT),
+        failed_check(P(PLAN_RECOVERY_OWNER), field(lifecycle, s_recoveryOwner), Py_NE),
+        failed_check(P(PLAN_COMMENT_COUNT), field(presentation, s_commentCount), Py_NE),
+        failed_check(P(PLAN_RESPONSE_SOURCE), field(presentation, s_responseSource), Py_NE),
         failed_markers(P(PLAN_ORDERED_MARKERS), field(presentation, s_markers)),
         failed_members(P(PLAN_REQUIRED_EVENTS), events),
         failed_forbidden(P(PLAN_FORBIDDEN_EVENTS), events),
         failed_members(P(PLAN_ACTIVITY_FAMILIES), field(presentation, s_activityFamilies)),
         failed_members(P(PLAN_ARTIFACT_DIGESTS), digests),
         failed_members(P(PLAN_OPERATION_IDS), calls),
-        failed_equal(P(PLAN_DIGEST_VERIFIED), field(lineage, s_digestVerified)),
-        failed_equal(P(PLAN_ORDERED), field(lineage, s_ordered)),
+        failed_check(P(PLAN_DIGEST_VERIFIED), field(lineage, s_digestVerified), Py_NE),
+        failed_check(P(PLAN_ORDERED), field(lineage, s_ordered), Py_NE),
     };
     int failed = 0;
     for (size_t index = 0; index < sizeof(parts) / sizeof(parts[0]); index++) {

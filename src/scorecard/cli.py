@@ -50,8 +50,8 @@ def _end(code: str | int | None) -> None:
 
     Every command has finished by now: its files are closed (written atomically, in ``with``
     blocks), its worker processes joined. Freeing the interpreter's objects one by one (pydantic
-    and typer hold many) takes a tenth of a second that the operating system does at once, so
-    flush the standard streams and go.
+    and typer hold many) is slow work the operating system does at once, so flush the standard
+    streams and go.
     """
     if isinstance(code, str):
         sys.stderr.write(code + "\n")

@@ -60,7 +60,6 @@ def case_plan(case: WorkflowCase) -> tuple[Any, ...]:
         return tuple(values or ())
 
     return (
-        case.id,
         trace is not None,
         trace.capture if trace is not None else "either",
         items(trace.dispositions if trace is not None else None),
