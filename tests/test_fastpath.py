@@ -281,6 +281,42 @@ def test_edited_sample_lines_are_declined_or_agree(mutation: Any, catalog: Catal
         assert_same_or_declined(edited, catalog, Policy())
 
 
+# (observed, budget, the fast path answers): spellings the C code makes itself (integers
+# JavaScript holds exactly, doubles repr writes without an exponent) and the ones it asks jsformat
+# for (exponents, -0). Integers past 2**53 are declined before scoring.
+OVER_BUDGET = [
+    (180001, 180000, True),
+    (2**53, 2**53 - 1, True),
+    (2**53 + 2, 2**53, False),
+    (10**22, 10**21, False),
+    (0.6749, 0.5, True),
+    (1e-7, 0, True),
+    (1.5e-5, 1e-5, True),
+    (1.2345678901234568e20, 1e20, True),
+    (1e21, 1e16, True),
+    (5, -0.0, True),
+    (1, -5, True),
+]
+
+
+@pytest.mark.parametrize(
+    ("observed", "limit", "answered"), OVER_BUDGET, ids=[repr(case[:2]) for case in OVER_BUDGET]
+)
+def test_numbers_over_budget_are_spelt_as_the_general_path_spells_them(
+    observed: float, limit: float, answered: bool, catalog: Catalog
+) -> None:
+    """Every efficiency metric over its budget names both numbers in a reason."""
+    document = json.loads(_sample_lines()[0])
+    names = ("latencyMs", "totalTokens", "costUsd", "attempts")
+    document["base"]["efficiency"] = dict.fromkeys(names, observed)
+    document["base"]["budget"] = {f"max{name[0].upper()}{name[1:]}": limit for name in names}
+    raw = runner_line(document)
+    expected = general_path(raw, catalog, Policy())
+    assert not isinstance(expected, InputError)
+    assert expected[0].count("exceeds budget") == 4
+    assert assert_same_or_declined(raw, catalog, Policy()) is answered
+
+
 def test_secret_shaped_candidate_is_declined(catalog: Catalog) -> None:
     """Ids are checked for secrets before the fast path writes them; the Python path rejects."""
     line = next((ROOT / "observations").rglob("*.jsonl")).read_bytes().splitlines()[0]

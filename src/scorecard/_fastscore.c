@@ -52,28 +52,47 @@ NAMES(DECLARE)
 static PyObject *k_semantic_tool, *k_schema, *k_schemaVersion, *k_phase, *k_operationReceiptId,
     *k_operationId, *k_stopReason, *k_receiptId, *k_decisionId;
 
+/* Where field() found fields: (type, name) -> slot offset, direct-mapped. An entry holds its
+   type and name, so neither address can be reused by another object while it is cached. */
+#define SLOT_CACHE_SIZE 256
+static struct {
+    PyTypeObject *type;
+    PyObject *name;
+    Py_ssize_t offset;
+} slot_cache[SLOT_CACHE_SIZE];
+
 /* A field of a struct, borrowed (the struct owns it and outlives the call); NULL if UNSET.
    msgspec keeps struct fields in slots: read the slot the type's member descriptor names
    (what PyObject_GetAttr ends up doing, without the generic lookup). */
 static PyObject *
 field(PyObject *owner, PyObject *name)
 {
-    PyObject *descriptor = _PyType_Lookup(Py_TYPE(owner), name);
+    PyTypeObject *type = Py_TYPE(owner);
+    size_t index = (((uintptr_t)type >> 4) * 31 + ((uintptr_t)name >> 4)) % SLOT_CACHE_SIZE;
     PyObject *value;
-    if (descriptor != NULL && Py_IS_TYPE(descriptor, &PyMemberDescr_Type) &&
-        ((PyMemberDescrObject *)descriptor)->d_member->type == Py_T_OBJECT_EX) {
-        value = *(PyObject **)((char *)owner + ((PyMemberDescrObject *)descriptor)->d_member->offset);
-        if (value == NULL) {
-            PyErr_SetObject(PyExc_AttributeError, name);
-            return NULL;
+    if (slot_cache[index].type != type || slot_cache[index].name != name) {
+        PyObject *descriptor = _PyType_Lookup(type, name);
+        if (descriptor == NULL || !Py_IS_TYPE(descriptor, &PyMemberDescr_Type) ||
+            ((PyMemberDescrObject *)descriptor)->d_member->type != Py_T_OBJECT_EX) {
+            value = PyObject_GetAttr(owner, name);
+            if (value == NULL) {
+                return NULL;
+            }
+            Py_DECREF(value);
+            return value == UNSET ? NULL : value;
         }
+        Py_INCREF(type);
+        Py_INCREF(name);
+        Py_XDECREF(slot_cache[index].type);
+        Py_XDECREF(slot_cache[index].name);
+        slot_cache[index].type = type;
+        slot_cache[index].name = name;
+        slot_cache[index].offset = ((PyMemberDescrObject *)descriptor)->d_member->offset;
     }
-    else {
-        value = PyObject_GetAttr(owner, name);
-        if (value == NULL) {
-            return NULL;
-        }
-        Py_DECREF(value);
+    value = *(PyObject **)((char *)owner + slot_cache[index].offset);
+    if (value == NULL) {
+        PyErr_SetObject(PyExc_AttributeError, name);
+        return NULL;
     }
     return value == UNSET ? NULL : value;
 }
@@ -223,10 +242,11 @@ append_cached(Buffer *buffer, PyObject *cache, PyObject *helper, PyObject *argum
 
 /* Spelt doubles, by their bits: scores are ratios of small counts, so a few dozen repeat. */
 #define SPELT_SLOTS 256
+#define SPELLING_SIZE 32
 static struct {
     double value;
     int used;
-    char text[32];
+    char text[SPELLING_SIZE];
 } spelt[SPELT_SLOTS];
 
 static size_t
@@ -239,39 +259,82 @@ spelt_slot(double value)
     return (size_t)(bits >> 56) % SPELT_SLOTS;
 }
 
-/* A double as JavaScript's String() spells it: CPython's shortest repr agrees on the digits and
-   on where the point goes whenever repr uses no exponent; otherwise ask jsformat. */
+/* Writes `value` into `text` as JavaScript's String() spells it and returns the length, when that
+   is CPython's shortest repr: they agree on the digits, and on where the point goes whenever repr
+   uses no exponent. 0 when only jsformat can say; -1 on error. */
+static Py_ssize_t
+spell_double(double value, char text[SPELLING_SIZE])
+{
+    if (value == 0.0) {
+        memcpy(text, "0", 2); /* -0 too */
+        return 1;
+    }
+    char *repr = PyOS_double_to_string(value, 'r', 0, 0, NULL);
+    if (repr == NULL) {
+        return -1;
+    }
+    size_t length = strlen(repr);
+    Py_ssize_t spelt_length = 0;
+    if (length < SPELLING_SIZE && strpbrk(repr, "en") == NULL) { /* no exponent, inf or nan */
+        memcpy(text, repr, length + 1);
+        spelt_length = (Py_ssize_t)length;
+    }
+    PyMem_Free(repr);
+    return spelt_length;
+}
+
 static int
 append_double(Buffer *buffer, double value)
 {
-    if (value == 0.0) {
-        return APPEND_LITERAL(buffer, "0");
-    }
     size_t slot = spelt_slot(value);
     if (spelt[slot].used && memcmp(&spelt[slot].value, &value, sizeof value) == 0) {
         return append(buffer, spelt[slot].text, (Py_ssize_t)strlen(spelt[slot].text));
     }
-    char *text = PyOS_double_to_string(value, 'r', 0, 0, NULL);
-    if (text == NULL) {
+    char text[SPELLING_SIZE];
+    Py_ssize_t length = spell_double(value, text);
+    if (length < 0) {
         return -1;
     }
-    int status;
-    size_t length = strlen(text);
-    if (strchr(text, 'e') == NULL && strchr(text, 'n') == NULL) {
-        status = append(buffer, text, (Py_ssize_t)length);
-        if (length < sizeof spelt[slot].text) {
-            spelt[slot].value = value;
-            spelt[slot].used = 1;
-            memcpy(spelt[slot].text, text, length + 1);
+    if (length == 0) {
+        PyObject *number = PyFloat_FromDouble(value);
+        int status = number == NULL ? -1 : append_call(buffer, number_text, number);
+        Py_XDECREF(number);
+        return status;
+    }
+    spelt[slot].value = value;
+    spelt[slot].used = 1;
+    memcpy(spelt[slot].text, text, (size_t)length + 1);
+    return append(buffer, text, length);
+}
+
+/* A JSON number of an observation as jsformat.format_js_number spells it (a new reference):
+   here for integers JavaScript holds exactly and doubles repr spells without an exponent,
+   otherwise by calling it. */
+static PyObject *
+number_spelling(PyObject *number)
+{
+    const long long exact = 1LL << 53;
+    if (PyLong_CheckExact(number)) {
+        int overflow;
+        long long value = PyLong_AsLongLongAndOverflow(number, &overflow);
+        if (value == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (!overflow && -exact <= value && value <= exact) {
+            return PyUnicode_FromFormat("%lld", value);
         }
     }
-    else {
-        PyObject *number = PyFloat_FromDouble(value);
-        status = number == NULL ? -1 : append_call(buffer, number_text, number);
-        Py_XDECREF(number);
+    else if (PyFloat_CheckExact(number)) {
+        char text[SPELLING_SIZE];
+        Py_ssize_t length = spell_double(PyFloat_AS_DOUBLE(number), text);
+        if (length < 0) {
+            return NULL;
+        }
+        if (length > 0) {
+            return PyUnicode_FromStringAndSize(text, length);
+        }
     }
-    PyMem_Free(text);
-    return status;
+    return PyObject_CallOneArg(number_text, number);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -634,9 +697,8 @@ quality_efficiency(PyObject *base, Result *result)
                 within++;
                 continue;
             }
-            PyObject *observed_text = PyObject_CallOneArg(number_text, observed);
-            PyObject *limit_text =
-                observed_text ? PyObject_CallOneArg(number_text, limit) : NULL;
+            PyObject *observed_text = number_spelling(observed);
+            PyObject *limit_text = observed_text ? number_spelling(limit) : NULL;
             PyObject *text =
                 limit_text ? PyUnicode_FromFormat("%s %U exceeds budget %U",
                                                   BUDGET_LABELS[index][0], observed_text,

@@ -6,8 +6,8 @@ here), and only the output text and a small tally come back (sending records bac
 than scoring them). Plain ``jsonl`` records take the compiled fast path
 (:mod:`scorecard.fastpath`). Chunks come back in submission order; the main process numbers
 repetitions and counts the summary exactly as the serial path does, so the bytes written do not
-depend on the worker count. At most ``2 x workers`` chunks are in flight, which bounds memory
-however large the input is."""
+depend on the worker count. At most ``WINDOW x workers`` chunks are in flight, which bounds
+memory however large the input is."""
 
 from __future__ import annotations
 
@@ -41,8 +41,12 @@ from .policy import Policy
 
 __all__ = ["default_workers", "score_rows_parallel", "score_text"]
 
-CHUNK_BYTES = 1 << 20
+CHUNK_BYTES = 2 << 20
 """About how much JSON Lines text one worker call scores."""
+WINDOW = 4
+"""Chunks in flight per worker: enough that a worker rarely waits for the main process (which
+shares the cores) to hand it the next one, few enough that memory stays small (about 8 MiB of
+input per worker)."""
 
 
 def default_workers() -> int:
@@ -282,7 +286,7 @@ class _Run:
             initializer=_start_worker,
             initargs=(self.catalog, self.policy, self.output_format),
         ) as executor:
-            yield from _in_order(chunks, executor, work, 2 * self.workers)
+            yield from _in_order(chunks, executor, work, WINDOW * self.workers)
 
 
 def _in_order(
