@@ -1,8 +1,10 @@
 """Builds the optional C extension; everything else about the package is in pyproject.toml.
 
-``scorecard._fastscore`` is the scoring hot path in C (docs/performance.md). It is optional:
+``scorecard._fastscore`` is the scoring hot path in C (``src/fastscore/``, docs/performance.md). It is optional:
 where it cannot be compiled, every record takes the Python path, which gives the same output.
 """
+
+from pathlib import Path
 
 from setuptools import Extension, setup
 
@@ -10,8 +12,9 @@ setup(
     ext_modules=[
         Extension(
             "scorecard._fastscore",
-            sources=["src/scorecard/_fastscore.c"],
-            extra_compile_args=["-O2"],
+            sources=sorted(str(path) for path in Path("src/fastscore").glob("*.c")),
+            depends=["src/fastscore/fastscore.h"],
+            extra_compile_args=["-O2", "-fvisibility=hidden"],
             optional=True,
         )
     ]

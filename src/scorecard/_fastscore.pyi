@@ -1,4 +1,4 @@
-"""Type stubs of the C extension ``_fastscore.c`` (used through :mod:`scorecard.fastpath`)."""
+"""Type stubs of the C extension (sources in ``src/fastscore/``) (used through :mod:`scorecard.fastpath`)."""
 
 from collections.abc import Callable
 from typing import Any

@@ -1,0 +1,288 @@
+/* What the files of the _fastscore extension share (see module.c for what the extension is).
+
+   module.c      the module, its state, blocks of JSON Lines, the contract rules
+   line.c        the scorecard line of one observation
+   dimensions.c  the dimensions (scoring.py) except trace completeness and lineage
+   trace.c       trace completeness and trace lineage
+   audit.c       the count of failed audit findings (audit.py)
+   text.c        the output buffer's helpers: cached quoting, numbers spelt as JavaScript does
+
+   Helpers every line calls many times are static inline here. */
+
+#ifndef SCORECARD_FASTSCORE_H
+#define SCORECARD_FASTSCORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <string.h>
+
+#ifndef Py_T_OBJECT_EX /* the 3.12 spelling */
+#define Py_T_OBJECT_EX T_OBJECT_EX
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Module state: helpers and constants set once by configure() (module.c).                   */
+
+extern PyObject *UNSET;        /* msgspec.UNSET: an absent optional field */
+extern PyObject *reason_json;  /* lines.reason_json: redact + quote */
+extern PyObject *string_json;  /* lines.json_string: quote (cached) */
+extern PyObject *number_text;  /* jsformat.format_js_number */
+extern PyObject *comma_space;  /* ", " */
+extern PyObject *reason_cache; /* reason -> its JSON text */
+extern PyObject *string_cache; /* id -> its JSON text */
+
+/* Field names of the structs: s_<name>, interned. */
+#define NAMES(X)                                                                                 \
+    X(base) X(lifecycle) X(continuation) X(presentation) X(traceLineage) X(metrics)             \
+    X(observedPrpEventTypes) X(artifactDigests) X(classification) X(candidateId) X(provider)    \
+    X(observedCalls) X(expectedCalls) X(forbiddenCalls) X(controlPlaneOwned) X(authorization)   \
+    X(expected) X(observed) X(finalState) X(trace) X(wireEvents) X(runId) X(sessionId)         \
+    X(turnId) X(itemId) X(receiptIds) X(terminalPresent) X(eventType) X(payload)                \
+    X(normalizedSessionId) X(budget) X(efficiency) X(checks) X(id) X(passed) X(reason)          \
+    X(capture) X(frameCount) X(byteCount) X(traceRef) X(digestVerified) X(ordered)             \
+    X(dispositions) X(lineage) X(issueStatus) X(runStatus) X(semanticDisposition)              \
+    X(recoveryOwner) X(attempts) X(runs) X(commentCount) X(responseSource) X(markers)          \
+    X(activityFamilies) X(latencyMs) X(totalTokens) X(costUsd) X(maxLatencyMs)                 \
+    X(maxTotalTokens) X(maxCostUsd) X(maxAttempts) X(caseId) X(failure) X(message)
+
+#define DECLARE(name) extern PyObject *s_##name;
+NAMES(DECLARE)
+#undef DECLARE
+
+/* Keys of the free-form payload dicts of wire events. */
+extern PyObject *k_semantic_tool, *k_schema, *k_schemaVersion, *k_phase, *k_operationReceiptId,
+    *k_operationId, *k_stopReason, *k_receiptId, *k_decisionId;
+
+/* Where field() found fields: (type, name) -> slot offset, direct-mapped. An entry holds its
+   type and name, so neither address can be reused by another object while it is cached. */
+#define SLOT_CACHE_SIZE 256
+typedef struct {
+    PyTypeObject *type;
+    PyObject *name;
+    Py_ssize_t offset;
+} SlotEntry;
+extern SlotEntry slot_cache[SLOT_CACHE_SIZE];
+
+/* A field of a struct, borrowed (the struct owns it and outlives the call); NULL if UNSET.
+   msgspec keeps struct fields in slots: read the slot the type's member descriptor names
+   (what PyObject_GetAttr ends up doing, without the generic lookup). */
+static inline PyObject *
+field(PyObject *owner, PyObject *name)
+{
+    PyTypeObject *type = Py_TYPE(owner);
+    size_t index = (((uintptr_t)type >> 4) * 31 + ((uintptr_t)name >> 4)) % SLOT_CACHE_SIZE;
+    PyObject *value;
+    if (slot_cache[index].type != type || slot_cache[index].name != name) {
+        PyObject *descriptor = _PyType_Lookup(type, name);
+        if (descriptor == NULL || !Py_IS_TYPE(descriptor, &PyMemberDescr_Type) ||
+            ((PyMemberDescrObject *)descriptor)->d_member->type != Py_T_OBJECT_EX) {
+            value = PyObject_GetAttr(owner, name);
+            if (value == NULL) {
+                return NULL;
+            }
+            Py_DECREF(value);
+            return value == UNSET ? NULL : value;
+        }
+        Py_INCREF(type);
+        Py_INCREF(name);
+        Py_XDECREF(slot_cache[index].type);
+        Py_XDECREF(slot_cache[index].name);
+        slot_cache[index].type = type;
+        slot_cache[index].name = name;
+        slot_cache[index].offset = ((PyMemberDescrObject *)descriptor)->d_member->offset;
+    }
+    value = *(PyObject **)((char *)owner + slot_cache[index].offset);
+    if (value == NULL) {
+        PyErr_SetObject(PyExc_AttributeError, name);
+        return NULL;
+    }
+    return value == UNSET ? NULL : value;
+}
+
+/* A key of a payload dict, borrowed; NULL if absent. */
+static inline PyObject *
+item(PyObject *dict, PyObject *key)
+{
+    return PyDict_CheckExact(dict) ? PyDict_GetItemWithError(dict, key) : NULL;
+}
+
+static inline int
+is_text(PyObject *value, const char *text)
+{
+    return value != NULL && PyUnicode_CheckExact(value) &&
+           PyUnicode_CompareWithASCIIString(value, text) == 0;
+}
+
+static inline int
+is_nonempty_text(PyObject *value)
+{
+    return value != NULL && PyUnicode_CheckExact(value) && PyUnicode_GET_LENGTH(value) > 0;
+}
+
+/* JavaScript `=== 1`: true is not 1 there. */
+static inline int
+is_one(PyObject *value)
+{
+    if (value == NULL || PyBool_Check(value)) {
+        return 0;
+    }
+    if (PyLong_CheckExact(value)) {
+        int overflow = 0;
+        long long number = PyLong_AsLongLongAndOverflow(value, &overflow);
+        return !overflow && number == 1;
+    }
+    return PyFloat_CheckExact(value) && PyFloat_AS_DOUBLE(value) == 1.0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* A growing UTF-8 buffer.                                                                     */
+
+typedef struct {
+    char *data;
+    Py_ssize_t size, capacity;
+    char inline_data[4096];
+} Buffer;
+
+static inline void
+buffer_init(Buffer *buffer)
+{
+    buffer->data = buffer->inline_data;
+    buffer->size = 0;
+    buffer->capacity = sizeof(buffer->inline_data);
+}
+
+static inline void
+buffer_free(Buffer *buffer)
+{
+    if (buffer->data != buffer->inline_data) {
+        PyMem_Free(buffer->data);
+    }
+}
+
+static inline int
+append(Buffer *buffer, const char *text, Py_ssize_t length)
+{
+    if (buffer->size + length > buffer->capacity) {
+        Py_ssize_t capacity = 2 * (buffer->size + length);
+        char *grown = PyMem_Malloc(capacity);
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(grown, buffer->data, buffer->size);
+        buffer_free(buffer);
+        buffer->data = grown;
+        buffer->capacity = capacity;
+    }
+    memcpy(buffer->data + buffer->size, text, length);
+    buffer->size += length;
+    return 0;
+}
+
+#define APPEND_LITERAL(buffer, text) append((buffer), (text), (Py_ssize_t)sizeof(text) - 1)
+
+static inline int
+append_str(Buffer *buffer, PyObject *text)
+{
+    Py_ssize_t length;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(text, &length);
+    return utf8 == NULL ? -1 : append(buffer, utf8, length);
+}
+
+int append_call(Buffer *buffer, PyObject *helper, PyObject *argument);
+/* Caches of Python answers keep at most CACHE_LIMIT entries of at most CACHED_LENGTH chars. */
+#define CACHE_LIMIT 4096
+#define CACHED_LENGTH 256
+int append_cached(Buffer *buffer, PyObject *cache, PyObject *helper, PyObject *argument);
+int append_double(Buffer *buffer, double value);
+PyObject *number_spelling(PyObject *number);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Reasons of one dimension: a list of str, later redacted and quoted by lines.reason_json.   */
+
+typedef struct {
+    double score;
+    PyObject *reasons; /* list of str */
+} Result;
+
+int add_reason(PyObject *reasons, PyObject *text);
+/* prefix + ", ".join(items) */
+int add_joined(PyObject *reasons, const char *prefix, PyObject *items);
+/* Items of `items` (a list of str) that are (want=1) or are not (want=0) in `among`. */
+PyObject *select_items(PyObject *items, PyObject *among, int want);
+
+static inline int
+is_list(PyObject *value)
+{
+    return value != NULL && PyList_CheckExact(value);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The dimensions, one function each (dimensions.c, trace.c); the two checks helpers.          */
+
+int hard_invariants(PyObject *base, Result *result);
+int semantic_outcome(PyObject *base, Result *result);
+int trajectory_restraint(PyObject *base, Result *result);
+int trace_completeness_v1(PyObject *base, Result *result);
+int quality_efficiency(PyObject *base, Result *result);
+/* SCORING.md 1.4: a part's checks are non-empty with unique ids; -1 otherwise. */
+int checks_valid(PyObject *part);
+/* Share of passing checks and the reasons of the failing ones. */
+int score_checks(PyObject *part, Result *result);
+
+/* The case's trace expectation, prepared by fastpath.py. */
+typedef struct {
+    int present;
+    const char *capture;
+    PyObject *dispositions; /* tuple of str */
+    PyObject *lineage;      /* tuple of str */
+} TraceExpectation;
+
+int trace_lineage(PyObject *lineage, const TraceExpectation *expectation, Result *result);
+
+/* ------------------------------------------------------------------------------------------ */
+/* The audit (audit.c) and the line (line.c).                                                 */
+
+/* The case plan (fastpath.case_plan): a tuple in this order. */
+enum {
+    PLAN_TRACE_PRESENT,
+    PLAN_CAPTURE,
+    PLAN_DISPOSITIONS,
+    PLAN_LINEAGE,
+    PLAN_ISSUE_STATUS,
+    PLAN_RUN_STATUS,
+    PLAN_SEMANTIC_DISPOSITION,
+    PLAN_MAX_ATTEMPTS,
+    PLAN_MAX_RUNS,
+    PLAN_RECOVERY_OWNER,
+    PLAN_COMMENT_COUNT,
+    PLAN_RESPONSE_SOURCE,
+    PLAN_ORDERED_MARKERS,
+    PLAN_REQUIRED_EVENTS,
+    PLAN_FORBIDDEN_EVENTS,
+    PLAN_ACTIVITY_FAMILIES,
+    PLAN_ARTIFACT_DIGESTS,
+    PLAN_OPERATION_IDS,
+    PLAN_DIGEST_VERIFIED,
+    PLAN_ORDERED,
+    PLAN_PROVIDERS,
+    PLAN_SIZE
+};
+
+/* How many findings of the case's assertions failed; -1 on error. */
+int audit_failed(PyObject *observation, PyObject *plan);
+
+#define DIMENSION_COUNT 8
+
+/* What a block's scored records add to the run summary. */
+typedef struct {
+    long long scored, gate_failures, unscoreable, audit_failed;
+} Counts;
+
+/* Appends the scorecard line of one recognised observation to `out`: 1 when written, 0 when the
+   Python path must decide (out may hold part of a line: the caller rolls it back), -1 on error. */
+int score_record(Buffer *out, PyObject *observation, PyObject *plan, PyObject *policy,
+                 PyObject *head, Counts *counts);
+
+#endif
