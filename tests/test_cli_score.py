@@ -7,11 +7,14 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from scorecard import io as scorecard_io
 from scorecard.io import atomic_writer
 
 from .conftest import ROOT, assert_valid_scorecard
@@ -240,10 +243,10 @@ def test_bad_arguments_exit_2_with_one_clear_line(
     assert "Traceback" not in done.stderr.decode()
 
 
-def write_then_fail(target: Path, error: BaseException) -> None:
-    """Start an atomic write of ``target`` and fail half way with ``error``."""
+def write_then_fail(target: Path, error: BaseException, text: str = "partial") -> None:
+    """Start an atomic write of ``target``, write ``text``, and fail with ``error``."""
     with atomic_writer(target) as stream:
-        stream.write("partial")
+        stream.write(text)
         raise error
 
 
@@ -263,6 +266,72 @@ def test_an_interrupted_write_keeps_the_old_file(tmp_path: Path) -> None:
         write_then_fail(target, KeyboardInterrupt())
     assert target.read_text() == "old\n"
     assert [path.name for path in tmp_path.iterdir()] == ["out.jsonl"]
+
+
+def syncing_threads() -> list[threading.Thread]:
+    return [thread for thread in threading.enumerate() if thread.name == "sync"]
+
+
+def test_a_large_write_is_flushed_to_disk_while_it_grows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past SYNC_EVERY characters a background thread syncs the data; it is gone at the end."""
+    synced: list[int] = []
+    monkeypatch.setattr(scorecard_io, "SYNC_EVERY", 100)
+    monkeypatch.setattr(scorecard_io, "_fdatasync", synced.append)
+    target = tmp_path / "out.jsonl"
+    lines = [f"line {number:04}\n" for number in range(100)]
+    with atomic_writer(target) as stream:
+        for line in lines:
+            stream.write(line)
+        handle = stream.fileno()
+        assert len(syncing_threads()) == 1
+        deadline = time.monotonic() + 10
+        while not synced and time.monotonic() < deadline:
+            time.sleep(0.01)  # the thread syncs soon after it is asked to
+        assert synced
+    assert target.read_text() == "".join(lines)
+    assert set(synced) == {handle}
+    assert syncing_threads() == []
+
+
+def test_a_short_write_starts_no_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below SYNC_EVERY characters only the closing fsync runs."""
+    synced: list[int] = []
+    monkeypatch.setattr(scorecard_io, "_fdatasync", synced.append)
+    with atomic_writer(tmp_path / "out.jsonl") as stream:
+        stream.write("short\n")
+        assert syncing_threads() == []
+    assert synced == []
+    assert (tmp_path / "out.jsonl").read_text() == "short\n"
+
+
+def test_a_failing_background_sync_leaves_the_write_to_the_closing_fsync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error of the background flush is not raised there: the write still completes."""
+
+    def failing(handle: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(scorecard_io, "SYNC_EVERY", 10)
+    monkeypatch.setattr(scorecard_io, "_fdatasync", failing)
+    with atomic_writer(tmp_path / "out.jsonl") as stream:
+        for _ in range(50):
+            stream.write("0123456789\n")
+    assert (tmp_path / "out.jsonl").read_text() == "0123456789\n" * 50
+    assert syncing_threads() == []
+
+
+def test_an_interrupted_large_write_stops_its_thread_and_leaves_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C in the middle of a synced write: no file, no thread left behind."""
+    monkeypatch.setattr(scorecard_io, "SYNC_EVERY", 10)
+    with pytest.raises(KeyboardInterrupt):
+        write_then_fail(tmp_path / "out.jsonl", KeyboardInterrupt(), text="x" * 100)
+    assert list(tmp_path.iterdir()) == []
+    assert syncing_threads() == []
 
 
 def test_a_bad_manifest_does_not_lose_other_bundles(

@@ -8,9 +8,11 @@ records in file order. Every problem is yielded as an :class:`InputError` locate
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sys
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -348,12 +350,73 @@ def read_records(
             )
 
 
+SYNC_EVERY = 8 << 20
+"""Characters an atomic write takes between two background flushes to disk."""
+
+
+class _SyncingText(io.TextIOWrapper):
+    """A text file whose data the operating system writes to disk while it grows.
+
+    Every :data:`SYNC_EVERY` characters the text is handed to the OS and a background thread
+    waits for ``fdatasync``, so the ``fsync`` that ends an atomic write waits for the last
+    stretch only, instead of for the whole file after the work is done. The thread starts at the
+    first flush: a short write never has one, and worker processes are forked before it.
+    """
+
+    def __init__(self, handle: int, encoding: str) -> None:
+        super().__init__(io.BufferedWriter(io.FileIO(handle, "w")), encoding=encoding, newline="\n")
+        self._handle = handle
+        self._unsynced = 0
+        self._wanted = threading.Event()
+        self._stopping = False
+        self._syncer: threading.Thread | None = None
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        self._unsynced += written
+        if self._unsynced >= SYNC_EVERY:
+            self._unsynced = 0
+            self.flush()
+            if self._syncer is None:
+                self._syncer = threading.Thread(target=self._sync, name="sync", daemon=True)
+                self._syncer.start()
+            self._wanted.set()
+        return written
+
+    def _sync(self) -> None:
+        while True:
+            self._wanted.wait()
+            self._wanted.clear()
+            if self._stopping:
+                return
+            try:
+                _fdatasync(self._handle)
+            except OSError:
+                return  # the closing fsync, in the writing thread, reports it
+
+    def stop_syncing(self) -> None:
+        """Wait for the background flush to finish (before the file is closed)."""
+        if self._syncer is not None:
+            self._stopping = True
+            self._wanted.set()
+            self._syncer.join()
+            self._syncer = None
+
+    def close(self) -> None:
+        self.stop_syncing()
+        super().close()
+
+
+_fdatasync = getattr(os, "fdatasync", os.fsync)
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]:
     """Open ``path`` for writing so that readers see either the old file or the complete new one.
 
-    Writes go to a temporary file beside ``path`` that replaces it only when the block finishes;
-    on any exception (including Ctrl-C) the temporary file is removed and ``path`` is untouched.
+    Writes go to a temporary file beside ``path`` that replaces it only when the block finishes
+    and the data is on disk; on any exception (including Ctrl-C) the temporary file is removed
+    and ``path`` is untouched. A large file is flushed to disk while it is written.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -365,8 +428,9 @@ def atomic_writer(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[s
     )
     try:
         os.chmod(temporary, 0o666 & ~umask)
-        with os.fdopen(handle, "w", encoding=encoding, newline="\n") as stream:
+        with _SyncingText(handle, encoding) as stream:
             yield stream
+            stream.stop_syncing()
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, target)
