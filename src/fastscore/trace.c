@@ -173,6 +173,23 @@ lineage_check(Result *result, int *passed, int *total, int ok, PyObject *text)
     return add_reason(result->reasons, text);
 }
 
+/* One lineage check per item of `expected` (a tuple of str): whether `seen` (a list) holds it;
+   `format` names a missing one (%U). */
+static int
+expected_items(Result *result, int *passed, int *total, PyObject *expected, PyObject *seen,
+               const char *format)
+{
+    for (Py_ssize_t index = 0; index < PyTuple_GET_SIZE(expected); index++) {
+        PyObject *wanted = PyTuple_GET_ITEM(expected, index);
+        int found = PySequence_Contains(seen, wanted);
+        if (found < 0 ||
+            lineage_check(result, passed, total, found, PyUnicode_FromFormat(format, wanted)) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int
 trace_lineage(PyObject *lineage, const TraceExpectation *expectation, Result *result)
 {
@@ -224,24 +241,11 @@ trace_lineage(PyObject *lineage, const TraceExpectation *expectation, Result *re
         if (!is_list(exercised) || !is_list(shapes)) {
             return -1;
         }
-        for (Py_ssize_t i = 0; status == 0 && i < PyTuple_GET_SIZE(expectation->dispositions);
-             i++) {
-            PyObject *wanted = PyTuple_GET_ITEM(expectation->dispositions, i);
-            int found = PySequence_Contains(exercised, wanted);
-            status = found < 0 ? -1
-                               : lineage_check(result, &passed, &total, found,
-                                               PyUnicode_FromFormat(
-                                                   "provider trace did not exercise %U mapping",
-                                                   wanted));
-        }
-        for (Py_ssize_t i = 0; status == 0 && i < PyTuple_GET_SIZE(expectation->lineage); i++) {
-            PyObject *wanted = PyTuple_GET_ITEM(expectation->lineage, i);
-            int found = PySequence_Contains(shapes, wanted);
-            status = found < 0 ? -1
-                               : lineage_check(result, &passed, &total, found,
-                                               PyUnicode_FromFormat(
-                                                   "provider trace did not exercise %U lineage",
-                                                   wanted));
+        status = expected_items(result, &passed, &total, expectation->dispositions, exercised,
+                                "provider trace did not exercise %U mapping");
+        if (status == 0) {
+            status = expected_items(result, &passed, &total, expectation->lineage, shapes,
+                                    "provider trace did not exercise %U lineage");
         }
     }
     result->score = (double)passed / (double)total;
