@@ -1,7 +1,8 @@
 """Builds the optional C extension; everything else about the package is in pyproject.toml.
 
-``scorecard._fastscore`` is the scoring hot path in C (``src/fastscore/``, docs/performance.md). It is optional:
-where it cannot be compiled, every record takes the Python path, which gives the same output.
+``scorecard._fastscore`` is the scoring hot path in C (sources in ``src/fastscore/``, design in
+docs/performance.md). It is optional: where it cannot be compiled, every record takes the Python
+path, which gives the same output.
 """
 
 from pathlib import Path

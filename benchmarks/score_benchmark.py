@@ -109,7 +109,7 @@ def run_score(
         str(workers),
     ]
     # Each run writes a new file: replacing the previous round's output would also time the
-    # file system freeing it (about 45 ms for 65 MB here), which is not scoring.
+    # file system freeing it, which is not scoring.
     out.unlink(missing_ok=True)
     environment = dict(os.environ)
     environment.pop("PYTHONDONTWRITEBYTECODE", None)

@@ -360,7 +360,8 @@ class _SyncingText(io.TextIOWrapper):
     Every :data:`SYNC_EVERY` characters the text is handed to the OS and a background thread
     waits for ``fdatasync``, so the ``fsync`` that ends an atomic write waits for the last
     stretch only, instead of for the whole file after the work is done. The thread starts at the
-    first flush: a short write never has one, and worker processes are forked before it.
+    first flush: a short write never has one (and ``scorecard score`` forks its worker processes
+    before it).
     """
 
     def __init__(self, handle: int, encoding: str) -> None:
