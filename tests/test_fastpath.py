@@ -23,7 +23,7 @@ from scorecard.errors import InputError
 from scorecard.fastpath import Counts
 from scorecard.io import parse_line
 from scorecard.models import DIMENSIONS, GATE_DIMENSIONS
-from scorecard.parallel import _Chunk, _ChunkScorer, score_text
+from scorecard.parallel import _ROWS, _Chunk, _ChunkScorer, score_rows_parallel, score_text
 from scorecard.pipeline import RunSummary, score_record
 from scorecard.policy import Policy
 from scorecard.recognize import PlainObservation, is_plainly_valid
@@ -378,6 +378,117 @@ def test_a_block_with_lines_to_decline_equals_the_general_path(
     rules = [item["rule"] for item in fast[0] if isinstance(item, dict)]
     # Broken JSON and the secret-shaped id; a BOM is only skipped at the start of a file.
     assert len(rules) == (2 if first_line == 1 else 3)
+
+
+def _rows_and_summary(chunk: Any, scorer: Any) -> tuple[list[Any], str]:
+    """A chunk's aggregation rows (NaN spelt out, with each value's type), errors as records,
+    and its summary."""
+    items, summary = scorer.rows(chunk)
+    shown: list[Any] = []
+    for item in items:
+        if isinstance(item, InputError):
+            shown.append(item.to_record())
+            continue
+        key, row = item
+        shown.append((key, [("nan" if value != value else value, type(value)) for value in row]))
+    return shown, summary.line()
+
+
+def rows_of(raw: bytes, catalog: Catalog, policy: Policy) -> tuple[list[Any], list[Any]]:
+    """The rows of one line through the fast path and through the general path."""
+    chunk = _Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), raw, 1)
+    scorer = _ChunkScorer(catalog, policy, _ROWS)
+    fast = _rows_and_summary(chunk, scorer)
+    scorer.fast = None
+    return fast[0], _rows_and_summary(chunk, scorer)[0]
+
+
+@PROFILE
+@given(data=st.data())
+def test_rows_of_generated_observations_equal_the_general_path_rows(
+    data: st.DataObject, catalog: Catalog
+) -> None:
+    """Parquet rows made from the C scorecard equal the general path's, value and type."""
+    document = data.draw(audited_observations(catalog))
+    policy = data.draw(policies())
+    raw = runner_line(document)
+    assert fast_path(raw, catalog, policy) is not None  # C scored it
+    fast, general = rows_of(raw, catalog, policy)
+    assert fast == general
+    assert len(fast) == 1
+
+
+@pytest.mark.parametrize("row", SCORED[::7], ids=[row["id"] for row in SCORED[::7]])
+def test_rows_of_conformance_observations_equal_the_general_path_rows(
+    row: dict[str, Any], catalog: Catalog
+) -> None:
+    """Every seventh scored conformance row, as a Parquet row: the same either way."""
+    raw = runner_line(row["observation"])
+    assert fast_path(raw, catalog, Policy()) is not None  # C scored it
+    fast, general = rows_of(raw, catalog, Policy())
+    assert fast == general
+
+
+@pytest.mark.parametrize("first_line", [1, 41])
+def test_a_block_with_lines_to_decline_gives_the_general_path_rows(
+    first_line: int, catalog: Catalog
+) -> None:
+    """Rows of plain lines (from C) and of declined lines (general path) keep their places
+    among blank, CRLF, broken and secret-shaped lines; errors keep their line numbers."""
+    lines = _sample_lines()[:30]
+    secret = json.loads(lines[3])
+    secret["candidateId"] = "sk-" + "b" * 24
+    block = b"\n".join(
+        [
+            b"\xef\xbb\xbf" + lines[0],
+            lines[1] + b"\r",
+            b"",
+            b" \t ",
+            b"{not json",
+            lines[2].replace(b"}", b',"extra":1}', 1),
+            runner_line(secret),
+            *lines[4:],
+            b"",
+        ]
+    )
+    chunk = _Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), block, first_line)
+    scorer = _ChunkScorer(catalog, Policy(), _ROWS)
+    assert scorer.fast is not None
+    fast = _rows_and_summary(chunk, scorer)
+    scorer.fast = None
+    assert fast == _rows_and_summary(chunk, scorer)
+    assert sum(isinstance(item, tuple) for item in fast[0]) == len(lines) - 1 - (first_line != 1)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_parquet_rows_of_the_samples_are_the_same_without_the_extension(
+    workers: int, monkeypatch: pytest.MonkeyPatch, catalog: Catalog
+) -> None:
+    """The sample bundles (with candidate manifests: model and tier) as rows, numbered: the
+    same values, types and summary with the extension and without."""
+
+    def run() -> tuple[list[Any], str]:
+        summary = RunSummary()
+        rows = score_rows_parallel(
+            [str(ROOT / "observations")],
+            catalog=catalog,
+            policy=Policy(),
+            workers=workers,
+            summary=summary,
+            chunk_bytes=1 << 16,
+        )
+        shown = [
+            [("nan" if value != value else value, type(value)) for value in row]
+            for row in rows
+            if not isinstance(row, InputError)
+        ]
+        return shown, summary.line()
+
+    compiled = run()
+    monkeypatch.setattr(fastpath, "_fastscore", None)
+    assert run() == compiled
+    assert len(compiled[0]) == 560
+    assert any(row[3][0] is not None for row in compiled[0])  # a model from a manifest
 
 
 def test_a_line_the_decoder_rejects_is_declined(catalog: Catalog) -> None:

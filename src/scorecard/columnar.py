@@ -59,10 +59,9 @@ def _batch(rows: list[Row], schema: pa.Schema = PARQUET_SCHEMA) -> pa.RecordBatc
     columns = list(zip(*rows, strict=True))[skip:] if rows else [() for _ in schema]
     arrays = []
     for field, values in zip(schema, columns, strict=True):
-        if pa.types.is_floating(field.type):
-            # NaN means "absent" in the frame; Parquet has real nulls for that.
-            values = tuple(None if value != value else value for value in values)
-        arrays.append(pa.array(values, type=field.type))
+        # NaN means "absent" in the frame; Parquet has real nulls for that (from_pandas).
+        floating = pa.types.is_floating(field.type)
+        arrays.append(pa.array(values, type=field.type, from_pandas=floating))
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 

@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from .aggregate_input import ROW_FIELDS, Row, scored_row
+import msgspec
+
+from .aggregate_input import ROW_FIELDS, Row, record_row, scored_row
 from .bundles import BundleInfo
 from .catalog import Catalog, load_catalog
 from .errors import InputError
@@ -36,6 +38,7 @@ from .io import (
     parse_json_file,
     parse_line,
 )
+from .lines import RECORD_SCHEMA
 from .pipeline import STREAMING_FORMATS, RunSummary, Tally, score_record
 from .policy import Policy
 
@@ -152,6 +155,23 @@ Outcome = tuple[Tally, Any] | InputError
 Text = tuple[list[str | InputError], RunSummary]
 """A chunk of ``jsonl``: runs of whole output lines and the errors between them, in input order,
 and the chunk's counts."""
+RunKey = tuple[str, str, str]
+Rows = tuple[list[tuple[RunKey, Row] | InputError], RunSummary]
+"""A chunk as aggregation rows: each with its run key (the main process numbers the runs) or an
+error, in input order, and the chunk's counts."""
+
+
+class _RowFacts(msgspec.Struct):
+    """What a row needs of an observation besides its scorecard (other fields are skipped)."""
+
+    caseId: str
+    candidateId: str
+    provider: str
+    metrics: dict[str, Any]
+
+
+_ROW_FACTS = msgspec.json.Decoder(_RowFacts)
+_SCORECARD = msgspec.json.Decoder()
 T = TypeVar("T")
 
 
@@ -163,7 +183,8 @@ class _ChunkScorer:
         self.catalog = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
         self.policy = policy
         self.format = output_format
-        self.fast = fast_scorer(self.catalog, policy) if output_format == "jsonl" else None
+        fast = output_format in ("jsonl", _ROWS)
+        self.fast = fast_scorer(self.catalog, policy) if fast else None
 
     def outcomes(self, chunk: _Chunk) -> list[Outcome]:
         """The outcome of every record of ``chunk``, in order."""
@@ -209,6 +230,52 @@ class _ChunkScorer:
         ]
         return items, summary
 
+    def rows(self, chunk: _Chunk) -> Rows:
+        """``chunk`` as aggregation rows, counted here. Plain lines are scored in C and their
+        rows made from the scorecard lines it writes, through the one definition of a row
+        (:func:`~scorecard.aggregate_input.record_row`)."""
+        summary = RunSummary()
+        if self.fast is None or chunk.whole_file is not None:
+            return [self._keyed(outcome, summary) for outcome in self.outcomes(chunk)], summary
+        try:
+            block = chunk.text() or b""
+        except OSError as error:
+            summary.rejected += 1
+            return [_unreadable(chunk.source, error)], summary
+        pieces, (scored, gate_failures, unscoreable, audit_failed) = self.fast.score_block(
+            block, chunk.first_line, chunk.bundle.id
+        )
+        summary.scored = scored
+        summary.gate_failures = gate_failures
+        summary.unscoreable = unscoreable
+        summary.audit_failed = audit_failed
+        if scored:
+            summary.bundles.add(chunk.bundle.id)
+        declined = {piece[0] for piece in pieces if not isinstance(piece, str)}
+        cards = iter(
+            [line for piece in pieces if isinstance(piece, str) for line in piece.splitlines()]
+        )
+        items: list[tuple[RunKey, Row] | InputError] = []
+        # The C code skips the lines numbered_lines skips: pair each other line with its output.
+        for number, raw in numbered_lines(block, chunk.first_line):
+            if number in declined:
+                items.append(self._keyed(self._line(number, raw, chunk), summary))
+            else:
+                items.append(_row_from_scorecard(next(cards), raw, chunk.bundle))
+        if next(cards, None) is not None:
+            raise RuntimeError("the fast path wrote more scorecards than the block has lines")
+        return items, summary
+
+    @staticmethod
+    def _keyed(outcome: Outcome, summary: RunSummary) -> tuple[RunKey, Row] | InputError:
+        """A rows outcome counted into ``summary``: its run key and row, or its error."""
+        if isinstance(outcome, InputError):
+            summary.rejected += 1
+            return outcome
+        tally, row = outcome
+        summary.count(tally)
+        return tally.run_key, row
+
     @staticmethod
     def _counted(outcome: Outcome, summary: RunSummary) -> str | InputError:
         """A ``jsonl`` outcome counted into ``summary``: its line (with newline) or its error."""
@@ -238,6 +305,35 @@ def _outcomes(scorer: _ChunkScorer, chunk: _Chunk) -> list[Outcome]:
 
 def _text(scorer: _ChunkScorer, chunk: _Chunk) -> Text:
     return scorer.text(chunk)
+
+
+def _rows(scorer: _ChunkScorer, chunk: _Chunk) -> Rows:
+    return scorer.rows(chunk)
+
+
+def _row_from_scorecard(card_line: str, raw: bytes, bundle: BundleInfo) -> tuple[RunKey, Row]:
+    """The run key and row of a line the fast path scored: ``card_line`` is its scorecard, and
+    the record around it is the one :meth:`~scorecard.pipeline.ScoredRecord.record_json` makes
+    (the run number is set by the main process)."""
+    card = _SCORECARD.decode(card_line)
+    facts = _ROW_FACTS.decode(raw)
+    if (card["caseId"], card["candidateId"]) != (facts.caseId, facts.candidateId):
+        raise RuntimeError("a fast-path scorecard does not belong to its line")
+    candidate = bundle.candidates.get(facts.candidateId)
+    record = {
+        "schema": RECORD_SCHEMA,
+        "bundleId": card["bundleId"],
+        "caseId": facts.caseId,
+        "candidateId": facts.candidateId,
+        "provider": facts.provider,
+        "model": candidate.model if candidate else None,
+        "tier": candidate.tier if candidate else None,
+        "repetition": 1,
+        "classification": card["classification"],
+        "metrics": facts.metrics,
+        "scorecard": card,
+    }
+    return (card["bundleId"], facts.candidateId, facts.caseId), record_row(record)
 
 
 # Set in each worker by `_start_worker`.
@@ -390,9 +486,20 @@ def score_rows_parallel(
     Workers build the rows, so the main process only numbers runs (what Parquet output needs).
     """
     run = _Run(paths, catalog, policy, workers, _ROWS, bundle_id, stdin, chunk_bytes)
-    for item in _numbered(run, summary if summary is not None else RunSummary()):
-        if isinstance(item, InputError):
-            yield item
+    summary = summary if summary is not None else RunSummary()
+    repetitions: Counter[RunKey] = Counter()
+    for result in run.map(_rows):
+        if isinstance(result, InputError):
+            summary.rejected += 1
+            yield result
             continue
-        number, row = item
-        yield (*row[:_REPETITION_COLUMN], number, *row[_REPETITION_COLUMN + 1 :])
+        items, counted = result
+        summary.merge(counted)
+        for item in items:
+            if isinstance(item, InputError):
+                yield item
+                continue
+            key, row = item
+            repetitions[key] += 1
+            number = repetitions[key]
+            yield (*row[:_REPETITION_COLUMN], number, *row[_REPETITION_COLUMN + 1 :])
