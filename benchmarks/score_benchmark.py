@@ -16,7 +16,7 @@ start-up alone (an empty input), the speed-up of N workers next to the speed-up 
 get on this machine in the same run (shared virtual cores rarely give N times one), and with
 ``--stages`` the cost of the compiled fast path and of each stage of the general path.
 ``--compare-with CHECKOUT`` also times another checkout of the repository (say a git worktree of
-an older commit) in the same rounds. Outputs of every configuration are compared byte for byte. Figures quoted anywhere in the repository
+an older commit) in the same rounds; ``--parquet`` also times ``--out X.parquet``. Outputs of every configuration are compared byte for byte. Figures quoted anywhere in the repository
 come from this script; machines here are shared, so quote ratios from one run.
 """
 
@@ -288,6 +288,11 @@ def main() -> int:
     )
     parser.add_argument("--keep", type=Path, help="keep the corpus and outputs in this folder")
     parser.add_argument(
+        "--parquet",
+        action="store_true",
+        help="also time --out X.parquet for each worker count (and the other checkout)",
+    )
+    parser.add_argument(
         "--stages",
         action="store_true",
         help="also print the cost of the fast path and of each general-path stage",
@@ -316,38 +321,64 @@ def main() -> int:
         )
         empty = folder / "empty.jsonl"
         empty.write_bytes(b"")
-        run_score(empty, folder / "empty-out.jsonl", 1)  # compiles the bytecode, not timed
-        if arguments.compare_with is not None:
-            run_score(empty, folder / "empty-out.jsonl", 1, arguments.compare_with)
+        # Untimed runs of one observation compile the bytecode of each path.
+        warm = folder / "warm.jsonl"
+        with corpus.open("rb") as stream:
+            warm.write_bytes(stream.readline())
+        for suffix in (".jsonl", ".parquet") if arguments.parquet else (".jsonl",):
+            for source in {None, arguments.compare_with}:
+                run_score(warm, folder / f"warm-out{suffix}", 2, source)
         startup = min(
             run_score(empty, folder / "empty-out.jsonl", 1)[0] for _ in range(arguments.repeat)
         )
         print(f"{'start-up alone (empty input)':32} {startup:9.2f} {'-':>10} {'-':>13} {'-':>9}")
-        digests = set()
+        digests: dict[str, set[str]] = {}
         rates: dict[int, float] = {}
         # Configurations take turns, `--repeat` rounds; each keeps its fastest (least disturbed)
         # round, and the peak memory of that round.
-        configurations: list[tuple[str, int, Path | None]] = [
-            (f"scorecard score --workers {workers}", workers, None) for workers in arguments.workers
+        configurations: list[tuple[str, int, Path | None, str]] = [
+            (f"scorecard score --workers {workers}", workers, None, ".jsonl")
+            for workers in arguments.workers
         ]
         if arguments.compare_with is not None:
             configurations.append(
-                (f"--workers 1 of {arguments.compare_with.name}", 1, arguments.compare_with)
+                (
+                    f"--workers 1 of {arguments.compare_with.name}",
+                    1,
+                    arguments.compare_with,
+                    ".jsonl",
+                )
             )
+        if arguments.parquet:
+            configurations += [
+                (f"--out X.parquet --workers {workers}", workers, None, ".parquet")
+                for workers in arguments.workers
+            ]
+            if arguments.compare_with is not None:
+                configurations.append(
+                    (
+                        f"--out X.parquet of {arguments.compare_with.name}",
+                        1,
+                        arguments.compare_with,
+                        ".parquet",
+                    )
+                )
         best: dict[str, tuple[float, float]] = {}
         for _ in range(arguments.repeat):
-            for index, (label, workers, source) in enumerate(configurations):
-                measured = run_score(corpus, folder / f"scorecards-{index}.jsonl", workers, source)
+            for index, (label, workers, source, suffix) in enumerate(configurations):
+                out = folder / f"scorecards-{index}{suffix}"
+                measured = run_score(corpus, out, workers, source)
                 best[label] = min(best.get(label, measured), measured)
-        for index, (label, workers, source) in enumerate(configurations):
+        for index, (label, workers, source, suffix) in enumerate(configurations):
             elapsed, peak = best[label]
             rate = lines / elapsed
-            if source is None:
+            if source is None and suffix == ".jsonl":
                 rates[workers] = rate
             print(f"{label:32} {elapsed:9.2f} {rate:10,.0f} {rate / baseline:13.2f} {peak:9.0f}")
-            out = folder / f"scorecards-{index}.jsonl"
-            digests.add(hashlib.sha256(out.read_bytes()).hexdigest())
-        print(f"\noutputs identical across configurations: {len(digests) == 1}")
+            out = folder / f"scorecards-{index}{suffix}"
+            digests.setdefault(suffix, set()).add(hashlib.sha256(out.read_bytes()).hexdigest())
+        identical = all(len(found) == 1 for found in digests.values())
+        print(f"\noutputs identical across configurations (per format): {identical}")
         most = max(arguments.workers)
         if most > 1 and 1 in rates:
             print(
@@ -362,7 +393,7 @@ def main() -> int:
             print("\ngeneral path stages (microseconds per observation, in process):")
             for name, micros in stage_costs(corpus, arguments.repeat):
                 print(f"  {name:30} {micros:7.1f}")
-    return 0 if len(digests) == 1 else 1
+    return 0 if identical else 1
 
 
 if __name__ == "__main__":
