@@ -309,14 +309,14 @@ def main() -> int:
         )
         baseline = in_process_rate(corpus, arguments.repeat, json.loads)
         print(
-            f"\n{'configuration':32} {'seconds':>9} {'obs/s':>10} {'x json.loads':>13} {'peak MiB':>9}"
+            f"\n{'configuration':40} {'seconds':>9} {'obs/s':>10} {'x json.loads':>13} {'peak MiB':>9}"
         )
         print(
-            f"{'json.loads alone (in process)':32} {lines / baseline:9.2f} {baseline:10,.0f} {1:13.2f} {'-':>9}"
+            f"{'json.loads alone (in process)':40} {lines / baseline:9.2f} {baseline:10,.0f} {1:13.2f} {'-':>9}"
         )
         models = in_process_rate(corpus, arguments.repeat, WorkflowObservation.model_validate_json)
         print(
-            f"{'pydantic model_validate_json':32} {lines / models:9.2f} {models:10,.0f} "
+            f"{'pydantic model_validate_json':40} {lines / models:9.2f} {models:10,.0f} "
             f"{models / baseline:13.2f} {'-':>9}"
         )
         empty = folder / "empty.jsonl"
@@ -331,38 +331,21 @@ def main() -> int:
         startup = min(
             run_score(empty, folder / "empty-out.jsonl", 1)[0] for _ in range(arguments.repeat)
         )
-        print(f"{'start-up alone (empty input)':32} {startup:9.2f} {'-':>10} {'-':>13} {'-':>9}")
+        print(f"{'start-up alone (empty input)':40} {startup:9.2f} {'-':>10} {'-':>13} {'-':>9}")
         digests: dict[str, set[str]] = {}
         rates: dict[int, float] = {}
         # Configurations take turns, `--repeat` rounds; each keeps its fastest (least disturbed)
         # round, and the peak memory of that round.
-        configurations: list[tuple[str, int, Path | None, str]] = [
-            (f"scorecard score --workers {workers}", workers, None, ".jsonl")
-            for workers in arguments.workers
-        ]
-        if arguments.compare_with is not None:
-            configurations.append(
-                (
-                    f"--workers 1 of {arguments.compare_with.name}",
-                    1,
-                    arguments.compare_with,
-                    ".jsonl",
-                )
-            )
-        if arguments.parquet:
+        configurations: list[tuple[str, int, Path | None, str]] = []
+        for suffix in (".jsonl", ".parquet") if arguments.parquet else (".jsonl",):
+            head = "scorecard score" if suffix == ".jsonl" else "--out X.parquet"
             configurations += [
-                (f"--out X.parquet --workers {workers}", workers, None, ".parquet")
+                (f"{head} --workers {workers}", workers, None, suffix)
                 for workers in arguments.workers
             ]
             if arguments.compare_with is not None:
-                configurations.append(
-                    (
-                        f"--out X.parquet of {arguments.compare_with.name}",
-                        1,
-                        arguments.compare_with,
-                        ".parquet",
-                    )
-                )
+                other = arguments.compare_with
+                configurations.append((f"{head} --workers 1 of {other.name}", 1, other, suffix))
         best: dict[str, tuple[float, float]] = {}
         for _ in range(arguments.repeat):
             for index, (label, workers, source, suffix) in enumerate(configurations):
@@ -374,7 +357,7 @@ def main() -> int:
             rate = lines / elapsed
             if source is None and suffix == ".jsonl":
                 rates[workers] = rate
-            print(f"{label:32} {elapsed:9.2f} {rate:10,.0f} {rate / baseline:13.2f} {peak:9.0f}")
+            print(f"{label:40} {elapsed:9.2f} {rate:10,.0f} {rate / baseline:13.2f} {peak:9.0f}")
             out = folder / f"scorecards-{index}{suffix}"
             digests.setdefault(suffix, set()).add(hashlib.sha256(out.read_bytes()).hexdigest())
         identical = all(len(found) == 1 for found in digests.values())

@@ -27,7 +27,7 @@ from .aggregate_input import ROW_FIELDS, Row, record_row, scored_row
 from .bundles import BundleInfo
 from .catalog import Catalog, load_catalog
 from .errors import InputError
-from .fastpath import fast_scorer
+from .fastpath import FastScorer, Piece, fast_scorer
 from .io import (
     STDIN,
     RawRecord,
@@ -210,20 +210,10 @@ class _ChunkScorer:
         summary = RunSummary()
         if self.fast is None or chunk.whole_file is not None:
             return [self._counted(outcome, summary) for outcome in self.outcomes(chunk)], summary
-        try:
-            block = chunk.text()
-        except OSError as error:
-            summary.rejected += 1
-            return [_unreadable(chunk.source, error)], summary
-        pieces, (scored, gate_failures, unscoreable, audit_failed) = self.fast.score_block(
-            block or b"", chunk.first_line, chunk.bundle.id
-        )
-        summary.scored = scored
-        summary.gate_failures = gate_failures
-        summary.unscoreable = unscoreable
-        summary.audit_failed = audit_failed
-        if scored:
-            summary.bundles.add(chunk.bundle.id)
+        scored = self._fast_block(self.fast, chunk, summary)
+        if isinstance(scored, InputError):
+            return [scored], summary
+        _, pieces = scored
         items = [
             piece if isinstance(piece, str) else self._counted(self._line(*piece, chunk), summary)
             for piece in pieces
@@ -237,20 +227,10 @@ class _ChunkScorer:
         summary = RunSummary()
         if self.fast is None or chunk.whole_file is not None:
             return [self._keyed(outcome, summary) for outcome in self.outcomes(chunk)], summary
-        try:
-            block = chunk.text() or b""
-        except OSError as error:
-            summary.rejected += 1
-            return [_unreadable(chunk.source, error)], summary
-        pieces, (scored, gate_failures, unscoreable, audit_failed) = self.fast.score_block(
-            block, chunk.first_line, chunk.bundle.id
-        )
-        summary.scored = scored
-        summary.gate_failures = gate_failures
-        summary.unscoreable = unscoreable
-        summary.audit_failed = audit_failed
-        if scored:
-            summary.bundles.add(chunk.bundle.id)
+        scored = self._fast_block(self.fast, chunk, summary)
+        if isinstance(scored, InputError):
+            return [scored], summary
+        block, pieces = scored
         declined = {piece[0] for piece in pieces if not isinstance(piece, str)}
         cards = iter(
             [line for piece in pieces if isinstance(piece, str) for line in piece.splitlines()]
@@ -265,6 +245,28 @@ class _ChunkScorer:
         if next(cards, None) is not None:
             raise RuntimeError("the fast path wrote more scorecards than the block has lines")
         return items, summary
+
+    @staticmethod
+    def _fast_block(
+        fast: FastScorer, chunk: _Chunk, summary: RunSummary
+    ) -> tuple[bytes, list[Piece]] | InputError:
+        """``chunk``'s block and its pieces from the C scorer, the lines it scored counted into
+        ``summary``; or, counted too, the error that the block could not be read."""
+        try:
+            block = chunk.text() or b""
+        except OSError as error:
+            summary.rejected += 1
+            return _unreadable(chunk.source, error)
+        pieces, (scored, gate_failures, unscoreable, audit_failed) = fast.score_block(
+            block, chunk.first_line, chunk.bundle.id
+        )
+        summary.scored = scored
+        summary.gate_failures = gate_failures
+        summary.unscoreable = unscoreable
+        summary.audit_failed = audit_failed
+        if scored:
+            summary.bundles.add(chunk.bundle.id)
+        return block, pieces
 
     @staticmethod
     def _keyed(outcome: Outcome, summary: RunSummary) -> tuple[RunKey, Row] | InputError:
