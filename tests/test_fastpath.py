@@ -435,6 +435,19 @@ def test_rows_of_conformance_observations_equal_the_general_path_rows(
     assert fast == general
 
 
+def test_rows_of_ids_holding_unicode_line_separators_equal_the_general_path_rows(
+    catalog: Catalog,
+) -> None:
+    """JSON leaves U+2028, U+2029 and U+0085 raw in a scorecard line: they do not end it."""
+    document = json.loads(_sample_lines()[0])
+    document["candidateId"] = "codex\u2028luna\u2029\x85x"
+    raw = runner_line(document)
+    assert fast_path(raw, catalog, Policy()) is not None  # C scored it
+    fast, general = rows_of(raw, catalog, Policy())
+    assert fast == general
+    assert len(fast) == 1
+
+
 @pytest.mark.parametrize("first_line", [1, 41])
 def test_a_block_with_lines_to_decline_gives_the_general_path_rows(
     first_line: int, catalog: Catalog

@@ -232,8 +232,10 @@ class _ChunkScorer:
             return [scored], summary
         block, pieces = scored
         declined = {piece[0] for piece in pieces if not isinstance(piece, str)}
+        # Pieces are whole lines, each ending in "\n"; JSON may leave U+2028 or U+0085 raw in
+        # them, so split at "\n" only (not str.splitlines).
         cards = iter(
-            [line for piece in pieces if isinstance(piece, str) for line in piece.splitlines()]
+            [line for piece in pieces if isinstance(piece, str) for line in piece.split("\n")[:-1]]
         )
         items: list[tuple[RunKey, Row] | InputError] = []
         # The C code skips the lines numbered_lines skips: pair each other line with its output.
