@@ -243,9 +243,12 @@ class _ChunkScorer:
             if number in declined:
                 items.append(self._keyed(self._line(number, raw, chunk), summary))
             else:
-                items.append(_row_from_scorecard(next(cards), raw, chunk.bundle))
+                card = next(cards, None)
+                if card is None:
+                    raise RuntimeError("the fast path wrote fewer scorecards than it scored lines")
+                items.append(_row_from_scorecard(card, raw, chunk.bundle))
         if next(cards, None) is not None:
-            raise RuntimeError("the fast path wrote more scorecards than the block has lines")
+            raise RuntimeError("the fast path wrote more scorecards than it scored lines")
         return items, summary
 
     @staticmethod
