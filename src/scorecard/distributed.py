@@ -46,6 +46,7 @@ from .io import (
     numbered_lines,
     parse_json_file,
     parse_line,
+    unreadable,
 )
 from .models import CASE_IDS
 from .pipeline import RunSummary, Tally, score_record
@@ -117,14 +118,6 @@ class _Scored:
     """v2 scorecard lines (``render("jsonl")``), when the run writes them."""
 
 
-def _unreadable(source: str, error: OSError) -> InputError:
-    return InputError(
-        f"cannot read file: {error.strerror or type(error).__name__}",
-        rule="unreadable",
-        source=source,
-    )
-
-
 def _plan(
     paths: Iterable[str], bundle_id: str | None, split_bytes: int
 ) -> list[_Range | InputError]:
@@ -143,7 +136,7 @@ def _plan(
         try:
             size = os.path.getsize(location)
         except OSError as error:
-            plan.append(_unreadable(found.path, error))
+            plan.append(unreadable(found.path, error))
             continue
         # An empty file still gets a range, so that an unreadable one is reported.
         for start in range(0, max(size, 1), split_bytes):
@@ -173,7 +166,7 @@ def _count_lines(piece: _Range) -> int | InputError:
     try:
         return _range_bytes(piece).count(b"\n")
     except OSError as error:
-        return _unreadable(piece.source, error)
+        return unreadable(piece.source, error)
 
 
 def _records(piece: _Range, first_line: int) -> Iterator[RawRecord | InputError]:
@@ -206,7 +199,7 @@ def _score_range(
             if scorecards:
                 lines.append(result.render("jsonl"))
     except OSError as error:
-        errors.append(_unreadable(piece.source, error))
+        errors.append(unreadable(piece.source, error))
     batch = _batch(rows, PARTITION_SCHEMA) if rows else None
     return _Scored(tallies, errors, batch, lines)
 

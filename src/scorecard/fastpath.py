@@ -52,7 +52,8 @@ if _fastscore is not None:
 
 
 def case_plan(case: WorkflowCase) -> tuple[Any, ...]:
-    """What the C scorer needs of a case, in the order the C code reads it (``PLAN_*`` in ``src/fastscore/fastscore.h``)."""
+    """What the C scorer needs of a case, in the order the C code reads it (``PLAN_*`` in
+    ``src/fastscore/fastscore.h``)."""
     assertions = case.assertions
     trace = assertions.trace
 

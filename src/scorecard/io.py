@@ -47,6 +47,7 @@ __all__ = [
     "read_json_lines",
     "read_records",
     "scoring_policy",
+    "unreadable",
 ]
 
 STDIN = "-"
@@ -311,11 +312,16 @@ def read_json_lines(path: str) -> Iterator[tuple[int, Any] | InputError]:
                 except InputError as error:
                     yield error
     except OSError as error:
-        yield InputError(
-            f"cannot read file: {error.strerror or type(error).__name__}",
-            rule="unreadable",
-            source=path,
-        )
+        yield unreadable(path, error)
+
+
+def unreadable(source: str, error: OSError) -> InputError:
+    """The located error of a file that could not be read."""
+    return InputError(
+        f"cannot read file: {error.strerror or type(error).__name__}",
+        rule="unreadable",
+        source=source,
+    )
 
 
 def _json_lines(
@@ -343,11 +349,7 @@ def read_records(
                 else:
                     yield from parse_json_file(stream.read(), source=item.path, bundle=item.bundle)
         except OSError as error:
-            yield InputError(
-                f"cannot read file: {error.strerror or type(error).__name__}",
-                rule="unreadable",
-                source=item.path,
-            )
+            yield unreadable(item.path, error)
 
 
 SYNC_EVERY = 8 << 20

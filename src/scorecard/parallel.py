@@ -37,6 +37,7 @@ from .io import (
     numbered_lines,
     parse_json_file,
     parse_line,
+    unreadable,
 )
 from .lines import RECORD_SCHEMA
 from .pipeline import STREAMING_FORMATS, RunSummary, Tally, score_record
@@ -116,15 +117,7 @@ def _chunks(
                 else:
                     yield _Chunk(item.path, item.bundle, whole_file=stream.read())
         except OSError as error:
-            yield _unreadable(item.path, error)
-
-
-def _unreadable(source: str, error: OSError) -> InputError:
-    return InputError(
-        f"cannot read file: {error.strerror or type(error).__name__}",
-        rule="unreadable",
-        source=source,
-    )
+            yield unreadable(item.path, error)
 
 
 def _line_chunks(stream: IO[bytes], source: str, bundle: BundleInfo, size: int) -> Iterator[_Chunk]:
@@ -191,7 +184,7 @@ class _ChunkScorer:
         try:
             block = chunk.text()
         except OSError as error:
-            return [_unreadable(chunk.source, error)]
+            return [unreadable(chunk.source, error)]
         if block is None:
             records = parse_json_file(
                 chunk.whole_file or b"", source=chunk.source, bundle=chunk.bundle
@@ -261,7 +254,7 @@ class _ChunkScorer:
             block = chunk.text() or b""
         except OSError as error:
             summary.rejected += 1
-            return _unreadable(chunk.source, error)
+            return unreadable(chunk.source, error)
         pieces, (scored, gate_failures, unscoreable, audit_failed) = fast.score_block(
             block, chunk.first_line, chunk.bundle.id
         )

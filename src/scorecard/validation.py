@@ -112,7 +112,7 @@ def _escape(token: str) -> str:
 
 
 # JavaScript's String.prototype.trim() whitespace (the reference trims candidate ids with it).
-JS_WHITESPACE = (
+_JS_WHITESPACE = (
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
@@ -184,7 +184,7 @@ def check_contract_rules(observation: dict[str, Any]) -> None:
             pointer="/caseId",
         )
     candidate_id: str = observation["candidateId"]
-    if not candidate_id.strip(JS_WHITESPACE):
+    if not candidate_id.strip(_JS_WHITESPACE):
         raise ObservationError(
             "workflow observation identity is invalid: candidateId is blank",
             rule="blank_candidate_id",
