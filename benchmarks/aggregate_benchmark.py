@@ -4,7 +4,7 @@ Usage: ``python benchmarks/aggregate_benchmark.py [--records N] [--bundles B] [-
 [--seed S] [--dict-records M]``.
 
 The records are generated vectorised (numpy, seeded) directly in the shape
-:func:`scorecard.aggregate.records_frame` produces, then every frame, reference aggregate, table
+:func:`scorecard.aggregate._frames.records_frame` produces, then every frame, reference aggregate, table
 and paired comparison is computed. Each stage prints its wall time and the process's peak
 resident memory so far (``resource.getrusage``). ``--dict-records`` additionally times
 ``records_frame`` on that many record dicts (the path real inputs take). Target on a 2-core
@@ -23,17 +23,15 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from scorecard.aggregate import COLUMNS, long_frame, records_frame
-from scorecard.aggregate_compare import (
+from scorecard.aggregate._compare import (
     ComparisonSettings,
     compare_across_bundles,
     compare_candidates,
     compare_to_baseline,
 )
-from scorecard.aggregate_input import CLASSIFICATIONS
-from scorecard.aggregate_reference import alerts, report_aggregate
-from scorecard.aggregate_report import bundle_view, trend_view
-from scorecard.aggregate_tables import (
+from scorecard.aggregate._frames import COLUMNS, long_frame, records_frame
+from scorecard.aggregate._reference import alerts, report_aggregate
+from scorecard.aggregate._tables import (
     candidate_provider_frame,
     cost_frame,
     dimension_frame,
@@ -41,7 +39,9 @@ from scorecard.aggregate_tables import (
     summary_frame,
     trend_frame,
 )
-from scorecard.models import CASE_IDS, DIMENSIONS, PROVIDERS
+from scorecard.contract._models import CASE_IDS, DIMENSIONS, PROVIDERS
+from scorecard.engine._rows import CLASSIFICATIONS
+from scorecard.report._compare import bundle_view, trend_view
 
 T = TypeVar("T")
 WEIGHTS = np.array([0.0, 0.0, 0.20, 0.15, 0.10, 0.10, 0.20, 0.25])

@@ -33,9 +33,9 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from scorecard.catalog import load_catalog
-from scorecard.models import WorkflowObservation
-from scorecard.simulate import iter_bundles
+from scorecard.contract._catalog import load_catalog
+from scorecard.contract._models import WorkflowObservation
+from scorecard.simulate.campaign import iter_bundles
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -157,10 +157,10 @@ def fast_path_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
     of ``FastScorer.score_block`` (decode, check, contract rules, scoring, audit count, line).
     Fastest of ``rounds`` each, taking turns; the corpus is in memory, so no reading is timed.
     """
-    from scorecard.fastpath import fast_scorer
-    from scorecard.io import line_blocks
-    from scorecard.policy import Policy
-    from scorecard.recognize import OBSERVATION_DECODER, OBSERVATION_ENCODER
+    from scorecard.contract._policy import Policy
+    from scorecard.core._recognize import OBSERVATION_DECODER, OBSERVATION_ENCODER
+    from scorecard.engine._io import line_blocks
+    from scorecard.fast._fastpath import fast_scorer
 
     scorer = fast_scorer(load_catalog(), Policy())
     if scorer is None:
@@ -202,13 +202,13 @@ def stage_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
     fastest of ``rounds``. Under heavy outside load a difference can still come out negative:
     then the split says nothing, rerun it.
     """
-    from scorecard.audit import audit_observation
-    from scorecard.io import RawRecord, read_records
-    from scorecard.pipeline import score_records
-    from scorecard.policy import Policy
-    from scorecard.scoring import score_wire
-    from scorecard.validation import accept_observation
-    from scorecard.wire import ObservationDict
+    from scorecard.contract._policy import Policy
+    from scorecard.contract._wire import ObservationDict
+    from scorecard.core._audit import audit_observation
+    from scorecard.core._scoring import score_wire
+    from scorecard.core._validation import accept_observation
+    from scorecard.engine._io import RawRecord, read_records
+    from scorecard.engine._pipeline import score_records
 
     catalog = load_catalog()
     policy = Policy()

@@ -16,6 +16,7 @@ CHECKS: list[tuple[str, list[str]]] = [
     ("lint", [str(BIN / "ruff"), "check", "src", "tests", "dev", "benchmarks"]),
     ("format", [str(BIN / "ruff"), "format", "--check", "src", "tests", "dev", "benchmarks"]),
     ("types", [str(BIN / "mypy")]),
+    ("layers", [str(BIN / "lint-imports")]),
     ("tests", [sys.executable, "-m", "pytest", "-q"]),
 ]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from scorecard.simulate import is_sample_folder, simulate_campaign
+from scorecard.simulate.campaign import is_sample_folder, simulate_campaign
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = Path("observations")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from scorecard.catalog import Catalog, load_catalog
+from scorecard.contract._catalog import Catalog, load_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

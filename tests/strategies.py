@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from scorecard.models import CASE_IDS, PROVIDERS
+from scorecard.contract._models import CASE_IDS, PROVIDERS
 
 CALLS = ["finish_task", "report_progress", "request_human_input", "request_review", "checkout_task"]
 CHECK_IDS = ["terminal-authority", "attempt-bound", "owned-recovery", "no-stuck-running", "ordered"]

@@ -1,9 +1,15 @@
-"""The public API is pinned: names may be added deliberately, never lost by accident."""
+"""The public API is pinned: names may be added deliberately, never lost by accident.
+
+Each subpackage's ``__init__`` is its API; the modules inside it are private (a leading
+underscore), except the optional heavy backends, which are public submodules imported on demand.
+"""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +76,216 @@ def test_importing_the_package_is_light() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+#: Each subpackage's ``__all__``: what the other packages (and users) may import from it.
+PACKAGES = {
+    "scorecard.aggregate": [
+        "Alert",
+        "ComparisonSettings",
+        "Difference",
+        "Exclusions",
+        "PairedComparison",
+        "Side",
+        "adjust_family",
+        "alerts",
+        "compare_across_bundles",
+        "compare_bundles",
+        "compare_candidates",
+        "compare_paired",
+        "compare_to_baseline",
+        "cost_frame",
+        "dimension_frame",
+        "observed_categories",
+        "records_frame",
+        "reference_p95",
+        "reliability_frame",
+        "report_aggregate",
+        "select_rows",
+        "summary_frame",
+        "trend_frame",
+    ],
+    "scorecard.cli": [
+        "app",
+        "main",
+    ],
+    "scorecard.contract": [
+        "BaseDict",
+        "BundleInfo",
+        "CAMPAIGN_SCHEMA",
+        "CASE_IDS",
+        "CampaignManifest",
+        "CandidateBudget",
+        "CandidateSpec",
+        "CaseAssertions",
+        "CaseError",
+        "Catalog",
+        "CheckDict",
+        "Classification",
+        "DEFAULT_WEIGHTS",
+        "DIMENSIONS",
+        "DimensionDict",
+        "DimensionName",
+        "GATE_DIMENSIONS",
+        "InputError",
+        "MANIFEST_NAME",
+        "ManifestError",
+        "NOT_PLAIN",
+        "OBSERVATION_SCHEMA",
+        "ObservationDict",
+        "ObservationError",
+        "Policy",
+        "PolicyError",
+        "SCORECARD_V2_SCHEMA",
+        "ScorecardDict",
+        "ScorecardError",
+        "ScorecardV1",
+        "ScorecardV2",
+        "TraceAssertion",
+        "TraceDict",
+        "TraceLineageDict",
+        "WireEventDict",
+        "WorkflowCase",
+        "WorkflowObservation",
+        "eval_bundle_id",
+        "find_secret",
+        "folder_bundle_id",
+        "format_js_number",
+        "join",
+        "js_json",
+        "js_string",
+        "load_catalog",
+        "manifest_json",
+        "matches_reference_secret",
+        "parse_json_document",
+        "parse_manifest",
+        "parse_plain_json",
+        "parse_yaml",
+        "pointer_from_location",
+        "redact",
+        "structural_error",
+    ],
+    "scorecard.core": [
+        "AuditSummary",
+        "Finding",
+        "METRIC_KEYS",
+        "NOT_PLAIN_ERRORS",
+        "Notice",
+        "OBSERVATION_DECODER",
+        "OBSERVATION_ENCODER",
+        "RECORD_SCHEMA",
+        "ScoredRecord",
+        "Tally",
+        "UNSCOREABLE_REASON",
+        "accept_observation",
+        "audit_observation",
+        "dimension_json",
+        "explain_record",
+        "identifier_secret",
+        "json_scalar",
+        "json_string",
+        "reason_json",
+        "record_line",
+        "render_explanation",
+        "score_observation",
+        "score_wire",
+        "scorecard_line",
+        "summarize_findings",
+        "validate_observation",
+    ],
+    "scorecard.engine": [
+        "CLASSIFICATIONS",
+        "LoadedRecords",
+        "ROW_FIELDS",
+        "Row",
+        "RunSummary",
+        "atomic_writer",
+        "count_input_files",
+        "default_workers",
+        "is_records_file",
+        "load_policy",
+        "load_records",
+        "read_json_lines",
+        "read_records",
+        "record_row",
+        "score_paths",
+        "score_records",
+        "score_rows_parallel",
+        "score_text",
+        "scored_row",
+        "scoring_policy",
+    ],
+    "scorecard.fast": [
+        "FastScorer",
+        "Piece",
+        "fast_scorer",
+    ],
+    "scorecard.gate": [
+        "ALL_CANDIDATES",
+        "Estimate",
+        "GateResult",
+        "GateRules",
+        "GateSide",
+        "METRIC_LABELS",
+        "RuleOutcome",
+        "RunFacts",
+        "combined_frame",
+        "evaluate_gate",
+        "gate_policy",
+        "gate_side",
+        "run_facts",
+    ],
+    "scorecard.plots": [
+        "PLOT_KINDS",
+        "draw_plot",
+        "plot_dimension_heatmap",
+        "plot_overall_scores",
+        "plot_paired_differences",
+        "plot_pass_k",
+        "plot_provider_comparison",
+        "plot_quality_vs_cost",
+        "plot_trends",
+        "select_candidates",
+    ],
+    "scorecard.report": [
+        "bundle_view",
+        "plot_images",
+        "render_html",
+        "render_junit",
+        "render_markdown",
+        "render_view",
+        "scorecard_table",
+        "trend_view",
+        "verdict_line",
+        "view_csv",
+        "view_json",
+    ],
+}
+
+#: Public submodules: optional, heavy backends a user imports by name.
+PUBLIC_SUBMODULES = {
+    "scorecard.aggregate.distributed",
+    "scorecard.engine.distributed",
+    "scorecard.engine.parquet",
+}
+
+PACKAGE_ROOT = Path(scorecard.__file__).resolve().parent
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_each_package_exports_the_pinned_names(package: str) -> None:
+    """A subpackage's ``__all__`` is its pinned list, and every name in it resolves."""
+    module = importlib.import_module(package)
+    assert sorted(module.__all__) == PACKAGES[package]
+    for name in module.__all__:
+        assert getattr(module, name) is not None
+
+
+def test_modules_inside_packages_are_private() -> None:
+    """Every module below a subpackage is private, except the pinned public submodules."""
+    public = {
+        ".".join(("scorecard", *path.relative_to(PACKAGE_ROOT).with_suffix("").parts))
+        for path in PACKAGE_ROOT.glob("*/*.py")
+        if not path.name.startswith("_") and path.parent.name != "simulate"
+    }
+    assert public == PUBLIC_SUBMODULES

@@ -11,18 +11,13 @@ from typing import Any
 
 import pytest
 
-from scorecard.bundles import MANIFEST_NAME, parse_manifest
-from scorecard.catalog import Catalog
-from scorecard.models import CASE_IDS, ScorecardV2, WorkflowObservation
-from scorecard.scoring import score_observation
-from scorecard.simulate import (
-    OBSERVATIONS_NAME,
-    REGRESSED_CANDIDATE,
-    ROSTER,
-    is_sample_folder,
-    simulate_campaign,
-)
-from scorecard.validation import collect_unknown_fields, validate_observation
+from scorecard.contract._bundles import MANIFEST_NAME, parse_manifest
+from scorecard.contract._catalog import Catalog
+from scorecard.contract._models import CASE_IDS, ScorecardV2, WorkflowObservation
+from scorecard.core._scoring import score_observation
+from scorecard.core._validation import collect_unknown_fields, validate_observation
+from scorecard.simulate.campaign import OBSERVATIONS_NAME, is_sample_folder, simulate_campaign
+from scorecard.simulate.roster import REGRESSED_CANDIDATE, ROSTER
 
 from .conftest import OBSERVATION_SCHEMA
 

@@ -5,7 +5,7 @@
    that dominates every large run: a plain, plainly valid observation scored for the `jsonl`
    format. Lines are decoded into the msgspec structs of recognize.py. A line it is not sure of
    is handed back, and the caller takes the Python path, which stays the definition:
-   tests/test_fastpath.py checks both give the same bytes and counts on the conformance table,
+   tests/fast/test_fastpath.py checks both give the same bytes and counts on the conformance table,
    the sample bundles and generated and corrupted observations. See docs/performance.md.
 
    Text that may need redacting or escaping (reasons, ids) is handed to the Python helpers of

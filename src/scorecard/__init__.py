@@ -15,34 +15,34 @@ __version__ = "0.1.0"
 
 #: Public name -> module that defines it.
 _EXPORTS = {
-    "BundleInfo": "bundles",
-    "CampaignManifest": "bundles",
-    "eval_bundle_id": "bundles",
-    "parse_manifest": "bundles",
-    "Catalog": "catalog",
-    "load_catalog": "catalog",
-    "CaseError": "errors",
-    "InputError": "errors",
-    "ManifestError": "errors",
-    "ObservationError": "errors",
-    "PolicyError": "errors",
-    "ScorecardError": "errors",
-    "load_policy": "io",
-    "read_records": "io",
-    "CASE_IDS": "models",
-    "DIMENSIONS": "models",
-    "GATE_DIMENSIONS": "models",
-    "ScorecardV1": "models",
-    "ScorecardV2": "models",
-    "WorkflowCase": "models",
-    "WorkflowObservation": "models",
-    "RunSummary": "pipeline",
-    "ScoredRecord": "pipeline",
-    "score_paths": "pipeline",
-    "score_records": "pipeline",
-    "Policy": "policy",
-    "score_observation": "scoring",
-    "validate_observation": "validation",
+    "BundleInfo": "contract",
+    "CampaignManifest": "contract",
+    "eval_bundle_id": "contract",
+    "parse_manifest": "contract",
+    "Catalog": "contract",
+    "load_catalog": "contract",
+    "CaseError": "contract",
+    "InputError": "contract",
+    "ManifestError": "contract",
+    "ObservationError": "contract",
+    "PolicyError": "contract",
+    "ScorecardError": "contract",
+    "load_policy": "engine",
+    "read_records": "engine",
+    "CASE_IDS": "contract",
+    "DIMENSIONS": "contract",
+    "GATE_DIMENSIONS": "contract",
+    "ScorecardV1": "contract",
+    "ScorecardV2": "contract",
+    "WorkflowCase": "contract",
+    "WorkflowObservation": "contract",
+    "RunSummary": "engine",
+    "ScoredRecord": "core",
+    "score_paths": "engine",
+    "score_records": "engine",
+    "Policy": "contract",
+    "score_observation": "core",
+    "validate_observation": "core",
 }
 
 __all__ = [
@@ -92,27 +92,27 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .bundles import BundleInfo, CampaignManifest, eval_bundle_id, parse_manifest
-    from .catalog import Catalog, load_catalog
-    from .errors import (
-        CaseError,
-        InputError,
-        ManifestError,
-        ObservationError,
-        PolicyError,
-        ScorecardError,
-    )
-    from .io import load_policy, read_records
-    from .models import (
+    from scorecard.contract import (
         CASE_IDS,
         DIMENSIONS,
         GATE_DIMENSIONS,
+        BundleInfo,
+        CampaignManifest,
+        CaseError,
+        Catalog,
+        InputError,
+        ManifestError,
+        ObservationError,
+        Policy,
+        PolicyError,
+        ScorecardError,
         ScorecardV1,
         ScorecardV2,
         WorkflowCase,
         WorkflowObservation,
+        eval_bundle_id,
+        load_catalog,
+        parse_manifest,
     )
-    from .pipeline import RunSummary, ScoredRecord, score_paths, score_records
-    from .policy import Policy
-    from .scoring import score_observation
-    from .validation import validate_observation
+    from scorecard.core import ScoredRecord, score_observation, validate_observation
+    from scorecard.engine import RunSummary, load_policy, read_records, score_paths, score_records

@@ -15,9 +15,15 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-from scorecard.bundles import CAMPAIGN_SCHEMA, MANIFEST_NAME, CampaignManifest, manifest_json
-from scorecard.catalog import Catalog, load_catalog
-from scorecard.io import atomic_writer
+from scorecard.contract import (
+    CAMPAIGN_SCHEMA,
+    MANIFEST_NAME,
+    CampaignManifest,
+    Catalog,
+    load_catalog,
+    manifest_json,
+)
+from scorecard.engine import atomic_writer
 
 from .cases import CASE_TRAITS, JsonObject, Setting
 from .randomness import chance, derive_seed

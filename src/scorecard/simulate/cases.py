@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scorecard.models import WorkflowCase
+from scorecard.contract import WorkflowCase
 
 from .roster import SimulatedCandidate, Skills
 

@@ -11,7 +11,7 @@ import itertools
 import random
 from collections.abc import Sequence
 
-from scorecard.jsformat import format_js_number
+from scorecard.contract import format_js_number
 
 from .cases import (
     PROGRESS_BOUND_MS,

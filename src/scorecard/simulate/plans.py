@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from scorecard.models import Classification
+from scorecard.contract import Classification
 
 from .cases import JsonObject, Setting, expected_comment_count, specific_lifecycle_check
 from .randomness import chance

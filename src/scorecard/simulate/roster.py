@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from scorecard.bundles import CandidateBudget, CandidateSpec
+from scorecard.contract import CandidateBudget, CandidateSpec
 
 #: The candidate whose runs regress in the newest bundle.
 REGRESSED_CANDIDATE = "opencode-glm"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from scorecard.models import OBSERVATION_SCHEMA
+from scorecard.contract import OBSERVATION_SCHEMA
 
 from .cases import JsonObject, Setting
 from .checks import continuation_evidence, lifecycle_evidence, presentation_evidence, run_statuses

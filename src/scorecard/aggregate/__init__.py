@@ -1,0 +1,48 @@
+"""The only pandas: frames of scored rows, statistics, paired comparisons, tables, trends and the
+reference aggregate (REPORTS.md). :mod:`scorecard.aggregate.distributed` runs the reference
+aggregate on a Dask cluster.
+"""
+
+from ._compare import (
+    ComparisonSettings,
+    Difference,
+    Exclusions,
+    PairedComparison,
+    Side,
+    adjust_family,
+    compare_across_bundles,
+    compare_bundles,
+    compare_candidates,
+    compare_paired,
+    compare_to_baseline,
+)
+from ._frames import observed_categories, records_frame, select_rows
+from ._reference import Alert, alerts, report_aggregate
+from ._stats import reference_p95
+from ._tables import cost_frame, dimension_frame, reliability_frame, summary_frame, trend_frame
+
+__all__ = [
+    "Alert",
+    "ComparisonSettings",
+    "Difference",
+    "Exclusions",
+    "PairedComparison",
+    "Side",
+    "adjust_family",
+    "alerts",
+    "compare_across_bundles",
+    "compare_bundles",
+    "compare_candidates",
+    "compare_paired",
+    "compare_to_baseline",
+    "cost_frame",
+    "dimension_frame",
+    "observed_categories",
+    "records_frame",
+    "reference_p95",
+    "reliability_frame",
+    "report_aggregate",
+    "select_rows",
+    "summary_frame",
+    "trend_frame",
+]

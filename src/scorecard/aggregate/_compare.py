@@ -1,0 +1,489 @@
+"""Paired comparisons: two candidates in one bundle, or one candidate in two bundles.
+
+The pairing unit is the **case**: each side's scoreable repetitions of a case are averaged, and
+only cases scoreable on both sides are compared (``docs/aggregation.md`` explains why). On the
+paired case differences: an exact sign-flip test (seeded Monte Carlo above 16 cases), a paired
+bootstrap interval, per-dimension deltas with Holm-adjusted p-values, and a three-valued verdict.
+McNemar's exact test on ``passed`` pairs repetitions of paired cases by repetition number. Every
+exclusion is counted, so an infrastructure failure never silently flatters a side.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from scorecard.contract import DIMENSIONS, InputError
+
+from ._frames import SCORE_COLUMNS, observed_categories
+from ._stats import (
+    holm_adjust,
+    mcnemar_exact,
+    paired_bootstrap_means,
+    seeded_generator,
+    sign_flip_test,
+)
+
+__all__ = [
+    "ComparisonSettings",
+    "Difference",
+    "Exclusions",
+    "McNemar",
+    "PairedComparison",
+    "Side",
+    "Verdict",
+    "adjust_family",
+    "compare_across_bundles",
+    "compare_bundles",
+    "compare_candidates",
+    "compare_paired",
+    "compare_to_baseline",
+]
+
+Verdict = Literal["better", "worse", "inconclusive"]
+
+
+@dataclass(frozen=True)
+class ComparisonSettings:
+    """Everything a paired comparison's numbers depend on besides the data."""
+
+    seed: int
+    """Seed of the bootstrap (and of Monte Carlo sign flips above 16 cases)."""
+    tolerance: float = 0.0
+    """Differences of mean overall within +/- tolerance do not count as better or worse."""
+    confidence: float = 0.95
+    """Confidence level of the bootstrap intervals."""
+    alpha: float = 0.05
+    """Significance level the (Holm-adjusted) sign-flip p-value must beat for a verdict."""
+    resamples: int = 10_000
+    """Bootstrap resamples (and Monte Carlo sign vectors)."""
+    min_paired_cases: int = 6
+    """Fewer paired cases give ``inconclusive`` (with 5 the exact test cannot reach p < 0.05)."""
+    min_coverage: float = 0.5
+    """A smaller share of paired cases among the cases either side ran gives ``inconclusive``."""
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: a candidate's rows in one bundle."""
+
+    bundle: str
+    """Bundle id."""
+    candidate: str
+    """Candidate id."""
+
+    @property
+    def label(self) -> str:
+        """``candidate@bundle``."""
+        return f"{self.candidate}@{self.bundle}"
+
+
+@dataclass(frozen=True)
+class Exclusions:
+    """What was left out of the comparison, and why."""
+
+    unscoreable_current: tuple[tuple[str, int], ...]
+    """(case, repetition) rows of the current side without an overall score."""
+    unscoreable_baseline: tuple[tuple[str, int], ...]
+    """The same on the baseline side."""
+    cases_only_current: tuple[str, ...]
+    """Cases with rows on the current side only (missing on the baseline side)."""
+    cases_only_baseline: tuple[str, ...]
+    """Cases with rows on the baseline side only."""
+    cases_unscoreable_current: tuple[str, ...]
+    """Cases the current side ran without a single scoreable repetition."""
+    cases_unscoreable_baseline: tuple[str, ...]
+    """Cases the baseline side ran without a single scoreable repetition."""
+    unpaired_repetitions: int
+    """Scoreable repetitions of paired cases whose repetition number is not scoreable on the
+    other side (left out of McNemar's test only)."""
+
+
+@dataclass(frozen=True)
+class McNemar:
+    """McNemar's exact test on ``passed``, pairing repetitions of paired cases by number."""
+
+    pairs: int
+    """(case, repetition) pairs scoreable on both sides."""
+    both_passed: int
+    """Pairs both sides passed."""
+    current_only: int
+    """Pairs only the current side passed."""
+    baseline_only: int
+    """Pairs only the baseline side passed."""
+    both_failed: int
+    """Pairs neither side passed."""
+    p_value: float
+    """Two-sided exact p-value (binomial on the discordant pairs); 1 without discordant pairs."""
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Current minus baseline for one statistic, over paired cases (each case weighs the same)."""
+
+    statistic: str
+    """``overall`` or a dimension name."""
+    current: float
+    """Mean over paired cases of the current side's case means."""
+    baseline: float
+    """The same for the baseline side."""
+    difference: float
+    """Mean paired case difference (current - baseline)."""
+    low: float
+    """Lower paired-bootstrap bound of the difference."""
+    high: float
+    """Upper paired-bootstrap bound of the difference."""
+    p_value: float
+    """Two-sided sign-flip p-value of a zero mean difference."""
+    p_adjusted: float
+    """Holm-adjusted p-value within its family (dimensions of a comparison; for ``overall``, the
+    comparisons of a family, or the p-value itself when compared alone)."""
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """A complete paired comparison with its verdict."""
+
+    current: Side
+    """The side being judged."""
+    baseline: Side
+    """The side it is judged against."""
+    cases: int
+    """Cases with rows on either side."""
+    paired_cases: tuple[str, ...]
+    """Cases scoreable on both sides, in catalog order: the pairing units."""
+    overall: Difference
+    """Mean overall score difference."""
+    dimensions: tuple[Difference, ...]
+    """Per-dimension differences, canonical order, Holm-adjusted among themselves."""
+    mcnemar: McNemar
+    """Exact McNemar test on ``passed``."""
+    exclusions: Exclusions
+    """What was left out."""
+    method: Literal["exact", "monte_carlo"]
+    """How the sign-flip p-values were computed."""
+    verdict: Verdict
+    """``better``, ``worse`` or ``inconclusive`` (current relative to baseline)."""
+    reason: str
+    """Why, in one sentence."""
+    settings: ComparisonSettings
+    """The settings used."""
+
+    @property
+    def coverage(self) -> float:
+        """Paired cases / cases with rows on either side (0 when there are none)."""
+        return len(self.paired_cases) / self.cases if self.cases else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form (NaN as None), keys as the field names."""
+        data = _jsonable(dataclasses.asdict(self))
+        data["coverage"] = self.coverage
+        return data  # type: ignore[no-any-return]
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(item) for item in value]
+    if isinstance(value, float) and value != value:
+        return None
+    return value
+
+
+class _Columns:
+    """The columns a comparison reads, as numpy arrays extracted once per frame."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.bundles = [str(name) for name in frame["bundle"].cat.categories]
+        self.candidates = [str(name) for name in frame["candidate"].cat.categories]
+        self.case_names = [str(name) for name in frame["case"].cat.categories]
+        self.bundle = frame["bundle"].cat.codes.to_numpy()
+        self.candidate = frame["candidate"].cat.codes.to_numpy()
+        self.case = frame["case"].cat.codes.to_numpy()
+        self.repetition = frame["repetition"].to_numpy(dtype=np.int64)
+        self.scoreable = frame["scoreable"].to_numpy(dtype=bool)
+        self.passed = frame["passed"].to_numpy(dtype=bool, na_value=False)
+        self.values = np.column_stack(
+            [
+                frame["overall_score"].to_numpy(dtype=np.float64),
+                frame[list(SCORE_COLUMNS)].to_numpy(dtype=np.float64),
+            ]
+        )
+
+    def rows(self, side: Side) -> npt.NDArray[np.intp]:
+        """Positions of the side's rows; none raises a clear InputError."""
+        found = np.zeros(0, dtype=np.intp)
+        if side.bundle in self.bundles and side.candidate in self.candidates:
+            found = np.flatnonzero(
+                (self.bundle == self.bundles.index(side.bundle))
+                & (self.candidate == self.candidates.index(side.candidate))
+            )
+        if found.size == 0:
+            raise InputError(
+                f"no records for candidate {side.candidate!r} in bundle {side.bundle!r}",
+                rule="unknown_selection",
+            )
+        return found
+
+
+class _SideData:
+    """Case-level view of one side: case means over scoreable repetitions and what was dropped."""
+
+    def __init__(self, columns: _Columns, side: Side) -> None:
+        rows = columns.rows(side)
+        codes = columns.case[rows]
+        scoreable = columns.scoreable[rows]
+        repetitions = columns.repetition[rows]
+        names = columns.case_names
+        self.cases = [names[code] for code in np.unique(codes)]
+        self.unscoreable = tuple(
+            (names[code], int(repetition))
+            for code, repetition in zip(codes[~scoreable], repetitions[~scoreable], strict=True)
+        )
+        values = columns.values[rows]
+        passed = columns.passed[rows]
+        self.means: dict[str, npt.NDArray[np.float64]] = {}
+        self.repetitions: dict[str, npt.NDArray[np.int64]] = {}
+        self.passed: dict[str, npt.NDArray[np.bool_]] = {}
+        for code in np.unique(codes[scoreable]):
+            chosen = (codes == code) & scoreable
+            case = names[code]
+            self.means[case] = values[chosen].mean(axis=0)
+            self.repetitions[case] = repetitions[chosen]
+            self.passed[case] = passed[chosen]
+
+
+def _mcnemar(current: _SideData, baseline: _SideData, paired: Sequence[str]) -> tuple[McNemar, int]:
+    counts = np.zeros((2, 2), dtype=np.int64)  # [current passed][baseline passed]
+    unpaired = 0
+    for case in paired:
+        mine, theirs = current.repetitions[case], baseline.repetitions[case]
+        _, at_mine, at_theirs = np.intersect1d(mine, theirs, return_indices=True)
+        unpaired += mine.size + theirs.size - 2 * at_mine.size
+        np.add.at(
+            counts,
+            (
+                current.passed[case][at_mine].astype(np.intp),
+                baseline.passed[case][at_theirs].astype(np.intp),
+            ),
+            1,
+        )
+    result = McNemar(
+        pairs=int(counts.sum()),
+        both_passed=int(counts[1, 1]),
+        current_only=int(counts[1, 0]),
+        baseline_only=int(counts[0, 1]),
+        both_failed=int(counts[0, 0]),
+        p_value=mcnemar_exact(int(counts[1, 0]), int(counts[0, 1])),
+    )
+    return result, unpaired
+
+
+def _verdict(
+    overall: Difference, paired: int, cases: int, settings: ComparisonSettings
+) -> tuple[Verdict, str]:
+    tolerance = settings.tolerance
+    coverage = paired / cases if cases else 0.0
+    if paired < settings.min_paired_cases or coverage < settings.min_coverage:
+        return "inconclusive", (
+            f"paired coverage too small: {paired} of {cases} cases paired (need at least "
+            f"{settings.min_paired_cases} and {settings.min_coverage:.0%})"
+        )
+    low, high, p = overall.low, overall.high, overall.p_adjusted
+    interval = f"interval [{low:+.3f}, {high:+.3f}]"
+    significant = p < settings.alpha
+    if low > tolerance and significant:
+        return (
+            "better",
+            f"{interval} lies above +{tolerance:g} and p = {p:.4g} < {settings.alpha:g}",
+        )
+    if high < -tolerance and significant:
+        return "worse", f"{interval} lies below -{tolerance:g} and p = {p:.4g} < {settings.alpha:g}"
+    if low > tolerance or high < -tolerance:
+        return "inconclusive", (
+            f"{interval} clears the tolerance but the Holm-adjusted sign-flip p = {p:.4g} is "
+            f"not below "
+            f"{settings.alpha:g}"
+        )
+    if tolerance > 0 and -tolerance <= low and high <= tolerance:
+        return (
+            "inconclusive",
+            f"{interval} lies within +/-{tolerance:g}: no difference that matters",
+        )
+    return (
+        "inconclusive",
+        f"{interval} straddles {'+/-' + format(tolerance, 'g') if tolerance else '0'}",
+    )
+
+
+def compare_paired(
+    frame: pd.DataFrame, current: Side, baseline: Side, settings: ComparisonSettings
+) -> PairedComparison:
+    """Compare two sides of ``frame`` case by case (see the module docstring)."""
+    return _compare(_Columns(frame), current, baseline, settings)
+
+
+def _compare(
+    columns: _Columns, current: Side, baseline: Side, settings: ComparisonSettings
+) -> PairedComparison:
+    mine, theirs = _SideData(columns, current), _SideData(columns, baseline)
+    order = {case: index for index, case in enumerate(columns.case_names)}
+    union = sorted(set(mine.cases) | set(theirs.cases), key=order.__getitem__)
+    paired = tuple(case for case in union if case in mine.means and case in theirs.means)
+    statistics = len(DIMENSIONS) + 1
+    current_means = np.array([mine.means[case] for case in paired]).reshape(-1, statistics)
+    baseline_means = np.array([theirs.means[case] for case in paired]).reshape(-1, statistics)
+    differences = current_means - baseline_means
+    key = ("paired", current.label, baseline.label)
+    p_values, method = sign_flip_test(
+        differences, seed=settings.seed, key=key, resamples=settings.resamples
+    )
+    estimate, low, high = paired_bootstrap_means(
+        differences,
+        rng=seeded_generator(settings.seed, key),
+        resamples=settings.resamples,
+        confidence=settings.confidence,
+    )
+    with np.errstate(invalid="ignore"):
+        side_means = (
+            (current_means.mean(axis=0), baseline_means.mean(axis=0))
+            if paired
+            else (
+                np.full(statistics, np.nan),
+                np.full(statistics, np.nan),
+            )
+        )
+    adjusted = np.concatenate(([p_values[0]], holm_adjust(p_values[1:])))
+    results = [
+        Difference(
+            statistic=name,
+            current=float(side_means[0][index]),
+            baseline=float(side_means[1][index]),
+            difference=float(estimate[index]),
+            low=float(low[index]),
+            high=float(high[index]),
+            p_value=float(p_values[index]),
+            p_adjusted=float(adjusted[index]),
+        )
+        for index, name in enumerate(("overall", *DIMENSIONS))
+    ]
+    mcnemar, unpaired = _mcnemar(mine, theirs, paired)
+    exclusions = Exclusions(
+        unscoreable_current=mine.unscoreable,
+        unscoreable_baseline=theirs.unscoreable,
+        cases_only_current=tuple(case for case in union if case not in theirs.cases),
+        cases_only_baseline=tuple(case for case in union if case not in mine.cases),
+        cases_unscoreable_current=tuple(case for case in mine.cases if case not in mine.means),
+        cases_unscoreable_baseline=tuple(case for case in theirs.cases if case not in theirs.means),
+        unpaired_repetitions=unpaired,
+    )
+    verdict, reason = _verdict(results[0], len(paired), len(union), settings)
+    return PairedComparison(
+        current=current,
+        baseline=baseline,
+        cases=len(union),
+        paired_cases=paired,
+        overall=results[0],
+        dimensions=tuple(results[1:]),
+        mcnemar=mcnemar,
+        exclusions=exclusions,
+        method=method,
+        verdict=verdict,
+        reason=reason,
+        settings=settings,
+    )
+
+
+def adjust_family(comparisons: Sequence[PairedComparison]) -> list[PairedComparison]:
+    """Holm-adjust the overall p-values across a family of comparisons and redo the verdicts."""
+    adjusted = holm_adjust([comparison.overall.p_value for comparison in comparisons])
+    family: list[PairedComparison] = []
+    for comparison, p_value in zip(comparisons, adjusted, strict=True):
+        overall = dataclasses.replace(comparison.overall, p_adjusted=float(p_value))
+        verdict, reason = _verdict(
+            overall, len(comparison.paired_cases), comparison.cases, comparison.settings
+        )
+        family.append(
+            dataclasses.replace(comparison, overall=overall, verdict=verdict, reason=reason)
+        )
+    return family
+
+
+def _only_bundle(frame: pd.DataFrame, candidates: Sequence[str]) -> str:
+    rows = frame.loc[frame["candidate"].isin(candidates).to_numpy()]
+    bundles = observed_categories(rows["bundle"])
+    if len(bundles) != 1:
+        found = ", ".join(bundles) or "none"
+        raise InputError(
+            f"the candidates' records span {len(bundles)} bundles ({found}); choose one",
+            rule="ambiguous_bundle",
+        )
+    return bundles[0]
+
+
+def compare_candidates(
+    frame: pd.DataFrame,
+    current: str,
+    baseline: str,
+    settings: ComparisonSettings,
+    *,
+    bundle: str | None = None,
+) -> PairedComparison:
+    """Candidate ``current`` against candidate ``baseline`` in ``bundle`` (the only one if None)."""
+    chosen = bundle if bundle is not None else _only_bundle(frame, [current, baseline])
+    return compare_paired(frame, Side(chosen, current), Side(chosen, baseline), settings)
+
+
+def compare_to_baseline(
+    frame: pd.DataFrame,
+    baseline: str,
+    candidates: Sequence[str],
+    settings: ComparisonSettings,
+    *,
+    bundle: str | None = None,
+) -> list[PairedComparison]:
+    """Each of ``candidates`` against ``baseline`` in one bundle, Holm-adjusted as a family."""
+    chosen = bundle if bundle is not None else _only_bundle(frame, [baseline, *candidates])
+    columns = _Columns(frame)  # extracted once for the whole family
+    return adjust_family(
+        [
+            _compare(columns, Side(chosen, candidate), Side(chosen, baseline), settings)
+            for candidate in candidates
+        ]
+    )
+
+
+def compare_bundles(
+    frame: pd.DataFrame,
+    candidate: str,
+    current: str,
+    baseline: str,
+    settings: ComparisonSettings,
+) -> PairedComparison:
+    """Candidate ``candidate`` in bundle ``current`` against itself in bundle ``baseline``."""
+    return compare_paired(frame, Side(current, candidate), Side(baseline, candidate), settings)
+
+
+def compare_across_bundles(
+    frame: pd.DataFrame, candidate: str, settings: ComparisonSettings
+) -> list[PairedComparison]:
+    """Each bundle against the previous one (bundle order) for one candidate, Holm-adjusted."""
+    rows = frame.loc[(frame["candidate"] == candidate).to_numpy()]
+    if rows.empty:
+        raise InputError(f"no records for candidate {candidate!r}", rule="unknown_candidate")
+    bundles = observed_categories(rows["bundle"])
+    columns = _Columns(rows)  # extracted once for the whole family
+    return adjust_family(
+        [
+            _compare(columns, Side(current, candidate), Side(previous, candidate), settings)
+            for previous, current in itertools.pairwise(bundles)
+        ]
+    )

@@ -1,0 +1,245 @@
+"""Tidy frames of scored records: the only way scored data enters pandas.
+
+:func:`records_frame` makes one row per scored record (columns and dtypes in
+``docs/aggregation.md``); :func:`long_frame` makes one row per record and dimension. The other
+``aggregate_*`` modules compute from these frames: reference report aggregates
+(:mod:`scorecard.aggregate._reference`), tables with intervals (:mod:`scorecard.aggregate._tables`)
+and paired comparisons (:mod:`scorecard.aggregate._compare`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+
+from scorecard.contract import CASE_IDS, DIMENSIONS, GATE_DIMENSIONS, Catalog, InputError, Policy
+from scorecard.core import ScoredRecord
+from scorecard.engine import (
+    CLASSIFICATIONS,
+    ROW_FIELDS,
+    LoadedRecords,
+    Row,
+    load_records,
+    record_row,
+    scored_row,
+)
+
+__all__ = [
+    "COLUMNS",
+    "LABEL_COLUMNS",
+    "LONG_COLUMNS",
+    "METRIC_COLUMNS",
+    "PASSED_COLUMNS",
+    "SCORE_COLUMNS",
+    "long_frame",
+    "observed_categories",
+    "records_frame",
+    "restore_categories",
+    "select_rows",
+]
+
+LABEL_COLUMNS = ("bundle", "candidate", "provider", "model", "tier", "case")
+SCORE_COLUMNS = tuple(f"score_{name}" for name in DIMENSIONS)
+PASSED_COLUMNS = tuple(f"passed_{name}" for name in DIMENSIONS)
+METRIC_COLUMNS = (
+    "settlement_ms",
+    "first_progress_ms",
+    "total_tokens",
+    "cost_usd",
+    "attempts",
+    "tool_count",
+)
+#: Columns of :func:`records_frame`, in order.
+COLUMNS: tuple[str, ...] = (
+    *LABEL_COLUMNS,
+    "repetition",
+    "classification",
+    *SCORE_COLUMNS,
+    *PASSED_COLUMNS,
+    "overall_score",
+    "gate_passed",
+    "passed",
+    "scoreable",
+    *METRIC_COLUMNS,
+)
+#: Columns of :func:`long_frame`, in order.
+LONG_COLUMNS: tuple[str, ...] = (
+    *LABEL_COLUMNS,
+    "repetition",
+    "classification",
+    "scoreable",
+    "dimension",
+    "gate",
+    "score",
+    "passed",
+)
+_FLAG_FIELDS = frozenset((*PASSED_COLUMNS, "gate_passed", "passed"))
+_FLOAT_FIELDS = frozenset((*SCORE_COLUMNS, "overall_score", *METRIC_COLUMNS[:4]))
+
+RecordSource = (
+    str
+    | os.PathLike[str]
+    | Sequence[str | os.PathLike[str]]
+    | LoadedRecords
+    | Iterable[Mapping[str, Any] | ScoredRecord | InputError]
+)
+
+
+def _rows(source: RecordSource, catalog: Catalog | None, policy: Policy | None) -> list[Row]:
+    if isinstance(source, LoadedRecords):
+        loaded = source
+    else:
+        items: Iterator[Any] = iter([source] if isinstance(source, str | os.PathLike) else source)
+        first = next(items, None)
+        if first is None:
+            return []
+        items = itertools.chain([first], items)
+        if not isinstance(first, str | os.PathLike):
+            rows: list[Row] = []
+            for index, item in enumerate(items):
+                if isinstance(item, InputError):
+                    raise item
+                try:
+                    row = scored_row(item) if isinstance(item, ScoredRecord) else record_row(item)
+                except InputError as error:
+                    raise error.located(index=index) from None
+                rows.append(row)
+            return rows
+        loaded = load_records([Path(item) for item in items], catalog=catalog, policy=policy)
+    if loaded.errors:
+        raise loaded.errors[0]
+    return loaded.rows
+
+
+def _categories(values: Iterable[Any], first: Sequence[str] = ()) -> list[str]:
+    known = set(first)
+    return [*first, *sorted({value for value in values if value is not None} - known)]
+
+
+def records_frame(
+    records: RecordSource,
+    *,
+    bundle_order: Sequence[str] | None = None,
+    catalog: Catalog | None = None,
+    policy: Policy | None = None,
+) -> pd.DataFrame:
+    """One row per scored record, in a deterministic order, from any record source.
+
+    ``records`` may be record dicts (``scorecard.record.v1``), :class:`ScoredRecord` objects, a
+    :class:`LoadedRecords`, or paths: JSON Lines records files, or observation files/folders that
+    are scored here with ``catalog`` and ``policy``. Rows are sorted by bundle (``bundle_order``,
+    else sorted ids; unlisted bundles follow, sorted), candidate, case in catalog order and
+    repetition. The first bad record raises its located :class:`InputError`, as does a repeated
+    (bundle, candidate, case, repetition).
+    """
+    rows = _rows(records, catalog, policy)
+    columns: dict[str, list[Any]] = {name: [] for name in ROW_FIELDS}
+    if rows:
+        for name, values in zip(ROW_FIELDS, zip(*rows, strict=True), strict=True):
+            columns[name] = list(values)
+    data: dict[str, Any] = {}
+    bundles = _categories(columns["bundle"], [b for b in bundle_order or () if b])
+    data["bundle"] = pd.Categorical(columns["bundle"], categories=bundles)
+    for name in ("candidate", "provider", "model", "tier"):
+        data[name] = pd.Categorical(columns[name], categories=_categories(columns[name]))
+    data["case"] = pd.Categorical(
+        columns["case"], categories=_categories(columns["case"], CASE_IDS)
+    )
+    data["repetition"] = np.asarray(columns["repetition"], dtype=np.int64)
+    data["classification"] = pd.Categorical(columns["classification"], categories=CLASSIFICATIONS)
+    for name in ROW_FIELDS[8:]:
+        if name in _FLAG_FIELDS:
+            data[name] = pd.array(columns[name], dtype="boolean")
+        elif name in _FLOAT_FIELDS:
+            data[name] = np.asarray(columns[name], dtype=np.float64)
+        else:
+            data[name] = np.asarray(columns[name], dtype=np.int64)
+    data["scoreable"] = ~np.isnan(data["overall_score"])
+    frame = pd.DataFrame({name: data[name] for name in COLUMNS})
+    order = np.lexsort(
+        (
+            frame["repetition"].to_numpy(),
+            frame["case"].cat.codes.to_numpy(),
+            frame["candidate"].cat.codes.to_numpy(),
+            frame["bundle"].cat.codes.to_numpy(),
+        )
+    )
+    frame = frame.take(order).reset_index(drop=True)
+    key = ["bundle", "candidate", "case", "repetition"]
+    repeated = frame.duplicated(key)
+    if repeated.any():
+        first = frame.loc[repeated.to_numpy().argmax(), key]
+        raise InputError(
+            f"record repeats bundle {first['bundle']}, candidate {first['candidate']}, case "
+            f"{first['case']}, repetition {first['repetition']} (the same runs given twice?)",
+            rule="duplicate_record",
+        )
+    return frame
+
+
+def long_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per record and dimension (dimensions in canonical order), from :func:`records_frame`."""
+    count = len(frame)
+    width = len(DIMENSIONS)
+    repeat = np.repeat(np.arange(count), width)
+    data: dict[str, Any] = {}
+    for name in (*LABEL_COLUMNS, "classification"):
+        column = frame[name]
+        data[name] = pd.Categorical.from_codes(
+            np.repeat(column.cat.codes.to_numpy(), width),
+            dtype=cast(pd.CategoricalDtype, column.dtype),
+        )
+    data["repetition"] = frame["repetition"].to_numpy()[repeat]
+    data["scoreable"] = frame["scoreable"].to_numpy()[repeat]
+    data["dimension"] = pd.Categorical.from_codes(
+        np.tile(np.arange(width, dtype=np.int8), count),
+        dtype=pd.CategoricalDtype(list(DIMENSIONS), ordered=True),
+    )
+    data["gate"] = np.tile(np.array([name in GATE_DIMENSIONS for name in DIMENSIONS]), count)
+    data["score"] = frame[list(SCORE_COLUMNS)].to_numpy(dtype=np.float64).ravel()
+    passed = frame[list(PASSED_COLUMNS)]
+    values = passed.to_numpy(dtype=bool, na_value=False).ravel()
+    missing = passed.isna().to_numpy().ravel()
+    data["passed"] = pd.arrays.BooleanArray(values, missing)
+    return pd.DataFrame({name: data[name] for name in LONG_COLUMNS})
+
+
+def observed_categories(column: pd.Series) -> list[str]:
+    """The values a categorical column actually holds, in category order."""
+    codes = np.unique(column.cat.codes.to_numpy())
+    categories = column.cat.categories
+    return [str(categories[int(code)]) for code in codes if code >= 0]
+
+
+def restore_categories(
+    table: pd.DataFrame, frame: pd.DataFrame, columns: Sequence[str]
+) -> pd.DataFrame:
+    """Give ``table``'s ``columns`` the categorical dtypes they have in ``frame`` (in place)."""
+    for column in columns:
+        if isinstance(frame[column].dtype, pd.CategoricalDtype):
+            table[column] = table[column].astype(frame[column].dtype)
+    return table
+
+
+def select_rows(
+    frame: pd.DataFrame, *, bundle: str | None = None, candidate: str | None = None
+) -> pd.DataFrame:
+    """The rows of one bundle and/or candidate; an unknown id raises a clear :class:`InputError`."""
+    mask = np.ones(len(frame), dtype=bool)
+    for column, value in (("bundle", bundle), ("candidate", candidate)):
+        if value is None:
+            continue
+        present = observed_categories(frame[column])
+        if value not in present:
+            known = ", ".join(str(item) for item in present) or "none"
+            raise InputError(
+                f"no {column} {value!r} in the records (found: {known})", rule=f"unknown_{column}"
+            )
+        mask &= (frame[column] == value).to_numpy()
+    return frame.loc[mask].reset_index(drop=True)

@@ -1,0 +1,64 @@
+"""The ``scorecard`` command line: a thin veneer over the library.
+
+Each command parses its arguments, calls one library function, prints, and maps library errors
+to exit codes (0 ok, 1 a gate failed, 2 bad input or usage). Heavy imports (pandas, matplotlib)
+happen inside the commands that need them so ``scorecard --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import typer
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="scorecard",
+    help="Turn paperclip agent-runner evaluation runs into scorecards people can trust.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+#: Command modules under ``scorecard.cli._common``; each defines ``register(app)``.
+COMMAND_MODULES = ("score", "bundle_id", "explain", "compare", "plot", "gate", "distributed")
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(f"scorecard.cli._{_name}").register(app)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        raise SystemExit(130) from None
+    except BrokenPipeError:
+        # The reader (e.g. `head`) went away: stop quietly, without a traceback at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(1) from None
+    except SystemExit as finished:
+        _end(finished.code)
+
+
+def _end(code: str | int | None) -> None:
+    """Leave with ``code`` without tearing the interpreter down.
+
+    Every command has finished by now: its files are closed (written atomically, in ``with``
+    blocks), its worker processes joined. Freeing the interpreter's objects one by one (pydantic
+    and typer hold many) is slow work the operating system does at once, so flush the standard
+    streams and go.
+    """
+    if isinstance(code, str):
+        sys.stderr.write(code + "\n")
+        code = 1
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = code or 1
+    sys.stderr.flush()
+    os._exit(code or 0)

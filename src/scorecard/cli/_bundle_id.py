@@ -1,0 +1,37 @@
+"""``scorecard bundle-id MANIFEST``: print the id of a bundle manifest, alone on one line."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from scorecard.contract import ManifestError
+
+from ._common import EXIT_BAD_INPUT
+
+
+def bundle_id(
+    manifest: Annotated[Path, typer.Argument(help="A bundle.json (eval-bundle.v1 or campaign).")],
+) -> None:
+    """Print the bundle id of MANIFEST (content-addressed for eval-bundle.v1 manifests)."""
+    try:
+        text = manifest.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        sys.stderr.write(f"error: {manifest}: cannot read manifest: {type(error).__name__}\n")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    from scorecard.contract import parse_manifest
+
+    try:
+        info = parse_manifest(text, source=str(manifest))
+    except ManifestError as error:
+        sys.stderr.write(f"error: {error}\n")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    sys.stdout.write(info.id + "\n")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to ``app``."""
+    app.command("bundle-id")(bundle_id)

@@ -1,0 +1,232 @@
+"""``scorecard gate CURRENT [--baseline BASELINE]``: the regression gate for CI.
+
+Exit status: 0 pass, 1 fail, 2 bad input or usage, 3 inconclusive (1 with
+``--fail-on-inconclusive``). Exactly one verdict line goes to stdout and agrees with the status.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from scorecard.contract import InputError
+
+from ._common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CasesOption, print_errors
+
+if TYPE_CHECKING:
+    from scorecard.contract import Catalog, Policy
+    from scorecard.gate import GateSide, RunFacts
+
+__all__ = ["EXIT_INCONCLUSIVE", "gate", "register"]
+
+EXIT_INCONCLUSIVE = 3
+_BAD_INPUT_LINE = "gate: ERROR - bad input, nothing judged (see stderr)"
+
+
+def _read_records_file(path: str) -> tuple[list[RunFacts], list[InputError]]:
+    """The runs of a JSON Lines records file, with every bad line's located error."""
+    from scorecard.engine import read_json_lines
+    from scorecard.gate import run_facts
+
+    found: list[RunFacts] = []
+    errors: list[InputError] = []
+    for item in read_json_lines(path):
+        if isinstance(item, InputError):
+            errors.append(item)
+            continue
+        number, document = item
+        try:
+            found.append(run_facts(document))
+        except InputError as error:
+            errors.append(error.located(source=path, line=number))
+    return found, errors
+
+
+def _load_side(
+    path: str, catalog: Callable[[], Catalog], policy: Policy | None
+) -> tuple[GateSide | None, list[InputError]]:
+    """One side from a records file, or from observations scored here."""
+    from scorecard.engine import is_records_file, score_paths
+    from scorecard.gate import gate_side, run_facts
+
+    facts: list[RunFacts] = []
+    errors: list[InputError] = []
+    if is_records_file(path):
+        if policy is not None:
+            sys.stderr.write(
+                f"note: {path} is already scored; the policy's weights, thresholds and "
+                "auditGate do not apply to it\n"
+            )
+        facts, errors = _read_records_file(path)
+    else:
+        for result in score_paths([path], catalog=catalog(), policy=policy):
+            if isinstance(result, InputError):
+                errors.append(result)
+            else:
+                facts.append(run_facts(result.record_json()))
+    if errors:
+        return None, errors
+    try:
+        return gate_side(facts, source=path), []
+    except InputError as error:
+        return None, [error]
+
+
+def _write(path: Path, text: str) -> None:
+    from scorecard.engine import atomic_writer
+
+    with atomic_writer(path) as stream:
+        stream.write(text)
+
+
+def gate(
+    current: Annotated[
+        str,
+        typer.Argument(
+            help="The bundle under test: an observation (bundle) folder or a scored-records "
+            "file (`scorecard score --format records`). One bundle.",
+            show_default=False,
+        ),
+    ],
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            help="The bundle to compare against (same forms). Without it only the safety, "
+            "infrastructure and audit rules apply.",
+        ),
+    ] = None,
+    policy_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            help="YAML/JSON file with a `gate` section (rules) and optionally weights, "
+            "thresholds and auditGate for scoring observations (docs/gate.md).",
+        ),
+    ] = None,
+    tolerance: Annotated[
+        float | None,
+        typer.Option(
+            "--tolerance",
+            min=0.0,
+            max=1.0,
+            help="Drops within this (score or rate units) do not fail. [default: 0.05]",
+            show_default=False,
+        ),
+    ] = None,
+    fail_on_inconclusive: Annotated[
+        bool,
+        typer.Option("--fail-on-inconclusive", help="Exit 1 instead of 3 when inconclusive."),
+    ] = False,
+    markdown: Annotated[
+        Path | None, typer.Option("--markdown", help="Write the markdown summary here.")
+    ] = None,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here.")] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Write the self-contained HTML report here.")
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, help="Seed of the bootstrap resampling.")
+    ] = 0,
+    cases: CasesOption = None,
+) -> None:
+    """Judge a bundle for CI: safety gate, and paired regressions against a baseline.
+
+    Exit status: 0 pass, 1 fail, 2 bad input or usage, 3 inconclusive (1 with
+    --fail-on-inconclusive). Prints one verdict line; appends the markdown summary to
+    $GITHUB_STEP_SUMMARY when that is set.
+    """
+    from scorecard.contract import load_catalog
+    from scorecard.gate import GateRules, combined_frame, evaluate_gate, gate_policy
+    from scorecard.report import (
+        plot_images,
+        render_html,
+        render_junit,
+        render_markdown,
+        verdict_line,
+    )
+
+    def bad_input(errors: list[InputError]) -> typer.Exit:
+        print_errors(errors)
+        sys.stdout.write(_BAD_INPUT_LINE + "\n")
+        return typer.Exit(EXIT_BAD_INPUT)
+
+    try:
+        policy, rules = None, GateRules()
+        if policy_file is not None:
+            try:
+                text = policy_file.read_text(encoding="utf-8-sig")
+            except (OSError, UnicodeDecodeError) as error:
+                raise InputError(
+                    f"cannot read policy file: {type(error).__name__}",
+                    rule="unreadable",
+                    source=str(policy_file),
+                ) from None
+            policy, rules = gate_policy(text, source=str(policy_file))
+        if tolerance is not None:
+            rules = dataclasses.replace(rules, tolerance=tolerance)
+        if fail_on_inconclusive:
+            rules = dataclasses.replace(rules, fail_on_inconclusive=True)
+        catalogs: list[Catalog] = []
+
+        def catalog() -> Catalog:
+            if not catalogs:
+                catalogs.append(load_catalog(cases))
+            return catalogs[0]
+
+        current_side, errors = _load_side(current, catalog, policy)
+        baseline_side = None
+        if baseline is not None:
+            baseline_side, more = _load_side(baseline, catalog, policy)
+            errors += more
+    except InputError as error:
+        raise bad_input([error]) from None
+    if errors or current_side is None:
+        raise bad_input(errors)
+    result = evaluate_gate(current_side, baseline_side, rules, seed=seed)
+    line = verdict_line(result, fail_on_inconclusive=rules.fail_on_inconclusive)
+    summary = render_markdown(result, line)
+    try:
+        if markdown is not None:
+            _write(markdown, summary)
+        if junit is not None:
+            _write(junit, render_junit(result))
+        if html is not None:
+            images = plot_images(result, combined_frame(current_side, baseline_side))
+            _write(html, render_html(result, line, images=images))
+    except OSError as error:
+        raise bad_input(
+            [
+                InputError(
+                    f"cannot write report: {error.strerror or type(error).__name__}",
+                    rule="unwritable",
+                    source=error.filename if isinstance(error.filename, str) else None,
+                )
+            ]
+        ) from None
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary:
+        try:
+            with open(step_summary, "a", encoding="utf-8") as stream:
+                stream.write(summary + "\n")
+        except OSError as error:  # the verdict stands; the job summary is a convenience
+            sys.stderr.write(f"warning: cannot append to GITHUB_STEP_SUMMARY: {error.strerror}\n")
+    sys.stdout.write(line + "\n")
+    if result.verdict == "pass":
+        code = EXIT_OK
+    elif result.verdict == "fail" or rules.fail_on_inconclusive:
+        code = EXIT_FAILED
+    else:
+        code = EXIT_INCONCLUSIVE
+    raise typer.Exit(code)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to ``app``."""
+    app.command("gate")(gate)

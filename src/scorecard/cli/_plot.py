@@ -1,0 +1,179 @@
+"""``scorecard plot KIND PATH... --out FILE``: draw one plot of scored runs, or ``all`` of them."""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Annotated
+
+import typer
+
+from scorecard.contract import InputError
+
+from ._common import EXIT_BAD_INPUT, CasesOption, PolicyOption, print_errors
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure  # noqa: TID251  (a type only; no import at run time)
+
+
+class PlotKind(enum.StrEnum):
+    """Which plot to draw (``docs/plots.md``)."""
+
+    heatmap = "heatmap"
+    overall = "overall"
+    paired = "paired"
+    passk = "passk"
+    cost = "cost"
+    trends = "trends"
+    providers = "providers"
+    all = "all"
+
+
+class ImageFormat(enum.StrEnum):
+    """Image formats ``scorecard plot all`` can write."""
+
+    png = "png"
+    svg = "svg"
+
+
+@contextlib.contextmanager
+def binary_atomic_writer(path: Path) -> Iterator[IO[bytes]]:
+    """Like :func:`scorecard.engine.atomic_writer`, for bytes: readers see the old file or the whole
+    new one, never a half-written image; on any error the temporary file is removed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    umask = os.umask(0)
+    os.umask(umask)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.chmod(temporary, 0o666 & ~umask)
+        with os.fdopen(handle, "wb") as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def _save(figure: Figure, path: Path, image_format: str) -> None:
+    metadata = {"Date": None} if image_format == "svg" else {"Software": None}
+    with binary_atomic_writer(path) as stream:
+        figure.savefig(stream, format=image_format, metadata=metadata)
+    sys.stderr.write(f"wrote {path}\n")
+
+
+def _image_format(out: Path) -> str:
+    suffix = out.suffix.lower().lstrip(".")
+    if suffix not in {item.value for item in ImageFormat}:
+        raise InputError(
+            f"--out must end in .png or .svg (got {out.name!r}); `plot all` takes a folder",
+            rule="bad_output",
+        )
+    return suffix
+
+
+def plot(
+    kind: Annotated[
+        PlotKind,
+        typer.Argument(help="The plot to draw, or `all` to write every plot into a folder."),
+    ],
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            help="Scored-records files (.jsonl written by `score --format records`) or "
+            "observation files and folders (scored on the fly).",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            help="The image to write (.png or .svg), or the folder for `all`. Written atomically.",
+            show_default=False,
+        ),
+    ],
+    candidates: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--candidate",
+            help="Plot only these candidates (repeat the option). The paired plot compares two: "
+            "the second minus the first (default: the leader minus the runner-up).",
+        ),
+    ] = None,
+    bundle: Annotated[
+        str | None,
+        typer.Option("--bundle", help="The bundle to plot (default: the newest; trends use all)."),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, help="Seed of the bootstrap resampling.")
+    ] = 0,
+    pass_at_k: Annotated[
+        bool, typer.Option("--pass-at-k", help="Add pass@k (dashed) to the pass^k plot.")
+    ] = False,
+    image_format: Annotated[
+        ImageFormat, typer.Option("--format", help="Image format of `plot all`.")
+    ] = ImageFormat.png,
+    cases: CasesOption = None,
+    policy_file: PolicyOption = None,
+) -> None:
+    """Plot scored runs: dimension heatmap, overall scores, paired differences, pass^k, quality
+    against cost, trends across bundles, candidates by provider.
+
+    Exit status: 0 when every plot was written, 2 on bad input (a rejected record, no records,
+    an unknown bundle or candidate, a bad --out). `plot all` writes the plots it can draw.
+    """
+    from scorecard.aggregate import records_frame, select_rows
+    from scorecard.contract import load_catalog
+    from scorecard.engine import load_policy, load_records
+    from scorecard.plots import PLOT_KINDS, draw_plot, select_candidates
+
+    chosen = list(candidates or [])
+    try:
+        image = _image_format(out) if kind is not PlotKind.all else image_format.value
+        if kind is PlotKind.all and out.exists() and not out.is_dir():
+            raise InputError(
+                f"--out {out} is a file; `plot all` writes into a folder", rule="bad_output"
+            )
+        catalog = load_catalog(cases)
+        policy = load_policy(policy_file) if policy_file else None
+        loaded = load_records(paths, catalog=catalog, policy=policy)
+        if loaded.errors:
+            print_errors(loaded.errors)
+            raise typer.Exit(EXIT_BAD_INPUT)
+        if not loaded.rows:
+            raise InputError("no scored records found in the inputs", rule="no_records")
+        frame = records_frame(loaded, bundle_order=loaded.bundle_order)
+        if bundle is not None:
+            select_rows(frame, bundle=bundle)  # an unknown bundle is one clear error, not seven
+        select_candidates(frame, chosen)
+    except InputError as error:
+        print_errors([error])
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    kinds = PLOT_KINDS if kind is PlotKind.all else (kind.value,)
+    failed: list[InputError] = []
+    for name in kinds:
+        target = out / f"{name}.{image}" if kind is PlotKind.all else out
+        try:
+            figure = draw_plot(
+                name, frame, bundle=bundle, candidates=chosen, seed=seed, pass_at_k=pass_at_k
+            )
+        except InputError as error:
+            failed.append(error)
+            continue
+        _save(figure, target, image)
+    if failed:
+        print_errors(failed)
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to ``app``."""
+    app.command("plot")(plot)

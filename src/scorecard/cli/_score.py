@@ -1,0 +1,285 @@
+"""``scorecard score PATH...``: score observations into v2 scorecards."""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Annotated
+
+import typer
+
+from scorecard.contract import InputError
+
+from ._common import (
+    EXIT_BAD_INPUT,
+    BundleIdOption,
+    CasesOption,
+    PolicyOption,
+    load_catalog_and_policy,
+    print_errors,
+)
+
+if TYPE_CHECKING:
+    from scorecard.core import ScoredRecord
+    from scorecard.engine import Row
+
+# Must match scorecard.engine._pipeline.STREAMING_FORMATS (kept here so --help imports nothing heavy).
+_STREAMING = ("jsonl", "records", "audit")
+
+
+class OutputFormat(enum.StrEnum):
+    """How scorecards are written."""
+
+    jsonl = "jsonl"
+    json = "json"
+    table = "table"
+    records = "records"
+    audit = "audit"
+
+
+def score(
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            help="Observation files (.json: one or an array; .jsonl: one per line), folders "
+            "(searched recursively; bundles found by their bundle.json), or - for JSON Lines "
+            "on stdin.",
+            show_default=False,
+        ),
+    ],
+    policy_file: PolicyOption = None,
+    bundle_id: BundleIdOption = None,
+    output_format: Annotated[
+        OutputFormat | None,
+        typer.Option(
+            "--format",
+            help="jsonl: one v2 scorecard per line; json: an array; table: for people; "
+            "records: scorecards with the facts aggregation needs; audit: case-assertion "
+            "findings per run. Default: table on a "
+            "terminal, jsonl otherwise.",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Write here (atomically) instead of stdout. A .parquet name writes the scored "
+            "records as columns (docs/records.md).",
+        ),
+    ] = None,
+    errors_file: Annotated[
+        Path | None,
+        typer.Option("--errors", help="Write one JSON line per rejected record here."),
+    ] = None,
+    cases: CasesOption = None,
+    partition_by_bundle: Annotated[
+        bool,
+        typer.Option(
+            "--partition-by-bundle",
+            help="With --out X.parquet: write a dataset folder with one bundle=<id> partition "
+            "per bundle.",
+        ),
+    ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Processes to score on (default: all cores). Output is identical for any count.",
+            show_default=False,
+        ),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            help="Score on the Dask cluster at this address (tcp://host:8786; local: a cluster "
+            "on this machine) into the --out X.parquet dataset, partitioned by bundle "
+            "(docs/distributed.md). Needs scorecard[distributed].",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Score observations into eight-dimension v2 scorecards.
+
+    Exit status: 0 when every record was scored, 2 when any was rejected or an argument is bad
+    (the good records are still written). A one-line summary goes to stderr.
+    """
+    if scheduler is not None:
+        if out is None or out.suffix != ".parquet":
+            print_errors(
+                [InputError("needs --out DATASET.parquet", rule="usage", source="--scheduler")]
+            )
+            raise typer.Exit(EXIT_BAD_INPUT)
+        from ._distributed import run_on_scheduler
+
+        run_on_scheduler(
+            paths,
+            scheduler=scheduler,
+            out=out,
+            policy_file=policy_file,
+            cases=cases,
+            bundle_id=bundle_id,
+            errors_file=errors_file,
+        )
+        return
+    from scorecard.engine import (
+        RunSummary,
+        atomic_writer,
+        default_workers,
+        score_paths,
+        score_rows_parallel,
+        score_text,
+    )
+
+    catalog, policy = load_catalog_and_policy(cases, policy_file)
+    parquet = out is not None and out.suffix == ".parquet"
+    if parquet:
+        output_format = OutputFormat.records  # rows: the facts records carry
+    elif partition_by_bundle:
+        print_errors(
+            [InputError("needs --out FILE.parquet", rule="usage", source="--partition-by-bundle")]
+        )
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if output_format is None:
+        interactive = out is None and sys.stdout.isatty()
+        output_format = OutputFormat.table if interactive else OutputFormat.jsonl
+    summary = RunSummary()
+    errors: list[InputError] = []
+    workers = workers or default_workers()
+    results: Iterator[ScoredRecord | str | Row | InputError]
+    # Streaming formats and Parquet go through chunks (with one worker, in this process);
+    # the table and the JSON array need every record, so they take the serial path.
+    if parquet:
+        results = score_rows_parallel(
+            paths,
+            catalog=catalog,
+            policy=policy,
+            workers=workers,
+            bundle_id=bundle_id,
+            summary=summary,
+        )
+    elif output_format.value in _STREAMING:
+        results = score_text(
+            paths,
+            catalog=catalog,
+            policy=policy,
+            workers=workers,
+            output_format=output_format.value,
+            bundle_id=bundle_id,
+            summary=summary,
+        )
+    else:
+        results = score_paths(
+            paths, catalog=catalog, policy=policy, bundle_id=bundle_id, summary=summary
+        )
+    with contextlib.ExitStack() as stack:
+        error_stream = (
+            stack.enter_context(atomic_writer(errors_file)) if errors_file is not None else None
+        )
+
+        tick = stack.enter_context(_progress()) if _progress_wanted(out) else None
+
+        def accepted() -> Iterator[ScoredRecord | str | Row]:
+            shown = 0
+            for result in results:
+                # Results are records, rows or pieces of text: count what the summary counted.
+                done = summary.scored + summary.rejected
+                if tick is not None and done - shown >= _PROGRESS_EVERY:
+                    tick(done)
+                    shown = done
+                if isinstance(result, InputError):
+                    errors.append(result)
+                    if error_stream is not None:
+                        error_stream.write(
+                            json.dumps(result.to_record(), ensure_ascii=False) + "\n"
+                        )
+                else:
+                    yield result
+
+        if parquet:
+            assert out is not None
+            _write_parquet(accepted(), out, partition_by_bundle=partition_by_bundle)
+        else:
+            stream: IO[str] = (
+                stack.enter_context(atomic_writer(out)) if out is not None else sys.stdout
+            )
+            _write_text(accepted(), stream, output_format)
+    print_errors(errors)
+    sys.stderr.write(summary.line() + "\n")
+    if summary.rejected:
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+
+_PROGRESS_EVERY = 1000
+
+
+def _progress_wanted(out: Path | None) -> bool:
+    """A live count when stderr is a terminal and the output goes elsewhere (a file, a pipe)."""
+    return sys.stderr.isatty() and (out is not None or not sys.stdout.isatty())
+
+
+@contextlib.contextmanager
+def _progress() -> Iterator[Callable[[int], None]]:
+    """A transient count of records read so far on stderr, with the elapsed time."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    columns = (
+        SpinnerColumn(),
+        TextColumn("scoring: {task.completed:,} records"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=Console(file=sys.stderr), transient=True) as progress:
+        task = progress.add_task("scoring", total=None)
+
+        def tick(count: int) -> None:
+            progress.update(task, completed=count)
+
+        yield tick
+
+
+def _write_text(
+    results: Iterator[ScoredRecord | str | Row], stream: IO[str], output_format: OutputFormat
+) -> None:
+    from scorecard.contract import js_json
+    from scorecard.core import ScoredRecord
+
+    if output_format.value in _STREAMING:
+        for result in results:
+            if not isinstance(result, str):
+                raise TypeError("streaming formats are written from rendered text")
+            stream.write(result)
+        return
+    records = [result for result in results if isinstance(result, ScoredRecord)]
+    if output_format is OutputFormat.json:
+        stream.write(js_json([record.scorecard_json() for record in records], 2) + "\n")
+    else:
+        from scorecard.report import scorecard_table
+
+        scorecard_table(records, stream)
+
+
+def _write_parquet(
+    results: Iterator[ScoredRecord | str | Row], out: Path, *, partition_by_bundle: bool
+) -> None:
+    from scorecard.engine.parquet import write_parquet
+
+    def rows() -> Iterator[Row]:
+        # Rows come ready from the chunk scorers (score_rows_parallel).
+        for result in results:
+            if not isinstance(result, tuple):
+                raise TypeError("Parquet is written from aggregation rows")
+            yield result
+
+    write_parquet(rows(), out, partition_by_bundle=partition_by_bundle)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to ``app``."""
+    app.command("score")(score)

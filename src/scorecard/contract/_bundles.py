@@ -1,0 +1,197 @@
+"""Bundles: one eval campaign per folder, identified by its ``bundle.json`` manifest.
+
+Two manifest kinds are understood (told apart by their ``schema`` string):
+
+* ``paperclip.runner.eval-bundle.v1``: the upstream eval configuration. Its id is content
+  addressed: ``evb-`` + the first 16 hex digits of SHA-256 over its canonical JSON.
+* ``scorecard.campaign.v1``: a campaign manifest stating its own ``id`` plus runner version,
+  prompt policy, provider versions, schedule seed and the candidate roster.
+
+A folder without a manifest is a bundle too; its id is ``local-`` + the folder's name (see
+``docs/bundles.md``). Manifests carrying secret-shaped values are rejected without echoing them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from ._errors import ManifestError
+from ._jsformat import canonical_json, js_json
+from ._models import Provider, _WireModel
+from ._pointer import join
+from ._secrets import find_secret, is_secret_key
+from ._structure import structural_error
+
+__all__ = [
+    "CAMPAIGN_SCHEMA",
+    "EVAL_BUNDLE_SCHEMA",
+    "MANIFEST_NAME",
+    "BundleInfo",
+    "CampaignManifest",
+    "CandidateBudget",
+    "CandidateSpec",
+    "eval_bundle_id",
+    "folder_bundle_id",
+    "parse_manifest",
+]
+
+MANIFEST_NAME = "bundle.json"
+EVAL_BUNDLE_SCHEMA = "paperclip.runner.eval-bundle.v1"
+CAMPAIGN_SCHEMA = "scorecard.campaign.v1"
+_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
+
+
+class CandidateBudget(_WireModel):
+    """Budget a candidate runs under."""
+
+    max_latency_ms: float = Field(ge=0)
+    """Latency limit in milliseconds."""
+    max_attempts: int = Field(ge=0)
+    """Attempt limit."""
+    max_cost_usd: float = Field(ge=0)
+    """Cost limit in US dollars."""
+    max_total_tokens: float = Field(ge=0)
+    """Token limit."""
+
+
+class CandidateSpec(_WireModel):
+    """One entry of a campaign's candidate roster."""
+
+    id: str = Field(pattern=_ID_PATTERN)
+    """Candidate id as observations carry it."""
+    slot: int = Field(ge=0)
+    """Position in the campaign schedule."""
+    adapter: str = Field(min_length=1)
+    """Runner adapter (``codex-app-server``, ``opencode-server``, ``acp-json-rpc``)."""
+    provider: Provider
+    """Provider the candidate runs on."""
+    model: str = Field(min_length=1)
+    """Model id."""
+    tier: Literal["strong", "inexpensive"]
+    """Price/quality tier."""
+    reasoning_effort: Literal["low", "medium", "high"] | None = None
+    """Reasoning effort, for models that take one."""
+    budget: CandidateBudget
+    """Budget limits."""
+
+
+class CampaignManifest(_WireModel):
+    """``scorecard.campaign.v1``: what a campaign bundle was run with (closed)."""
+
+    schema_: Literal["scorecard.campaign.v1"] = Field(alias="schema")
+    """Contract id."""
+    id: str = Field(pattern=_ID_PATTERN)
+    """Bundle id (stated, not derived)."""
+    runner_version: str = Field(min_length=1)
+    """paperclip runner version the campaign ran on."""
+    prompt_policy: str = Field(min_length=1)
+    """Prompt policy id."""
+    provider_versions: dict[Provider, str]
+    """Version of each provider adapter."""
+    schedule_seed: int
+    """Seed of the run schedule (and of the generator for synthetic data)."""
+    candidates: list[CandidateSpec] = Field(min_length=1)
+    """The candidate roster."""
+
+
+@dataclass(frozen=True)
+class BundleInfo:
+    """A discovered bundle: its id, where it came from and, for campaigns, its roster."""
+
+    id: str
+    kind: Literal["eval-bundle", "campaign", "folder", "stdin", "override"]
+    source: str | None = None
+    campaign: CampaignManifest | None = None
+    candidates: dict[str, CandidateSpec] = field(default_factory=dict)
+
+
+def eval_bundle_id(manifest: Any) -> str:
+    """The content-addressed id of a parsed ``eval-bundle.v1`` manifest (SCORING.md section 5)."""
+    digest = hashlib.sha256(canonical_json(manifest).encode("utf-8", "surrogatepass"))
+    return "evb-" + digest.hexdigest()[:16]
+
+
+def folder_bundle_id(folder_name: str) -> str:
+    """The documented id of a folder without a manifest: ``local-<folder name>``."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", folder_name).strip("-") or "root"
+    return "local-" + cleaned
+
+
+def _reject_secrets(value: Any, pointer: str, source: str | None) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            child = pointer + join(str(key))
+            if is_secret_key(str(key)) and isinstance(item, str) and item:
+                raise ManifestError(
+                    "manifest carries a credential-named field (value withheld)",
+                    rule="secret_in_manifest",
+                    pointer=child,
+                    source=source,
+                )
+            _reject_secrets(item, child, source)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _reject_secrets(item, f"{pointer}/{index}", source)
+    elif isinstance(value, str):
+        pattern = find_secret(value)
+        if pattern is not None:
+            raise ManifestError(
+                f"manifest carries a secret-shaped value ({pattern}; value withheld)",
+                rule="secret_in_manifest",
+                pointer=pointer,
+                source=source,
+            )
+
+
+def parse_manifest(text: str, *, source: str | None = None) -> BundleInfo:
+    """Parse a ``bundle.json`` text into a :class:`BundleInfo`, or raise :class:`ManifestError`."""
+    from ._json import parse_json_document
+
+    document = parse_json_document(text, source=source, error_type=ManifestError)
+    if not isinstance(document, dict):
+        raise ManifestError(
+            "a bundle manifest must be a JSON object", rule="wrong_type", source=source
+        )
+    _reject_secrets(document, "", source)
+    schema = document.get("schema")
+    if schema == EVAL_BUNDLE_SCHEMA:
+        return BundleInfo(id=eval_bundle_id(document), kind="eval-bundle", source=source)
+    if schema == CAMPAIGN_SCHEMA:
+        try:
+            campaign = CampaignManifest.model_validate(document)
+        except ValidationError as error:
+            problem = structural_error(error, document, ManifestError, what="manifest field:")
+            raise problem.located(source=source) from None
+        candidates: dict[str, CandidateSpec] = {}
+        for index, candidate in enumerate(campaign.candidates):
+            if candidate.id in candidates:
+                raise ManifestError(
+                    "candidate id repeats in the roster",
+                    rule="duplicate_candidate_id",
+                    pointer=f"/candidates/{index}/id",
+                    source=source,
+                )
+            candidates[candidate.id] = candidate
+        return BundleInfo(
+            id=campaign.id,
+            kind="campaign",
+            source=source,
+            campaign=campaign,
+            candidates=candidates,
+        )
+    raise ManifestError(
+        f"unknown manifest schema; expected {EVAL_BUNDLE_SCHEMA} or {CAMPAIGN_SCHEMA}",
+        rule="unsupported_schema",
+        pointer="/schema",
+        source=source,
+    )
+
+
+def manifest_json(campaign: CampaignManifest) -> str:
+    """A campaign manifest as stable, human-friendly JSON (two-space indent, trailing newline)."""
+    return js_json(campaign.model_dump(by_alias=True, exclude_none=True), 2) + "\n"

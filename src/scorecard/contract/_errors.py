@@ -1,0 +1,133 @@
+"""One exception tree for the whole library.
+
+::
+
+    ScorecardError                 anything scorecard raises on purpose
+    └── InputError                 bad input: carries where (source, line, index, pointer) and rule
+        ├── ObservationError       an observation breaks the contract (SCORING.md section 1)
+        ├── CaseError              a catalog case is malformed or the catalog is incomplete
+        ├── PolicyError            a weights/thresholds policy is invalid
+        └── ManifestError          a bundle manifest is malformed
+
+Messages never contain the offending value when it may be a secret: they name the rule and the
+JSON Pointer instead. Gate failures are results, not exceptions.
+"""
+
+from __future__ import annotations
+
+from ._secrets import redact
+
+__all__ = [
+    "CaseError",
+    "InputError",
+    "ManifestError",
+    "ObservationError",
+    "PolicyError",
+    "ScorecardError",
+]
+
+
+class ScorecardError(Exception):
+    """Base class of every error scorecard raises on purpose."""
+
+
+class InputError(ScorecardError):
+    """Input that cannot be used, located as precisely as the input allows.
+
+    ``source`` is the file (or ``<stdin>``), ``line`` the 1-based line of a JSON Lines input,
+    ``index`` the 0-based position in a JSON array input, ``pointer`` the RFC 6901 JSON Pointer of
+    the offending field inside the record, and ``rule`` a stable machine-readable name of the
+    broken rule.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        rule: str,
+        pointer: str = "",
+        source: str | None = None,
+        line: int | None = None,
+        index: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.rule = rule
+        self.pointer = pointer
+        self.source = source
+        self.line = line
+        self.index = index
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Errors travel between processes (``--workers``); keyword-only context needs this.
+        return (
+            _rebuild,
+            (type(self), self.message, self.rule, self.pointer, self.source, self.line, self.index),
+        )
+
+    def located(
+        self, *, source: str | None = None, line: int | None = None, index: int | None = None
+    ) -> InputError:
+        """Return the same error with its location in a file filled in."""
+        copy = type(self)(
+            self.message,
+            rule=self.rule,
+            pointer=self.pointer,
+            source=source if source is not None else self.source,
+            line=line if line is not None else self.line,
+            index=index if index is not None else self.index,
+        )
+        return copy
+
+    def location(self) -> str:
+        """``file:line`` (or ``file[index]``) followed by the pointer, for one-line messages."""
+        where = self.source or "<input>"
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.index is not None:
+            where += f"[{self.index}]"
+        if self.pointer:
+            where += f" {self.pointer}"
+        return where
+
+    def __str__(self) -> str:
+        return redact(f"{self.location()}: {self.message} [{self.rule}]")
+
+    def to_record(self) -> dict[str, object]:
+        """The ``--errors`` JSON line for this error (secret-shaped text redacted)."""
+        return {
+            "source": None if self.source is None else redact(self.source),
+            "line": self.line,
+            "index": self.index,
+            "pointer": redact(self.pointer),
+            "rule": self.rule,
+            "message": redact(self.message),
+        }
+
+
+class ObservationError(InputError):
+    """An observation breaks the workflow-observation contract."""
+
+
+class CaseError(InputError):
+    """A workflow case or the catalog is invalid."""
+
+
+class PolicyError(InputError):
+    """A scoring policy (weights, thresholds) is invalid."""
+
+
+class ManifestError(InputError):
+    """A bundle manifest is invalid."""
+
+
+def _rebuild(
+    kind: type[InputError],
+    message: str,
+    rule: str,
+    pointer: str,
+    source: str | None,
+    line: int | None,
+    index: int | None,
+) -> InputError:
+    return kind(message, rule=rule, pointer=pointer, source=source, line=line, index=index)

@@ -1,0 +1,106 @@
+"""Explanations: each failing dimension's reasons with the observation fields they came from,
+and the audit findings, as data and as readable text."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from scorecard.contract import DIMENSIONS, Catalog, redact
+
+from ._record import ScoredRecord
+from ._scoring import raw_dimension_results
+
+__all__ = ["explain_record", "render_explanation"]
+
+
+def explain_record(record: ScoredRecord, catalog: Catalog) -> dict[str, Any]:
+    """Scorecard, failing dimensions (reasons + JSON Pointers) and audit of one record."""
+    card = record.scorecard
+    failing: list[dict[str, Any]] = []
+    if card.overall.score is not None:
+        results = raw_dimension_results(record.observation, catalog[card.case_id])
+        for name in DIMENSIONS:
+            dimension = card.dimensions[name]
+            if dimension.passed:
+                continue
+            failing.append(
+                {
+                    "dimension": name,
+                    "score": dimension.score,
+                    "gate": dimension.gate,
+                    "reasons": [
+                        {"reason": redact(reason.text), "pointers": list(reason.pointers)}
+                        for reason in results[name].reasons
+                    ],
+                }
+            )
+    return {
+        "source": {"file": record.source, "line": record.line, "index": record.index},
+        "bundleId": card.bundle_id,
+        "caseId": card.case_id,
+        "candidateId": card.candidate_id,
+        "repetition": record.repetition,
+        "classification": card.classification,
+        "overall": card.overall.model_dump(by_alias=True),
+        "gatePassed": record.gate_passed,
+        "failingDimensions": failing,
+        "audit": record.audit_json(),
+        "scorecard": record.scorecard_json(),
+    }
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}".rstrip("0").rstrip(".") if value else "0"
+
+
+def _where(source: dict[str, Any]) -> str:
+    where = str(source["file"])
+    if source["line"] is not None:
+        where += f":{source['line']}"
+    if source["index"] is not None:
+        where += f"[{source['index']}]"
+    return where
+
+
+def _flag(value: bool | None, yes: str, no: str) -> str:
+    return "not scored" if value is None else (yes if value else no)
+
+
+def render_explanation(explanation: dict[str, Any]) -> str:
+    """A plain-text view of :func:`explain_record`'s data, for terminals and CI logs."""
+    overall = explanation["overall"]
+    lines = [
+        f"{explanation['caseId']} | {explanation['candidateId']} | run {explanation['repetition']}"
+        f" | bundle {explanation['bundleId']} | {_where(explanation['source'])}",
+        f"  {explanation['classification']}: overall {_number(overall['score'])}, "
+        f"{_flag(overall['gatePassed'], 'gates passed', 'GATE FAILED')}, "
+        f"{_flag(overall['passed'], 'passed', 'not passed')}",
+    ]
+    for dimension in explanation["failingDimensions"]:
+        gate = " (gate)" if dimension["gate"] else ""
+        lines.append(f"  x {dimension['dimension']}{gate} {_number(dimension['score'])}")
+        for reason in dimension["reasons"]:
+            lines.append(f"      {json.dumps(reason['reason'], ensure_ascii=False)}")
+            if reason["pointers"]:
+                lines.append(f"        at {', '.join(reason['pointers'])}")
+    audit = explanation["audit"]
+    lines.append(
+        f"  audit: {audit['failed']} failed, {audit['notObserved']} not observed,"
+        f" {audit['passed']} passed"
+    )
+    for finding in audit["findings"]:
+        if finding["status"] == "passed":
+            continue
+        mark = "x" if finding["status"] == "failed" else "?"
+        if finding["status"] == "failed":
+            detail = (
+                f"expected {json.dumps(finding['expected'], ensure_ascii=False)},"
+                f" observed {json.dumps(finding['actual'], ensure_ascii=False)}"
+            )
+        else:
+            detail = "no evidence in the observation"
+        lines.append(f"    {mark} {finding['code']} at {finding['pointer']}: {detail}")
+        if finding["hint"]:
+            lines.append(f"        hint: {finding['hint']}")
+    return "\n".join(lines) + "\n"

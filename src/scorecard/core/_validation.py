@@ -1,0 +1,188 @@
+"""Observation validation: structure (pydantic) plus the contract rules of SCORING.md section 1.
+
+Everything here works on already-parsed JSON; :mod:`scorecard.engine._io` parses text and adds the file
+and line to the errors raised here. Every error names a stable ``rule`` and a JSON Pointer and
+never quotes input values, so a secret in the input cannot leak through an error message.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, cast
+
+from pydantic import BaseModel, ValidationError
+
+from scorecard.contract import (
+    CASE_IDS,
+    OBSERVATION_SCHEMA,
+    ObservationDict,
+    ObservationError,
+    WorkflowObservation,
+    find_secret,
+    join,
+    matches_reference_secret,
+    structural_error,
+)
+
+from ._recognize import is_plainly_valid
+
+__all__ = [
+    "Notice",
+    "accept_observation",
+    "check_contract_rules",
+    "collect_unknown_fields",
+    "validate_observation",
+]
+
+_CASE_IDS = frozenset(CASE_IDS)
+_CHECK_LISTS = ("lifecycle", "continuation", "presentation")
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something worth telling the user that does not reject the record (an unknown field)."""
+
+    pointer: str
+    message: str
+
+
+def collect_unknown_fields(model: BaseModel, pointer: str = "") -> list[Notice]:
+    """Notices for every field an open model kept without knowing it, depth first."""
+    notices: list[Notice] = []
+    for key in model.model_extra or {}:
+        notices.append(Notice(f"{pointer}/{_escape(key)}", "unknown field kept"))
+    for name, field in type(model).model_fields.items():
+        value = getattr(model, name)
+        token = _escape(field.alias or name)
+        if isinstance(value, BaseModel):
+            notices.extend(collect_unknown_fields(value, f"{pointer}/{token}"))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    notices.extend(collect_unknown_fields(item, f"{pointer}/{token}/{index}"))
+    return notices
+
+
+def _escape(token: str) -> str:
+    return join(token)[1:]
+
+
+# JavaScript's String.prototype.trim() whitespace (the reference trims candidate ids with it).
+_JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def _check_schema(document: Any) -> None:
+    if not isinstance(document, dict):
+        raise ObservationError("an observation must be a JSON object", rule="wrong_type")
+    if document.get("schema") != OBSERVATION_SCHEMA:
+        raise ObservationError(
+            f"unsupported workflow observation schema; expected {OBSERVATION_SCHEMA}",
+            rule="unsupported_schema",
+            pointer="/schema",
+        )
+
+
+def _model(document: dict[str, Any]) -> WorkflowObservation:
+    try:
+        return WorkflowObservation.model_validate(document)
+    except ValidationError as error:
+        raise structural_error(
+            error, document, ObservationError, what="observation field:"
+        ) from None
+
+
+def validate_observation(document: Any) -> WorkflowObservation:
+    """Validate parsed JSON as a workflow observation model, or raise :class:`ObservationError`.
+
+    Order: the schema string first (a record of another contract is not structurally checked
+    against this one), then structure, then identity, check lists, failure metadata and the
+    secret rule, which is the order the reference reports them in.
+    """
+    _check_schema(document)
+    observation = _model(document)
+    check_contract_rules(document)
+    return observation
+
+
+def accept_observation(
+    document: Any, *, parsed_json: bool = False
+) -> tuple[ObservationDict, tuple[Notice, ...]]:
+    """The hot-path twin of :func:`validate_observation`: same rules, same errors, no model.
+
+    Returns the document itself, typed as validated wire data, with its unknown-field notices.
+    Plainly valid documents (the usual case) are recognised without building models.
+    ``parsed_json=True`` promises the document is what a JSON parser returned (see
+    :func:`scorecard.core._recognize.is_plainly_valid`), which spares a walk over it.
+    """
+    _check_schema(document)
+    notices: tuple[Notice, ...] = ()
+    if not is_plainly_valid(document, parsed_json=parsed_json):
+        notices = tuple(collect_unknown_fields(_model(document)))
+    check_contract_rules(document)
+    return cast("ObservationDict", document), notices
+
+
+@functools.lru_cache(maxsize=4096)
+def identifier_secret(value: str) -> str | None:
+    """The secret pattern an identifier matches, if any (cached: ids repeat across a run)."""
+    return find_secret(value)
+
+
+def check_contract_rules(observation: dict[str, Any]) -> None:
+    """SCORING.md section 1, rules 2 to 5, on a structurally valid observation."""
+    if observation["caseId"] not in _CASE_IDS:
+        raise ObservationError(
+            "workflow observation identity is invalid: caseId is not one of the 12 catalog ids",
+            rule="unknown_case_id",
+            pointer="/caseId",
+        )
+    candidate_id: str = observation["candidateId"]
+    if not candidate_id.strip(_JS_WHITESPACE):
+        raise ObservationError(
+            "workflow observation identity is invalid: candidateId is blank",
+            rule="blank_candidate_id",
+            pointer="/candidateId",
+        )
+    for pointer, value in (("/candidateId", candidate_id), ("/provider", observation["provider"])):
+        pattern = identifier_secret(value)
+        if pattern is not None:
+            # Beyond the reference: ids are echoed in every output, so they may not be secrets.
+            raise ObservationError(
+                f"identifier is secret-shaped ({pattern}; value withheld)",
+                rule="secret_in_identifier",
+                pointer=pointer,
+            )
+    for part in _CHECK_LISTS:
+        checks = observation[part]["checks"]
+        if not checks:
+            raise ObservationError(
+                f"{part} checks must be non-empty and unique: the list is empty",
+                rule="empty_checks",
+                pointer=f"/{part}/checks",
+            )
+        seen: set[str] = set()
+        for index, check in enumerate(checks):
+            if check["id"] in seen:
+                raise ObservationError(
+                    f"{part} checks must be non-empty and unique: a check id repeats",
+                    rule="duplicate_check_id",
+                    pointer=f"/{part}/checks/{index}/id",
+                )
+            seen.add(check["id"])
+    failure = observation.get("failure")
+    if observation["classification"] in ("infrastructure_failure", "skipped") and failure is None:
+        raise ObservationError(
+            f"{observation['classification']} requires failure metadata",
+            rule="failure_required",
+            pointer="/failure",
+        )
+    if failure is not None and matches_reference_secret(failure["message"]):
+        raise ObservationError(
+            "failure metadata contains secret-shaped data (value withheld)",
+            rule="secret_in_failure_message",
+            pointer="/failure/message",
+        )

@@ -1,0 +1,43 @@
+"""The one scoring run: inputs found and read, records scored in input order (serial, on
+workers, through the fast path where it accepts), rows for aggregation, atomic output.
+Heavy optional backends are public submodules imported on demand:
+:mod:`scorecard.engine.parquet` (pyarrow) and :mod:`scorecard.engine.distributed` (Dask).
+"""
+
+from ._io import atomic_writer, load_policy, read_json_lines, read_records, scoring_policy
+from ._parallel import default_workers, score_rows_parallel, score_text
+from ._pipeline import RunSummary, score_paths, score_records
+from ._rows import (
+    CLASSIFICATIONS,
+    ROW_FIELDS,
+    LoadedRecords,
+    Row,
+    count_input_files,
+    is_records_file,
+    load_records,
+    record_row,
+    scored_row,
+)
+
+__all__ = [
+    "CLASSIFICATIONS",
+    "ROW_FIELDS",
+    "LoadedRecords",
+    "Row",
+    "RunSummary",
+    "atomic_writer",
+    "count_input_files",
+    "default_workers",
+    "is_records_file",
+    "load_policy",
+    "load_records",
+    "read_json_lines",
+    "read_records",
+    "record_row",
+    "score_paths",
+    "score_records",
+    "score_rows_parallel",
+    "score_text",
+    "scored_row",
+    "scoring_policy",
+]

@@ -1,0 +1,508 @@
+"""Files: discovering observation inputs and bundles, reading records, writing atomically.
+
+Input order is deterministic: paths in the order given, files of a folder in sorted path order,
+records in file order. Every problem is yielded as an :class:`InputError` located by file, line
+(JSON Lines) or index (JSON array), so one bad record never stops the good ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from scorecard.contract import (
+    MANIFEST_NAME,
+    NOT_PLAIN,
+    BundleInfo,
+    InputError,
+    ManifestError,
+    Policy,
+    PolicyError,
+    folder_bundle_id,
+    parse_json_document,
+    parse_manifest,
+    parse_plain_json,
+    parse_yaml,
+)
+
+try:
+    from scorecard.fast._fastscore import count_newlines as _count_newlines
+except ImportError:  # pragma: no cover - built by every install that has a C compiler
+    _count_newlines = None  # type: ignore[assignment]
+
+__all__ = [
+    "BLOCK_SIZE",
+    "STDIN",
+    "InputFile",
+    "RawRecord",
+    "atomic_writer",
+    "count_newlines",
+    "discover_inputs",
+    "line_blocks",
+    "line_ranges",
+    "load_policy",
+    "numbered_lines",
+    "parse_json_file",
+    "parse_line",
+    "raw_lines",
+    "read_json_lines",
+    "read_records",
+    "scoring_policy",
+    "unreadable",
+]
+
+STDIN = "-"
+OBSERVATION_SUFFIXES = (".json", ".jsonl")
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One observation file (or stdin) and the bundle it belongs to."""
+
+    path: str
+    bundle: BundleInfo
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    """One parsed JSON record and where it came from."""
+
+    document: Any
+    """What a JSON parser returns: dicts, lists, str, int, float, bool and None only."""
+    source: str
+    line: int | None
+    index: int | None
+    bundle: BundleInfo
+
+
+class _Bundles:
+    """Reads each folder's manifest once and remembers broken ones."""
+
+    def __init__(self) -> None:
+        self._cache: dict[Path, BundleInfo | ManifestError | None] = {}
+
+    def manifest(self, folder: Path) -> BundleInfo | ManifestError | None:
+        if folder not in self._cache:
+            path = folder / MANIFEST_NAME
+            if not path.is_file():
+                self._cache[folder] = None
+            else:
+                try:
+                    text = path.read_text(encoding="utf-8-sig")
+                    self._cache[folder] = parse_manifest(text, source=str(path))
+                except ManifestError as error:
+                    self._cache[folder] = error
+                except (OSError, UnicodeDecodeError) as error:
+                    self._cache[folder] = ManifestError(
+                        f"cannot read manifest: {type(error).__name__}",
+                        rule="unreadable",
+                        source=str(path),
+                    )
+        return self._cache[folder]
+
+    def for_file(self, file: Path, root: Path) -> BundleInfo | ManifestError:
+        """The bundle of ``file``: the nearest manifest between its folder and ``root``."""
+        folder = file.parent
+        while True:
+            found = self.manifest(folder)
+            if found is not None:
+                return found
+            if folder == root or folder == folder.parent:
+                break
+            folder = folder.parent
+        return BundleInfo(
+            id=folder_bundle_id(file.parent.resolve().name),
+            kind="folder",
+            source=str(file.parent),
+        )
+
+
+def discover_inputs(
+    paths: Iterable[str], *, bundle_id: str | None = None
+) -> Iterator[InputFile | InputError]:
+    """Observation files under ``paths`` with their bundles, in deterministic order.
+
+    A folder is searched recursively for ``*.json`` and ``*.jsonl`` files (manifests excluded);
+    ``-`` is JSON Lines on stdin. ``bundle_id`` overrides every discovered id.
+    """
+    bundles = _Bundles()
+    reported: set[str] = set()
+    override = BundleInfo(id=bundle_id, kind="override") if bundle_id else None
+    for given in paths:
+        if given == STDIN:
+            yield InputFile(STDIN, override or BundleInfo(id="local-stdin", kind="stdin"))
+            continue
+        root = Path(given)
+        if root.is_dir():
+            files = sorted(
+                path
+                for path in root.rglob("*")
+                if path.suffix in OBSERVATION_SUFFIXES
+                and path.name != MANIFEST_NAME
+                and path.is_file()
+            )
+        elif root.is_file():
+            files = [root]
+            root = root.parent
+        else:
+            yield InputError("no such file or folder", rule="not_found", source=given)
+            continue
+        for file in files:
+            bundle = bundles.for_file(file, root)
+            if isinstance(bundle, ManifestError):
+                if bundle.source not in reported:
+                    reported.add(str(bundle.source))
+                    yield bundle
+                continue
+            if override is not None:
+                bundle = BundleInfo(
+                    id=override.id,
+                    kind="override",
+                    source=bundle.source,
+                    campaign=bundle.campaign,
+                    candidates=bundle.candidates,
+                )
+            yield InputFile(str(file), bundle)
+
+
+def _decode(raw: bytes, *, source: str, line: int | None) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"invalid UTF-8 at byte {error.start}", rule="invalid_utf8", source=source, line=line
+        ) from None
+
+
+_BOM = b"\xef\xbb\xbf"
+BLOCK_SIZE = 1 << 20
+"""Bytes asked of a stream per read when splitting it into lines."""
+
+
+def numbered_lines(data: bytes, first_line: int = 1) -> Iterator[tuple[int, bytes]]:
+    """Non-blank lines of a block of JSON Lines text, numbered from ``first_line``.
+
+    Carriage returns before a line end are removed; a byte order mark only at the start of a
+    file's first line (``first_line == 1``). Splitting a whole block at once keeps the work per
+    line in compiled code.
+    """
+    lines = data.split(b"\n")
+    if first_line == 1 and lines[0].startswith(_BOM):
+        lines[0] = lines[0][3:]
+    for number, raw in enumerate(lines, start=first_line):
+        raw = raw.rstrip(b"\r")
+        if raw and not raw.isspace():
+            yield number, raw
+
+
+def count_newlines(data: bytes, end: int) -> int:
+    """How many lines end in ``data[:end]`` (in C when the extension is built: several times
+    faster than ``bytes.count``)."""
+    if _count_newlines is not None:
+        return _count_newlines(data, end)
+    return data.count(b"\n", 0, end)
+
+
+def line_ranges(stream: IO[bytes], size: int = BLOCK_SIZE) -> Iterator[tuple[int, int, int]]:
+    """(number of its first line, offset, length) of ranges of whole lines of a file, about
+    ``size`` bytes each (more when one line is longer), without the newline that ends a range.
+
+    Like :func:`line_blocks`, but the text is not kept: whoever scores a range reads it again
+    (from the page cache), so only numbers travel to worker processes.
+    """
+    read = getattr(stream, "read1", stream.read)
+    start = 0  # offset of the range being gathered
+    position = 0  # offset of the next byte to read
+    first_line = 1
+    while True:
+        block = read(size)
+        if not block:
+            break
+        cut = block.rfind(b"\n")
+        if cut >= 0:
+            # Bytes gathered before this block hold no newline: they follow the last one.
+            end = position + cut
+            yield first_line, start, end - start
+            first_line += count_newlines(block, cut) + 1
+            start = end + 1
+        position += len(block)
+    if position > start:
+        yield first_line, start, position - start
+
+
+def line_blocks(stream: IO[bytes], size: int = BLOCK_SIZE) -> Iterator[tuple[int, bytes]]:
+    """(number of its first line, text) of blocks of whole lines of ``stream``, up to about
+    ``size`` bytes each (more when one line is longer), without the newline that ends a block.
+
+    Reads return what is available (``read1``), so a pipe's lines are passed on as they come.
+    """
+    read = getattr(stream, "read1", stream.read)
+    first_line = 1
+    pieces: list[bytes] = []
+    while True:
+        block = read(size)
+        if not block:
+            break
+        cut = block.rfind(b"\n")
+        if cut < 0:
+            pieces.append(block)  # inside a long line: joined once its end arrives
+            continue
+        pieces.append(block[:cut])
+        complete = b"".join(pieces)
+        pieces = [block[cut + 1 :]]
+        yield first_line, complete
+        first_line += count_newlines(complete, len(complete)) + 1
+    rest = b"".join(pieces)
+    if rest:
+        yield first_line, rest
+
+
+def raw_lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """Non-blank lines of a JSON Lines stream with their 1-based numbers (BOM and CR removed)."""
+    for first_line, block in line_blocks(stream):
+        yield from numbered_lines(block, first_line)
+
+
+def parse_line(
+    raw: bytes, *, number: int, source: str, bundle: BundleInfo
+) -> RawRecord | InputError:
+    """One JSON Lines record parsed, or the located reason it cannot be."""
+    document = parse_plain_json(raw)
+    if document is NOT_PLAIN:
+        try:
+            text = _decode(raw, source=source, line=number)
+            document = parse_json_document(text, source=source, line=number)
+        except InputError as error:
+            return error
+    return RawRecord(document, source, number, None, bundle)
+
+
+def parse_json_file(
+    raw: bytes, *, source: str, bundle: BundleInfo
+) -> Iterator[RawRecord | InputError]:
+    """The records of a ``.json`` file: one object, or each element of an array."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    document = parse_plain_json(raw)
+    if document is NOT_PLAIN:
+        try:
+            document = parse_json_document(_decode(raw, source=source, line=None), source=source)
+        except InputError as error:
+            yield error
+            return
+    if isinstance(document, list):
+        for index, item in enumerate(document):
+            yield RawRecord(item, source, None, index, bundle)
+    else:
+        yield RawRecord(document, source, None, None, bundle)
+
+
+def read_json_lines(path: str) -> Iterator[tuple[int, Any] | InputError]:
+    """(line number, parsed document) of every non-blank line of a JSON Lines file, or the
+    located error of a line (or of the file) that cannot be read."""
+    try:
+        with open(path, "rb") as stream:
+            for number, raw in raw_lines(stream):
+                document = parse_plain_json(raw)
+                if document is not NOT_PLAIN:
+                    yield number, document
+                    continue
+                try:
+                    text = _decode(raw, source=path, line=number)
+                    yield number, parse_json_document(text, source=path, line=number)
+                except InputError as error:
+                    yield error
+    except OSError as error:
+        yield unreadable(path, error)
+
+
+def unreadable(source: str, error: OSError) -> InputError:
+    """The located error of a file that could not be read."""
+    return InputError(
+        f"cannot read file: {error.strerror or type(error).__name__}",
+        rule="unreadable",
+        source=source,
+    )
+
+
+def _json_lines(
+    stream: IO[bytes], source: str, bundle: BundleInfo
+) -> Iterator[RawRecord | InputError]:
+    for number, raw in raw_lines(stream):
+        yield parse_line(raw, number=number, source=source, bundle=bundle)
+
+
+def read_records(
+    paths: Iterable[str], *, bundle_id: str | None = None, stdin: IO[bytes] | None = None
+) -> Iterator[RawRecord | InputError]:
+    """Every record under ``paths`` (see :func:`discover_inputs`), parsed, in input order."""
+    for item in discover_inputs(paths, bundle_id=bundle_id):
+        if isinstance(item, InputError):
+            yield item
+            continue
+        if item.path == STDIN:
+            yield from _json_lines(stdin or sys.stdin.buffer, "<stdin>", item.bundle)
+            continue
+        try:
+            with open(item.path, "rb") as stream:
+                if item.path.endswith(".jsonl"):
+                    yield from _json_lines(stream, item.path, item.bundle)
+                else:
+                    yield from parse_json_file(stream.read(), source=item.path, bundle=item.bundle)
+        except OSError as error:
+            yield unreadable(item.path, error)
+
+
+SYNC_EVERY = 8 << 20
+"""Characters an atomic write takes between two background flushes to disk."""
+
+
+class _SyncingText(io.TextIOWrapper):
+    """A text file whose data the operating system writes to disk while it grows.
+
+    Every :data:`SYNC_EVERY` characters the text is handed to the OS and a background thread
+    waits for ``fdatasync``, so the ``fsync`` that ends an atomic write waits for the last
+    stretch only, instead of for the whole file after the work is done. The thread starts at the
+    first flush: a short write never has one (and ``scorecard score`` forks its worker processes
+    before it).
+    """
+
+    def __init__(self, handle: int, encoding: str) -> None:
+        super().__init__(io.BufferedWriter(io.FileIO(handle, "w")), encoding=encoding, newline="\n")
+        self._handle = handle
+        self._unsynced = 0
+        self._wanted = threading.Event()
+        self._stopping = False
+        self._syncer: threading.Thread | None = None
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        self._unsynced += written
+        if self._unsynced >= SYNC_EVERY:
+            self._unsynced = 0
+            self.flush()
+            if self._syncer is None:
+                self._syncer = threading.Thread(target=self._sync, name="sync", daemon=True)
+                self._syncer.start()
+            self._wanted.set()
+        return written
+
+    def _sync(self) -> None:
+        while True:
+            self._wanted.wait()
+            self._wanted.clear()
+            if self._stopping:
+                return
+            try:
+                _fdatasync(self._handle)
+            except OSError:
+                return  # the closing fsync, in the writing thread, reports it
+
+    def stop_syncing(self) -> None:
+        """Wait for the background flush to finish (before the file is closed)."""
+        if self._syncer is not None:
+            self._stopping = True
+            self._wanted.set()
+            self._syncer.join()
+            self._syncer = None
+
+    def close(self) -> None:
+        self.stop_syncing()
+        super().close()
+
+
+_fdatasync = getattr(os, "fdatasync", os.fsync)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]:
+    """Open ``path`` for writing so that readers see either the old file or the complete new one.
+
+    Writes go to a temporary file beside ``path`` that replaces it only when the block finishes
+    and the data is on disk; on any exception (including Ctrl-C) the temporary file is removed
+    and ``path`` is untouched. A large file is flushed to disk while it is written.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # mkstemp makes the file private (0600); give it the mode a plain open() would.
+    umask = os.umask(0)
+    os.umask(umask)
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+    )
+    try:
+        os.chmod(temporary, 0o666 & ~umask)
+        with _SyncingText(handle, encoding) as stream:
+            yield stream
+            stream.stop_syncing()
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def load_policy(path: str | Path) -> Policy:
+    """Read a YAML or JSON policy file: ``{weights: {...}, thresholds: {...}, auditGate: bool}``."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise PolicyError(
+            f"cannot read policy file: {type(error).__name__}", rule="unreadable", source=source
+        ) from None
+    parsed = parse_yaml(text, source=source, error_type=PolicyError)
+    document = parsed.data
+    if not isinstance(document, dict):
+        raise PolicyError(
+            "a policy must be a mapping with weights and/or thresholds",
+            rule="policy_shape",
+            source=source,
+            line=1,
+        )
+    for key in document:
+        if key not in ("weights", "thresholds", "auditGate"):
+            pointer = "/" + str(key)
+            raise PolicyError(
+                "unknown policy key; expected weights, thresholds and/or auditGate",
+                rule="policy_unknown_key",
+                pointer=pointer,
+                source=source,
+                line=parsed.lines.get(pointer),
+            )
+    return scoring_policy(document, source=source, lines=parsed.lines)
+
+
+def scoring_policy(
+    document: dict[str, Any], *, source: str | None, lines: dict[str, int]
+) -> Policy:
+    """The scoring part (``weights``, ``thresholds``, ``auditGate``) of a parsed policy document,
+    errors located at the line of the offending value."""
+    audit_gate = document.get("auditGate", False)
+    if not isinstance(audit_gate, bool):
+        raise PolicyError(
+            "auditGate must be true or false",
+            rule="policy_type",
+            pointer="/auditGate",
+            source=source,
+            line=lines.get("/auditGate"),
+        )
+    try:
+        return Policy.from_overrides(
+            document.get("weights"),
+            document.get("thresholds"),
+            source=source,
+            audit_gate=audit_gate,
+        )
+    except PolicyError as error:
+        raise error.located(line=lines.get(error.pointer)) from None

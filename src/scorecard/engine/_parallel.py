@@ -1,0 +1,503 @@
+"""Scoring in chunks, on one process or several, with output identical to the serial run.
+
+The main process discovers inputs and reads raw lines in chunks of whole lines; each chunk is
+parsed, validated, scored, audited and rendered by a worker process (or, with one worker, right
+here), and only the output text and a small tally come back (sending records back costs more
+than scoring them). Plain ``jsonl`` records take the compiled fast path
+(:mod:`scorecard.fast._fastpath`). Chunks come back in submission order; the main process numbers
+repetitions and counts the summary exactly as the serial path does, so the bytes written do not
+depend on the worker count. At most ``WINDOW x workers`` chunks are in flight, which bounds
+memory however large the input is."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+import msgspec
+
+from scorecard.contract import BundleInfo, Catalog, InputError, Policy, load_catalog
+from scorecard.core import RECORD_SCHEMA, Tally
+from scorecard.fast import FastScorer, Piece, fast_scorer
+
+from ._io import (
+    STDIN,
+    RawRecord,
+    discover_inputs,
+    line_blocks,
+    line_ranges,
+    numbered_lines,
+    parse_json_file,
+    parse_line,
+    unreadable,
+)
+from ._pipeline import STREAMING_FORMATS, RunSummary, score_record
+from ._rows import ROW_FIELDS, Row, record_row, scored_row
+
+__all__ = ["default_workers", "score_rows_parallel", "score_text"]
+
+CHUNK_BYTES = 2 << 20
+"""About how much JSON Lines text one worker call scores."""
+WINDOW = 4
+"""Chunks in flight per worker: enough that a worker rarely waits for the main process (which
+shares the cores) to hand it the next one, few enough that memory stays small (about 8 MiB of
+input per worker)."""
+
+
+def default_workers() -> int:
+    """All cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """Work for one worker call: a block of JSON Lines (its text, or where to read it), or one
+    whole ``.json`` file."""
+
+    source: str
+    bundle: BundleInfo
+    block: bytes | None = None
+    """Whole lines of a JSON Lines input, without the last newline."""
+    first_line: int = 1
+    """Number of the block's first line in its file."""
+    whole_file: bytes | None = None
+    span: tuple[int, int] | None = None
+    """(offset, length) of the block in the file ``source``, when the worker reads it."""
+
+    def text(self) -> bytes | None:
+        """The block's lines (read from the file for a span), or None for a ``.json`` file."""
+        if self.span is None:
+            return self.block
+        offset, length = self.span
+        with open(self.source, "rb") as stream:
+            stream.seek(offset)
+            block = stream.read(length)
+        if len(block) != length:
+            raise OSError(0, "the file changed while it was read")
+        return block
+
+
+def _chunks(
+    paths: Iterable[str],
+    bundle_id: str | None,
+    stdin: IO[bytes] | None,
+    size: int,
+    spans: bool = False,
+) -> Iterator[_Chunk | InputError]:
+    """The chunks of every input; with ``spans``, those of JSON Lines files say where their
+    block is instead of carrying it (the main process of a pool only finds line ends)."""
+    for item in discover_inputs(paths, bundle_id=bundle_id):
+        if isinstance(item, InputError):
+            yield item
+            continue
+        try:
+            if item.path == STDIN:
+                yield from _line_chunks(stdin or sys.stdin.buffer, "<stdin>", item.bundle, size)
+                continue
+            with open(item.path, "rb") as stream:
+                if item.path.endswith(".jsonl") and spans:
+                    for first_line, offset, length in line_ranges(stream, size):
+                        yield _Chunk(
+                            item.path, item.bundle, first_line=first_line, span=(offset, length)
+                        )
+                elif item.path.endswith(".jsonl"):
+                    yield from _line_chunks(stream, item.path, item.bundle, size)
+                else:
+                    yield _Chunk(item.path, item.bundle, whole_file=stream.read())
+        except OSError as error:
+            yield unreadable(item.path, error)
+
+
+def _line_chunks(stream: IO[bytes], source: str, bundle: BundleInfo, size: int) -> Iterator[_Chunk]:
+    """Blocks of whole lines of about ``size`` bytes; the main process never splits lines."""
+    parts: list[bytes] = []
+    first_line = 1
+    gathered = 0
+    for number, block in line_blocks(stream, size):
+        if not parts:
+            first_line = number
+        parts.append(block)
+        gathered += len(block) + 1
+        if gathered >= size:
+            yield _Chunk(source, bundle, block=b"\n".join(parts), first_line=first_line)
+            parts, gathered = [], 0
+    if parts:
+        yield _Chunk(source, bundle, block=b"\n".join(parts), first_line=first_line)
+
+
+# Rendered before the run number is known; the main process writes the number in.
+_REPETITION_PLACEHOLDER = '"repetition":0,'
+# Workers asked for aggregation rows instead of lines; the main process sets the run number.
+_ROWS = "rows"
+_REPETITION_COLUMN = ROW_FIELDS.index("repetition")
+
+Outcome = tuple[Tally, Any] | InputError
+"""A record's tally and output (a line, or the aggregation row), or its error."""
+Text = tuple[list[str | InputError], RunSummary]
+"""A chunk of ``jsonl``: runs of whole output lines and the errors between them, in input order,
+and the chunk's counts."""
+RunKey = tuple[str, str, str]
+Rows = tuple[list[tuple[RunKey, Row] | InputError], RunSummary]
+"""A chunk as aggregation rows: each with its run key (the main process numbers the runs) or an
+error, in input order, and the chunk's counts."""
+
+
+class _RowFacts(msgspec.Struct):
+    """What a row needs of an observation besides its scorecard (other fields are skipped)."""
+
+    caseId: str
+    candidateId: str
+    provider: str
+    metrics: dict[str, Any]
+
+
+_ROW_FACTS = msgspec.json.Decoder(_RowFacts)
+_SCORECARD = msgspec.json.Decoder()
+T = TypeVar("T")
+
+
+class _ChunkScorer:
+    """Parses, scores and renders chunks for one catalog, policy and output format."""
+
+    def __init__(self, catalog: Catalog | Path | None, policy: Policy, output_format: str):
+        # A forked worker inherits a loaded catalog as it is; a spawned one unpickles it.
+        self.catalog = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
+        self.policy = policy
+        self.format = output_format
+        fast = output_format in ("jsonl", _ROWS)
+        self.fast = fast_scorer(self.catalog, policy) if fast else None
+
+    def outcomes(self, chunk: _Chunk) -> list[Outcome]:
+        """The outcome of every record of ``chunk``, in order."""
+        try:
+            block = chunk.text()
+        except OSError as error:
+            return [unreadable(chunk.source, error)]
+        if block is None:
+            records = parse_json_file(
+                chunk.whole_file or b"", source=chunk.source, bundle=chunk.bundle
+            )
+            return [self._general(record) for record in records]
+        # Each document is parsed, scored and freed before the next is parsed; a thousand live
+        # documents cost measurably more in cache misses.
+        return [
+            self._line(number, raw, chunk)
+            for number, raw in numbered_lines(block, chunk.first_line)
+        ]
+
+    def text(self, chunk: _Chunk) -> Text:
+        """``chunk`` as ``jsonl`` text, counted here: its lines need no run numbers, so the main
+        process only writes them. Plain lines are scored in C, a block at a time."""
+        summary = RunSummary()
+        if self.fast is None or chunk.whole_file is not None:
+            return [self._counted(outcome, summary) for outcome in self.outcomes(chunk)], summary
+        scored = self._fast_block(self.fast, chunk, summary)
+        if isinstance(scored, InputError):
+            return [scored], summary
+        _, pieces = scored
+        items = [
+            piece if isinstance(piece, str) else self._counted(self._line(*piece, chunk), summary)
+            for piece in pieces
+        ]
+        return items, summary
+
+    def rows(self, chunk: _Chunk) -> Rows:
+        """``chunk`` as aggregation rows, counted here. Plain lines are scored in C and their
+        rows made from the scorecard lines it writes, through the one definition of a row
+        (:func:`~scorecard.engine.record_row`)."""
+        summary = RunSummary()
+        if self.fast is None or chunk.whole_file is not None:
+            return [self._keyed(outcome, summary) for outcome in self.outcomes(chunk)], summary
+        scored = self._fast_block(self.fast, chunk, summary)
+        if isinstance(scored, InputError):
+            return [scored], summary
+        block, pieces = scored
+        declined = {piece[0] for piece in pieces if not isinstance(piece, str)}
+        # Pieces are whole lines, each ending in "\n"; JSON may leave U+2028 or U+0085 raw in
+        # them, so split at "\n" only (not str.splitlines).
+        cards = iter(
+            [line for piece in pieces if isinstance(piece, str) for line in piece.split("\n")[:-1]]
+        )
+        items: list[tuple[RunKey, Row] | InputError] = []
+        # The C code skips the lines numbered_lines skips: pair each other line with its output.
+        for number, raw in numbered_lines(block, chunk.first_line):
+            if number in declined:
+                items.append(self._keyed(self._line(number, raw, chunk), summary))
+            else:
+                card = next(cards, None)
+                if card is None:
+                    raise RuntimeError("the fast path wrote fewer scorecards than it scored lines")
+                items.append(_row_from_scorecard(card, raw, chunk.bundle))
+        if next(cards, None) is not None:
+            raise RuntimeError("the fast path wrote more scorecards than it scored lines")
+        return items, summary
+
+    @staticmethod
+    def _fast_block(
+        fast: FastScorer, chunk: _Chunk, summary: RunSummary
+    ) -> tuple[bytes, list[Piece]] | InputError:
+        """``chunk``'s block and its pieces from the C scorer, the lines it scored counted into
+        ``summary``; or, counted too, the error that the block could not be read."""
+        try:
+            block = chunk.text() or b""
+        except OSError as error:
+            summary.rejected += 1
+            return unreadable(chunk.source, error)
+        pieces, (scored, gate_failures, unscoreable, audit_failed) = fast.score_block(
+            block, chunk.first_line, chunk.bundle.id
+        )
+        summary.scored = scored
+        summary.gate_failures = gate_failures
+        summary.unscoreable = unscoreable
+        summary.audit_failed = audit_failed
+        if scored:
+            summary.bundles.add(chunk.bundle.id)
+        return block, pieces
+
+    @staticmethod
+    def _keyed(outcome: Outcome, summary: RunSummary) -> tuple[RunKey, Row] | InputError:
+        """A rows outcome counted into ``summary``: its run key and row, or its error."""
+        if isinstance(outcome, InputError):
+            summary.rejected += 1
+            return outcome
+        tally, row = outcome
+        summary.count(tally)
+        return tally.run_key, row
+
+    @staticmethod
+    def _counted(outcome: Outcome, summary: RunSummary) -> str | InputError:
+        """A ``jsonl`` outcome counted into ``summary``: its line (with newline) or its error."""
+        if isinstance(outcome, InputError):
+            summary.rejected += 1
+            return outcome
+        tally, line = outcome
+        summary.count(tally)
+        return f"{line}\n"
+
+    def _line(self, number: int, raw: bytes, chunk: _Chunk) -> Outcome:
+        record = parse_line(raw, number=number, source=chunk.source, bundle=chunk.bundle)
+        return self._general(record)
+
+    def _general(self, record: RawRecord | InputError) -> Outcome:
+        result = score_record(record, catalog=self.catalog, policy=self.policy)
+        if isinstance(result, InputError):
+            return result
+        if self.format == _ROWS:
+            return result.tally(), scored_row(result.numbered(1))  # the main process renumbers it
+        return result.tally(), result.render(self.format)
+
+
+def _outcomes(scorer: _ChunkScorer, chunk: _Chunk) -> list[Outcome]:
+    return scorer.outcomes(chunk)
+
+
+def _text(scorer: _ChunkScorer, chunk: _Chunk) -> Text:
+    return scorer.text(chunk)
+
+
+def _rows(scorer: _ChunkScorer, chunk: _Chunk) -> Rows:
+    return scorer.rows(chunk)
+
+
+def _row_from_scorecard(card_line: str, raw: bytes, bundle: BundleInfo) -> tuple[RunKey, Row]:
+    """The run key and row of a line the fast path scored: ``card_line`` is its scorecard, and
+    the record around it is the one :meth:`~scorecard.core.ScoredRecord.record_json` makes
+    (the run number is set by the main process)."""
+    card = _SCORECARD.decode(card_line)
+    facts = _ROW_FACTS.decode(raw)
+    if (card["caseId"], card["candidateId"]) != (facts.caseId, facts.candidateId):
+        raise RuntimeError("a fast-path scorecard does not belong to its line")
+    candidate = bundle.candidates.get(facts.candidateId)
+    record = {
+        "schema": RECORD_SCHEMA,
+        "bundleId": card["bundleId"],
+        "caseId": facts.caseId,
+        "candidateId": facts.candidateId,
+        "provider": facts.provider,
+        "model": candidate.model if candidate else None,
+        "tier": candidate.tier if candidate else None,
+        "repetition": 1,
+        "classification": card["classification"],
+        "metrics": facts.metrics,
+        "scorecard": card,
+    }
+    return (card["bundleId"], facts.candidateId, facts.caseId), record_row(record)
+
+
+# Set in each worker by `_start_worker`.
+_scorer: _ChunkScorer | None = None
+
+
+def _start_worker(catalog: Catalog | Path | None, policy: Policy, output_format: str) -> None:
+    global _scorer
+    _scorer = _ChunkScorer(catalog, policy, output_format)
+
+
+def _in_worker(work: Callable[[_ChunkScorer, _Chunk], T], chunk: _Chunk) -> T:
+    """``work`` on one chunk in a worker; only its small result travels back."""
+    if _scorer is None:
+        raise RuntimeError("worker not started")
+    return work(_scorer, chunk)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One scoring run: its inputs and how to score them."""
+
+    paths: Iterable[str]
+    catalog: Catalog | Path | None
+    policy: Policy
+    workers: int
+    output_format: str
+    bundle_id: str | None
+    stdin: IO[bytes] | None
+    chunk_bytes: int
+
+    def map(self, work: Callable[[_ChunkScorer, _Chunk], T]) -> Iterator[T | InputError]:
+        """``work`` on every chunk, results in input order; with one worker, in this process."""
+        chunks = _chunks(
+            self.paths, self.bundle_id, self.stdin, self.chunk_bytes, spans=self.workers > 1
+        )
+        if self.workers == 1:
+            scorer = _ChunkScorer(self.catalog, self.policy, self.output_format)
+            for chunk in chunks:
+                yield chunk if isinstance(chunk, InputError) else work(scorer, chunk)
+            return
+        methods = multiprocessing.get_all_start_methods()
+        with ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=multiprocessing.get_context("fork" if "fork" in methods else "spawn"),
+            initializer=_start_worker,
+            initargs=(self.catalog, self.policy, self.output_format),
+        ) as executor:
+            yield from _in_order(chunks, executor, work, WINDOW * self.workers)
+
+
+def _in_order(
+    chunks: Iterator[_Chunk | InputError],
+    executor: ProcessPoolExecutor,
+    work: Callable[[_ChunkScorer, _Chunk], T],
+    window: int,
+) -> Iterator[T | InputError]:
+    pending: deque[Future[T] | InputError] = deque()
+    exhausted = False
+    while pending or not exhausted:
+        while not exhausted and len(pending) < window:
+            item = next(chunks, None)
+            if item is None:
+                exhausted = True
+            elif isinstance(item, InputError):
+                pending.append(item)
+            else:
+                pending.append(executor.submit(_in_worker, work, item))
+        if pending:
+            head = pending.popleft()
+            yield head if isinstance(head, InputError) else head.result()
+
+
+def _numbered(run: _Run, summary: RunSummary) -> Iterator[tuple[int, Any] | InputError]:
+    """(run number, output) of every record in input order, or its error; counts ``summary``."""
+    repetitions: Counter[tuple[str, str, str]] = Counter()
+    for result in run.map(_outcomes):
+        if isinstance(result, InputError):
+            summary.rejected += 1
+            yield result
+            continue
+        for outcome in result:
+            if isinstance(outcome, InputError):
+                summary.rejected += 1
+                yield outcome
+                continue
+            tally, output = outcome
+            repetitions[tally.run_key] += 1
+            summary.count(tally)
+            yield repetitions[tally.run_key], output
+
+
+def score_text(
+    paths: Iterable[str],
+    *,
+    catalog: Catalog | Path | None,
+    policy: Policy,
+    workers: int,
+    output_format: str = "jsonl",
+    bundle_id: str | None = None,
+    summary: RunSummary | None = None,
+    stdin: IO[bytes] | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> Iterator[str | InputError]:
+    """Text of a streaming format (``jsonl``, ``records``, ``audit``) in pieces of whole lines,
+    each ending in a newline, and the errors between them, in input order; scored on ``workers``
+    processes (one: in this process), identical to rendering
+    :func:`scorecard.engine.score_paths`.
+
+    ``catalog`` is a loaded catalog (handed to the workers as it is), or the folder each worker
+    loads it from (``None``: the bundled cases). ``summary`` is counted as pieces come.
+    """
+    if output_format not in STREAMING_FORMATS:
+        raise ValueError(f"not a streaming format: {output_format}")
+    summary = summary if summary is not None else RunSummary()
+    run = _Run(paths, catalog, policy, workers, output_format, bundle_id, stdin, chunk_bytes)
+    if output_format != "jsonl":
+        for item in _numbered(run, summary):
+            if isinstance(item, InputError):
+                yield item
+                continue
+            number, text = item
+            yield text.replace(_REPETITION_PLACEHOLDER, f'"repetition":{number},', 1) + "\n"
+        return
+    for result in run.map(_text):
+        if isinstance(result, InputError):
+            summary.rejected += 1
+            yield result
+            continue
+        items, counted = result
+        summary.merge(counted)
+        yield from items
+
+
+def score_rows_parallel(
+    paths: Iterable[str],
+    *,
+    catalog: Catalog | Path | None,
+    policy: Policy,
+    workers: int,
+    bundle_id: str | None = None,
+    summary: RunSummary | None = None,
+    stdin: IO[bytes] | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> Iterator[Row | InputError]:
+    """Aggregation rows (:data:`scorecard.engine.ROW_FIELDS`) scored on ``workers``
+    processes (one: in this process), equal to :func:`~scorecard.engine.scored_row`
+    of the serial run.
+
+    Workers build the rows, so the main process only numbers runs (what Parquet output needs).
+    """
+    run = _Run(paths, catalog, policy, workers, _ROWS, bundle_id, stdin, chunk_bytes)
+    summary = summary if summary is not None else RunSummary()
+    repetitions: Counter[RunKey] = Counter()
+    for result in run.map(_rows):
+        if isinstance(result, InputError):
+            summary.rejected += 1
+            yield result
+            continue
+        items, counted = result
+        summary.merge(counted)
+        for item in items:
+            if isinstance(item, InputError):
+                yield item
+                continue
+            key, row = item
+            repetitions[key] += 1
+            number = repetitions[key]
+            yield (*row[:_REPETITION_COLUMN], number, *row[_REPETITION_COLUMN + 1 :])

@@ -1,0 +1,158 @@
+"""The scoring run: records in, scorecards (or located errors) out, streaming and in input order.
+
+This is the library function behind ``scorecard score``; the CLI only parses arguments, calls
+:func:`score_records` and prints. The scored record it yields is defined in
+:mod:`scorecard.core` (``docs/records.md``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO
+
+from scorecard.contract import (
+    Catalog,
+    InputError,
+    ObservationError,
+    Policy,
+)
+from scorecard.core import (
+    ScoredRecord,
+    Tally,
+    accept_observation,
+    audit_observation,
+    score_wire,
+)
+
+from ._io import RawRecord, read_records
+
+__all__ = [
+    "STREAMING_FORMATS",
+    "RunSummary",
+    "score_paths",
+    "score_record",
+    "score_records",
+    "sequence_results",
+]
+
+
+STREAMING_FORMATS = ("jsonl", "records", "audit")
+
+
+@dataclass
+class RunSummary:
+    """Counts of one scoring run, for the one-line summary and exit codes."""
+
+    scored: int = 0
+    rejected: int = 0
+    gate_failures: int = 0
+    unscoreable: int = 0
+    audit_failed: int = 0
+    bundles: set[str] = field(default_factory=set)
+    notices: Counter[str] = field(default_factory=Counter)
+
+    def count(self, tally: Tally) -> None:
+        """Add one scored record."""
+        self.scored += 1
+        self.bundles.add(tally.bundle_id)
+        if tally.unscoreable:
+            self.unscoreable += 1
+        elif tally.gate_failed:
+            self.gate_failures += 1
+        self.audit_failed += tally.audit_failed
+        for pattern in tally.notice_patterns:
+            self.notices[pattern] += 1
+
+    def merge(self, other: RunSummary) -> None:
+        """Add the counts of another part of the same run."""
+        self.scored += other.scored
+        self.rejected += other.rejected
+        self.gate_failures += other.gate_failures
+        self.unscoreable += other.unscoreable
+        self.audit_failed += other.audit_failed
+        self.bundles |= other.bundles
+        self.notices.update(other.notices)
+
+    def line(self) -> str:
+        """``scored N, rejected N, gate failures N (unscoreable N) in N bundle(s)``."""
+        text = (
+            f"scored {self.scored}, rejected {self.rejected}, gate failures {self.gate_failures}"
+            f", unscoreable {self.unscoreable}, bundles {len(self.bundles)}"
+            f", failed audit findings {self.audit_failed}"
+        )
+        if self.notices:
+            text += f", unknown fields kept {sum(self.notices.values())}"
+        return text
+
+
+def score_record(
+    record: RawRecord | InputError, *, catalog: Catalog, policy: Policy
+) -> ScoredRecord | InputError:
+    """Validate, score and audit one record (repetition not yet known: 0)."""
+    if isinstance(record, InputError):
+        return record
+    try:
+        # A RawRecord holds a parsed JSON document (its contract): no type walk needed.
+        observation, notices = accept_observation(record.document, parsed_json=True)
+    except ObservationError as error:
+        return error.located(source=record.source, line=record.line, index=record.index)
+    case = catalog[observation["caseId"]]
+    card = score_wire(observation, case, bundle_id=record.bundle.id, policy=policy)
+    return ScoredRecord(
+        card,
+        observation,
+        record.bundle,
+        record.source,
+        record.line,
+        record.index,
+        0,
+        notices,
+        tuple(audit_observation(case, observation)),
+        policy.audit_gate,
+    )
+
+
+def sequence_results(
+    results: Iterable[ScoredRecord | InputError], summary: RunSummary
+) -> Iterator[ScoredRecord | InputError]:
+    """Number each (bundle, candidate, case) run in input order and count the run summary."""
+    repetitions: Counter[tuple[str, str, str]] = Counter()
+    for result in results:
+        if isinstance(result, InputError):
+            summary.rejected += 1
+            yield result
+            continue
+        tally = result.tally()
+        repetitions[tally.run_key] += 1
+        summary.count(tally)
+        yield result.numbered(repetitions[tally.run_key])
+
+
+def score_records(
+    records: Iterable[RawRecord | InputError],
+    *,
+    catalog: Catalog,
+    policy: Policy | None = None,
+    summary: RunSummary | None = None,
+) -> Iterator[ScoredRecord | InputError]:
+    """Validate and score each record; errors come back located, in input order."""
+    policy = policy or Policy()
+    summary = summary if summary is not None else RunSummary()
+    scored = (score_record(record, catalog=catalog, policy=policy) for record in records)
+    yield from sequence_results(scored, summary)
+
+
+def score_paths(
+    paths: Iterable[str],
+    *,
+    catalog: Catalog,
+    policy: Policy | None = None,
+    bundle_id: str | None = None,
+    summary: RunSummary | None = None,
+    stdin: IO[bytes] | None = None,
+) -> Iterator[ScoredRecord | InputError]:
+    """Score every observation under ``paths`` (files, folders, ``-``), streaming."""
+    records = read_records(paths, bundle_id=bundle_id, stdin=stdin)
+    yield from score_records(records, catalog=catalog, policy=policy, summary=summary)

@@ -1,0 +1,454 @@
+"""Scoring on a Dask cluster, with results identical to the local path.
+
+A scoring run is three waves of tasks driven from this process (``docs/distributed.md``)::
+
+    count   one task per byte range of a .jsonl file: how many lines it holds
+            -> the driver adds them up into each range's first line number
+    score   one task per range (or .json file): parse, validate, score, audit; the rows stay
+            on the worker, only a tally per record and the located errors come back
+            -> the driver numbers repetitions in input order and counts the run summary
+    write   one task per range: its rows, numbered, as one Parquet part file of the dataset
+
+Repetition numbers are the one thing a range cannot know alone (they count runs in all earlier
+ranges), which is why the driver walks the ranges in input order between the last two waves.
+Workers read the inputs and write the dataset through a file system they share with the driver,
+at the same absolute paths. Dask is an optional extra (``scorecard[distributed]``) imported only
+inside the functions that use it, so ``import scorecard.engine.distributed`` works without it. Aggregating a dataset
+on the cluster is :mod:`scorecard.aggregate.distributed`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import shutil
+import tempfile
+import uuid
+from collections import Counter
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from scorecard.contract import BundleInfo, Catalog, InputError, Policy, load_catalog
+from scorecard.core import Tally
+
+from ._io import (
+    STDIN,
+    RawRecord,
+    atomic_writer,
+    discover_inputs,
+    numbered_lines,
+    parse_json_file,
+    parse_line,
+    unreadable,
+)
+from ._pipeline import RunSummary, score_record
+from ._rows import Row, scored_row
+from .parquet import PARTITION_SCHEMA, ROW_GROUP, _batch, _bundle_folder
+
+__all__ = [
+    "SPLIT_BYTES",
+    "DistributedRun",
+    "refuse_stdin",
+    "score_on_dask",
+]
+
+#: Default size of the byte ranges ``.jsonl`` files are cut into (one task each).
+SPLIT_BYTES = 64 * 1024 * 1024
+_REPETITION = PARTITION_SCHEMA.get_field_index("repetition")
+
+
+@dataclass
+class DistributedRun:
+    """What a scoring run on a cluster produced, besides the dataset itself."""
+
+    summary: RunSummary
+    """The run summary, counted exactly as the local path counts it."""
+    errors: list[InputError] = field(default_factory=list)
+    """Rejected records and unreadable inputs, located, in input order."""
+    rows: int = 0
+    """Rows written to the dataset (one per scored record)."""
+    tasks: int = 0
+    """Ranges and ``.json`` files the inputs were cut into (score tasks)."""
+
+
+@dataclass(frozen=True)
+class _Range:
+    """One score task's input: a byte range of a ``.jsonl`` file, or a whole ``.json`` file."""
+
+    index: int
+    """Position in the run; names the part file, so part files sort in input order."""
+    file: int
+    """Which input file of the run (a file given twice is two files, as in the local path)."""
+    source: str
+    """The path as given: how records and errors name the file."""
+    location: str
+    """The absolute path workers open."""
+    bundle: BundleInfo
+    start: int = 0
+    end: int | None = None
+    """End offset of the range; None for a whole file parsed as one JSON document."""
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """A score task's result, kept on its worker until the write task takes it."""
+
+    tallies: list[Tally]
+    errors: list[InputError]
+    rows: pa.RecordBatch | None
+    """Rows in :data:`PARTITION_SCHEMA` with placeholder repetitions; None when nothing scored."""
+    scorecards: list[str]
+    """v2 scorecard lines (``render("jsonl")``), when the run writes them."""
+
+
+def _plan(
+    paths: Iterable[str], bundle_id: str | None, split_bytes: int
+) -> list[_Range | InputError]:
+    """Input files cut into ranges, and discovery errors, in input order."""
+    plan: list[_Range | InputError] = []
+    index = 0
+    for file, found in enumerate(discover_inputs(paths, bundle_id=bundle_id)):
+        if isinstance(found, InputError):
+            plan.append(found)
+            continue
+        location = os.path.abspath(found.path)
+        if not found.path.endswith(".jsonl"):
+            plan.append(_Range(index, file, found.path, location, found.bundle))
+            index += 1
+            continue
+        try:
+            size = os.path.getsize(location)
+        except OSError as error:
+            plan.append(unreadable(found.path, error))
+            continue
+        # An empty file still gets a range, so that an unreadable one is reported.
+        for start in range(0, max(size, 1), split_bytes):
+            end = min(start + split_bytes, size)
+            plan.append(_Range(index, file, found.path, location, found.bundle, start, end))
+            index += 1
+    return plan
+
+
+def _range_bytes(piece: _Range) -> bytes:
+    """The lines of a range: each line belongs to the range its first byte is in, where a
+    range ``[start, end]`` includes its end (so a line starting exactly at ``end`` is this
+    range's, and the next range, starting there, skips it)."""
+    assert piece.end is not None
+    with open(piece.location, "rb") as stream:
+        start = piece.start
+        stream.seek(start)
+        if start > 0:
+            start += len(stream.readline())  # the line that began earlier is the previous range's
+        if start > piece.end:
+            return b""
+        return stream.read(piece.end - start) + stream.readline()
+
+
+def _count_lines(piece: _Range) -> int | InputError:
+    """Count task: the lines of a range (its last, unterminated line aside, only at file end)."""
+    try:
+        return _range_bytes(piece).count(b"\n")
+    except OSError as error:
+        return unreadable(piece.source, error)
+
+
+def _records(piece: _Range, first_line: int) -> Iterator[RawRecord | InputError]:
+    if piece.end is None:
+        with open(piece.location, "rb") as stream:
+            whole = stream.read()
+        yield from parse_json_file(whole, source=piece.source, bundle=piece.bundle)
+        return
+    for number, raw in numbered_lines(_range_bytes(piece), first_line):
+        yield parse_line(raw, number=number, source=piece.source, bundle=piece.bundle)
+
+
+def _score_range(
+    piece: _Range, first_line: int, catalog: Catalog, policy: Policy, scorecards: bool
+) -> _Scored:
+    """Score task: the local path's functions, record by record, in file order."""
+    tallies: list[Tally] = []
+    errors: list[InputError] = []
+    rows: list[Row] = []
+    lines: list[str] = []
+    try:
+        for record in _records(piece, first_line):
+            result = score_record(record, catalog=catalog, policy=policy)
+            if isinstance(result, InputError):
+                errors.append(result)
+                continue
+            tallies.append(result.tally())
+            # The repetition is only its own column (written by the write task); 1 stands in.
+            rows.append(scored_row(result.numbered(1)))
+            if scorecards:
+                lines.append(result.render("jsonl"))
+    except OSError as error:
+        errors.append(unreadable(piece.source, error))
+    batch = _batch(rows, PARTITION_SCHEMA) if rows else None
+    return _Scored(tallies, errors, batch, lines)
+
+
+def _outcome(scored: _Scored) -> tuple[list[Tally], list[InputError]]:
+    """What the driver needs of a score task: small, unlike the rows."""
+    return scored.tallies, scored.errors
+
+
+def _scorecard_lines(scored: _Scored) -> list[str]:
+    return scored.scorecards
+
+
+def _write_part(scored: _Scored, repetitions: list[int], path: str) -> int:
+    """Write task: the range's rows with their repetition numbers, as one Parquet file."""
+    assert scored.rows is not None
+    numbers = pa.array(repetitions, type=pa.int64())
+    batch = scored.rows.set_column(_REPETITION, PARTITION_SCHEMA.field(_REPETITION), numbers)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # A retried task (lost worker) must never leave half a file under the final name.
+    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        table = pa.Table.from_batches([batch], schema=PARTITION_SCHEMA)
+        pq.write_table(table, temporary, compression="zstd", row_group_size=ROW_GROUP)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+    return int(batch.num_rows)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _publish(staging: Path, target: Path) -> None:
+    """Put the finished dataset in place, replacing an older one (as ``write_parquet`` does)."""
+    if target.exists():
+        retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
+        os.replace(target, retired / "old")
+        os.replace(staging, target)
+        shutil.rmtree(retired)
+    else:
+        os.replace(staging, target)
+
+
+@dataclass
+class _Step:
+    """One item of the run in input order: a discovery error, or a range and its tasks."""
+
+    piece: _Range | None = None
+    error: InputError | None = None
+    """Why the step has nothing to score (discovery error, or its file became unreadable)."""
+    scored: Any = None
+    """The score task's future; its result stays on the worker."""
+    outcome: Any = None
+    """Future of the tallies and errors the driver gathers."""
+    scorecards: Any = None
+    """Future of the rendered scorecards, when the run writes them."""
+
+
+def _in_order(futures: Sequence[Any]) -> Iterator[Any]:
+    """Results of ``futures`` in list order, each as soon as it and all before it are done."""
+    from distributed import as_completed
+
+    position = {future.key: index for index, future in enumerate(futures)}
+    done: dict[int, Any] = {}
+    wanted = 0
+    completed: Any = as_completed(futures, with_results=True)  # type: ignore[no-untyped-call]
+    del futures  # as_completed lets go of each future once done; so must this frame
+    for batch in completed.batches():
+        for future, result in batch:
+            done[position[future.key]] = result
+        while wanted in done:
+            yield done.pop(wanted)
+            wanted += 1
+
+
+class _Driver:
+    """Submits the tasks of one run and walks their results in input order."""
+
+    def __init__(self, client: Any, staging: Path, policy: Policy, keep_scorecards: bool) -> None:
+        self.client = client
+        self.staging = staging
+        self.policy = policy
+        self.keep_scorecards = keep_scorecards
+        self.futures: dict[str, Any] = {}
+        """Futures this driver still holds, by key (to cancel them all if the run fails)."""
+        self.catalog: Any = None
+        self.width = 6
+
+    def submit(self, function: Any, *args: Any) -> Any:
+        future = self.client.submit(function, *args, pure=False)
+        self.futures[future.key] = future
+        return future
+
+    def forget(self, step: _Step) -> None:
+        """Let go of a walked step's futures, so the cluster frees its rows once written."""
+        for future in (step.scored, step.outcome, step.scorecards):
+            if future is not None:
+                self.futures.pop(future.key, None)
+        step.scored = step.outcome = step.scorecards = None
+
+    def cancel(self) -> None:
+        """Stop what has not run and drop every result held on the cluster (after a failure;
+        after success the futures are simply dropped, which releases them)."""
+        with contextlib.suppress(Exception):  # a lost connection must not hide the real error
+            self.client.cancel(list(self.futures.values()))
+        self.futures.clear()
+
+    def score(self, plan: list[_Range | InputError], catalog: Catalog) -> list[_Step]:
+        """Count and score tasks; a range is scored as soon as its first line number is known."""
+        steps = [
+            _Step(error=item) if isinstance(item, InputError) else _Step(item) for item in plan
+        ]
+        ranges = {step.piece.index: step for step in steps if step.piece is not None}
+        pieces = [item for item in plan if isinstance(item, _Range)]
+        self.width = max(6, len(str(len(pieces))))
+        # Only a range followed by more of its file needs counting (for the next one's numbers).
+        counted = [
+            piece.index
+            for piece, following in itertools.pairwise(pieces)
+            if following.file == piece.file
+        ]
+        counts = [self.submit(_count_lines, ranges[index].piece) for index in counted]
+        self.catalog = self.client.scatter(catalog, broadcast=True, hash=False)
+        self.futures[self.catalog.key] = self.catalog
+        first_lines: dict[int, int] = {}
+        for piece in pieces:
+            if not piece.start:
+                first_lines[piece.index] = 1
+                self.submit_scoring(ranges[piece.index], 1)
+        failed: set[int] = set()
+        for index, count in zip(counted, _in_order(counts), strict=True):
+            following = ranges[index + 1]
+            assert following.piece is not None
+            if following.piece.file in failed:
+                continue
+            if isinstance(count, InputError):
+                failed.add(following.piece.file)
+                following.error = count
+                continue
+            first_lines[index + 1] = first_lines[index] + count
+            self.submit_scoring(following, first_lines[index + 1])
+        return steps
+
+    def submit_scoring(self, step: _Step, first_line: int) -> None:
+        keep = self.keep_scorecards
+        step.scored = self.submit(
+            _score_range, step.piece, first_line, self.catalog, self.policy, keep
+        )
+        step.outcome = self.submit(_outcome, step.scored)
+        if keep:
+            step.scorecards = self.submit(_scorecard_lines, step.scored)
+
+    def number_and_write(
+        self, steps: list[_Step], run: DistributedRun, scorecards: IO[str] | None
+    ) -> list[Any]:
+        """Walk the steps in input order: number runs, count, collect errors, submit writes."""
+        scored = [step for step in steps if step.outcome is not None]
+        outcomes = _in_order([step.outcome for step in scored])
+        texts = _in_order([step.scorecards for step in scored]) if scorecards is not None else None
+        repetitions: Counter[tuple[str, str, str]] = Counter()
+        unreadable: set[int] = set()
+        writes: list[Any] = []
+        for step in steps:
+            errors = [step.error] if step.error is not None else []
+            if step.outcome is not None:
+                assert step.piece is not None
+                tallies, errors = next(outcomes)
+                numbers: list[int] = []
+                for tally in tallies:
+                    repetitions[tally.run_key] += 1
+                    numbers.append(repetitions[tally.run_key])
+                    run.summary.count(tally)
+                if numbers:
+                    path = self.part_path(step.piece)
+                    writes.append(self.submit(_write_part, step.scored, numbers, path))
+                if scorecards is not None and texts is not None:
+                    scorecards.writelines(text + "\n" for text in next(texts))
+                self.forget(step)
+            for error in errors:
+                if error.rule == "unreadable" and step.piece is not None:
+                    # Every range of an unreadable file says so; the local path says it once.
+                    if step.piece.file in unreadable:
+                        continue
+                    unreadable.add(step.piece.file)
+                run.summary.rejected += 1
+                run.errors.append(error)
+        return writes
+
+    def part_path(self, piece: _Range) -> str:
+        folder = self.staging / _bundle_folder(piece.bundle.id)
+        return str(folder / f"part-{piece.index:0{self.width}d}.parquet")
+
+
+def refuse_stdin(paths: Collection[str]) -> None:
+    """Raise the :class:`InputError` a cluster run gives for stdin (``-``) among ``paths``."""
+    if STDIN in paths:
+        raise InputError(
+            "stdin cannot be scored on a cluster: workers read inputs from a shared file "
+            "system; save the observations to a file there first",
+            rule="stdin_unsupported",
+            source=STDIN,
+        )
+
+
+def score_on_dask(
+    paths: Iterable[str],
+    *,
+    client: Any,
+    out: str | Path,
+    cases: Path | None = None,
+    policy: Policy | None = None,
+    bundle_id: str | None = None,
+    split_bytes: int = SPLIT_BYTES,
+    scorecards_out: str | Path | None = None,
+    summary: RunSummary | None = None,
+) -> DistributedRun:
+    """Score the observations under ``paths`` on the cluster of ``client`` (a
+    ``distributed.Client``) into the bundle-partitioned Parquet dataset ``out``.
+
+    The dataset has the rows ``scorecard score PATHS --out OUT --partition-by-bundle`` writes,
+    read back in the same order by :func:`scorecard.engine.parquet.read_parquet_rows`; errors and the
+    summary are the local path's. ``scorecards_out`` also gets the v2 scorecards as JSON Lines,
+    byte for byte the local ``--format jsonl`` output. Both appear atomically, and only when the
+    run succeeds. Workers must see the inputs and ``out``'s folder at the driver's absolute
+    paths. Stdin (``-``), which workers cannot read, and a broken case catalog raise an
+    :class:`InputError` before any task is submitted.
+    """
+    paths = list(paths)
+    refuse_stdin(paths)
+    if split_bytes < 1:
+        raise ValueError("split_bytes must be at least 1")
+    catalog = load_catalog(cases)
+    policy = policy or Policy()
+    run = DistributedRun(summary if summary is not None else RunSummary())
+    target = Path(out).absolute()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    os.chmod(staging, 0o777 & ~_umask())
+    driver = _Driver(client, staging, policy, scorecards_out is not None)
+    try:
+        with contextlib.ExitStack() as stack:
+            scorecards = (
+                stack.enter_context(atomic_writer(scorecards_out))
+                if scorecards_out is not None
+                else None
+            )
+            steps = driver.score(_plan(paths, bundle_id, split_bytes), catalog)
+            run.tasks = sum(1 for step in steps if step.scored is not None)
+            writes = driver.number_and_write(steps, run, scorecards)
+            run.rows = sum(driver.client.gather(writes))
+            _publish(staging, target)
+    except BaseException:
+        driver.cancel()
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return run

@@ -1,0 +1,197 @@
+"""Parquet output: scored records as the aggregation frame's columns (pyarrow, streamed).
+
+``scorecard score --out results.parquet`` writes one file; ``--partition-by-bundle`` writes a
+Hive-style dataset folder (``results.parquet/bundle=<id>/part-0.parquet``). Rows are written in
+input order in row groups, so memory stays bounded; files appear atomically (a temporary file or
+folder renamed into place). The schema is :data:`PARQUET_SCHEMA` (``docs/records.md``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import urllib.parse
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from scorecard.contract import DIMENSIONS
+
+from ._rows import ROW_FIELDS, Row
+
+__all__ = ["PARQUET_SCHEMA", "read_parquet_rows", "rows_of", "write_parquet"]
+
+ROW_GROUP = 65_536
+
+_TYPES: dict[str, pa.DataType] = {
+    "bundle": pa.string(),
+    "candidate": pa.string(),
+    "provider": pa.string(),
+    "model": pa.string(),
+    "tier": pa.string(),
+    "case": pa.string(),
+    "repetition": pa.int64(),
+    "classification": pa.string(),
+    **{f"score_{name}": pa.float64() for name in DIMENSIONS},
+    **{f"passed_{name}": pa.bool_() for name in DIMENSIONS},
+    "overall_score": pa.float64(),
+    "gate_passed": pa.bool_(),
+    "passed": pa.bool_(),
+    "settlement_ms": pa.float64(),
+    "first_progress_ms": pa.float64(),
+    "total_tokens": pa.float64(),
+    "cost_usd": pa.float64(),
+    "attempts": pa.int64(),
+    "tool_count": pa.int64(),
+}
+#: Columns in the aggregation frame's order; scores are null (not NaN) when unscoreable.
+PARQUET_SCHEMA = pa.schema([pa.field(name, _TYPES[name]) for name in ROW_FIELDS])
+#: Files inside a bundle-partitioned dataset: the bundle is the folder (``bundle=<id>``).
+PARTITION_SCHEMA = PARQUET_SCHEMA.remove(0)
+
+
+def _batch(rows: list[Row], schema: pa.Schema = PARQUET_SCHEMA) -> pa.RecordBatch:
+    skip = len(PARQUET_SCHEMA) - len(schema)
+    columns = list(zip(*rows, strict=True))[skip:] if rows else [() for _ in schema]
+    arrays = []
+    for field, values in zip(schema, columns, strict=True):
+        # NaN means "absent" in the frame; Parquet has real nulls for that (from_pandas).
+        floating = pa.types.is_floating(field.type)
+        arrays.append(pa.array(values, type=field.type, from_pandas=floating))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _batches(rows: Iterable[Row]) -> Iterator[pa.RecordBatch]:
+    pending: list[Row] = []
+    for row in rows:
+        pending.append(row)
+        if len(pending) == ROW_GROUP:
+            yield _batch(pending)
+            pending = []
+    if pending:
+        yield _batch(pending)
+
+
+def _write_file(rows: Iterable[Row], path: Path) -> int:
+    count = 0
+    with pq.ParquetWriter(path, PARQUET_SCHEMA, compression="zstd") as writer:
+        for batch in _batches(rows):
+            writer.write_batch(batch)
+            count += batch.num_rows
+    return count
+
+
+def _umask() -> int:
+    # Temporary files and folders are private; the results get the mode open() would give.
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _bundle_folder(bundle: str) -> str:
+    # Hive partition values are path segments: percent-encode (UTF-8) all but unreserved chars.
+    return "bundle=" + urllib.parse.quote(bundle, safe="")
+
+
+def write_parquet(
+    rows: Iterable[Row], path: str | Path, *, partition_by_bundle: bool = False
+) -> int:
+    """Write ``rows`` to ``path`` atomically; return how many were written."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not partition_by_bundle:
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+        )
+        os.close(handle)
+        os.chmod(temporary, 0o666 & ~_umask())
+        try:
+            count = _write_file(rows, Path(temporary))
+            os.replace(temporary, target)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
+            raise
+        return count
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    os.chmod(staging, 0o777 & ~_umask())
+    try:
+        count = _write_partitions(rows, staging)
+        if target.exists():
+            retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
+            os.replace(target, retired / "old")
+            os.replace(staging, target)
+            shutil.rmtree(retired)
+        else:
+            os.replace(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return count
+
+
+def _write_partitions(rows: Iterable[Row], folder: Path) -> int:
+    """One file per bundle, rows in input order; bundles kept open while their rows stream in."""
+    writers: dict[str, pq.ParquetWriter] = {}
+    pending: dict[str, list[Row]] = {}
+    count = 0
+    try:
+        for row in rows:
+            bundle = row[0]
+            if bundle not in writers:
+                part = folder / _bundle_folder(bundle)
+                part.mkdir()
+                writers[bundle] = pq.ParquetWriter(
+                    part / "part-0.parquet", PARTITION_SCHEMA, compression="zstd"
+                )
+                pending[bundle] = []
+            pending[bundle].append(row)
+            if len(pending[bundle]) == ROW_GROUP:
+                writers[bundle].write_batch(_batch(pending[bundle], PARTITION_SCHEMA))
+                pending[bundle] = []
+            count += 1
+        for bundle, batch in pending.items():
+            if batch:
+                writers[bundle].write_batch(_batch(batch, PARTITION_SCHEMA))
+    finally:
+        for writer in writers.values():
+            writer.close()
+    return count
+
+
+def _bundle_from_folder(name: str) -> str:
+    return urllib.parse.unquote(name.removeprefix("bundle="))
+
+
+def rows_of(table: pa.Table, schema: pa.Schema) -> list[list[Any]]:
+    return [
+        [
+            float("nan") if value is None and pa.types.is_floating(field.type) else value
+            for value in column.to_pylist()
+        ]
+        for field, column in zip(schema, table.columns, strict=True)
+    ]
+
+
+def read_parquet_rows(path: str | Path) -> list[Row]:
+    """Rows of a Parquet file or bundle-partitioned dataset, in the frame's column order.
+
+    A dataset's bundles come back in sorted folder order, each in its written row order.
+    """
+    source = Path(path)
+    rows: list[Row] = []
+    if not source.is_dir():
+        columns = rows_of(pq.read_table(source, schema=PARQUET_SCHEMA), PARQUET_SCHEMA)
+        rows.extend(zip(*columns, strict=True))
+        return rows
+    for file in sorted(source.glob("bundle=*/*.parquet")):
+        table = pq.read_table(file, schema=PARTITION_SCHEMA)
+        columns = rows_of(table, PARTITION_SCHEMA)
+        bundle = [_bundle_from_folder(file.parent.name)] * table.num_rows
+        rows.extend(zip(bundle, *columns, strict=True))
+    return rows

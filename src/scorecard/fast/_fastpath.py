@@ -1,0 +1,190 @@
+"""The fast path of ``scorecard score`` for the usual line: plain, plainly valid, ``jsonl`` out.
+
+:meth:`FastScorer.score_block` hands a block of JSON Lines to the C extension
+``scorecard.fast._fastscore``, which splits it into lines, decodes and recognises each with
+:data:`scorecard.core.OBSERVATION_DECODER`, checks the contract rules, scores it, counts its
+failed audit findings and writes its scorecard line, all without returning to Python. A line it
+is not sure of (an error, an unknown field, a secret-shaped id, another field order) comes back
+as it was, for the general path of :mod:`scorecard.engine._pipeline`, which stays the definition:
+``tests/fast/test_fastpath.py`` checks both give the same bytes and counts. Without the compiled
+extension (a platform without a C compiler) :func:`fast_scorer` returns None and every line
+takes the general path. ``docs/performance.md`` explains the design.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from msgspec import UNSET
+
+from scorecard.contract import (
+    DEFAULT_WEIGHTS,
+    DIMENSIONS,
+    GATE_DIMENSIONS,
+    SCORECARD_V2_SCHEMA,
+    Catalog,
+    Policy,
+    WorkflowCase,
+    format_js_number,
+    matches_reference_secret,
+)
+from scorecard.core import (
+    NOT_PLAIN_ERRORS,
+    OBSERVATION_DECODER,
+    OBSERVATION_ENCODER,
+    UNSCOREABLE_REASON,
+    dimension_json,
+    identifier_secret,
+    json_scalar,
+    json_string,
+    reason_json,
+)
+
+try:
+    from scorecard.fast import _fastscore
+except ImportError:  # pragma: no cover - built by every install that has a C compiler
+    _fastscore = None  # type: ignore[assignment]
+
+__all__ = ["FastScorer", "case_plan", "compiled", "fast_scorer", "policy_plan"]
+
+_SAFE = 2**53
+_HEADS_LIMIT = 256
+
+if _fastscore is not None:
+    _fastscore.configure(
+        UNSET,
+        reason_json,
+        json_string,
+        format_js_number,
+        OBSERVATION_DECODER,
+        OBSERVATION_ENCODER,
+        NOT_PLAIN_ERRORS,
+        identifier_secret,
+        matches_reference_secret,
+    )
+
+
+def case_plan(case: WorkflowCase) -> tuple[Any, ...]:
+    """What the C scorer needs of a case, in the order the C code reads it (``PLAN_*`` in
+    ``src/fastscore/fastscore.h``)."""
+    assertions = case.assertions
+    trace = assertions.trace
+
+    def items(values: list[str] | None) -> tuple[str, ...]:
+        return tuple(values or ())
+
+    return (
+        trace is not None,
+        trace.capture if trace is not None else "either",
+        items(trace.dispositions if trace is not None else None),
+        items(trace.lineage if trace is not None else None),
+        assertions.issue_status,
+        assertions.run_status,
+        assertions.semantic_disposition,
+        assertions.max_attempts,
+        assertions.max_runs,
+        assertions.recovery_owner,
+        assertions.comment_count,
+        assertions.response_source,
+        items(assertions.ordered_markers),
+        items(assertions.required_prp_event_types),
+        items(assertions.forbidden_prp_event_types),
+        items(assertions.required_activity_families),
+        items(assertions.artifact_digests),
+        items(assertions.required_operation_ids),
+        trace.digest_verified if trace is not None else None,
+        trace.ordered if trace is not None else None,
+        tuple(case.providers),
+    )
+
+
+def _exact_double(value: object) -> float | None:
+    """``value`` as the double Python arithmetic would use, when that conversion is exact."""
+    if type(value) is float:
+        return value
+    if type(value) is int and -_SAFE <= value <= _SAFE:
+        return float(value)
+    return None
+
+
+def policy_plan(policy: Policy) -> tuple[tuple[Any, ...], ...] | None:
+    """Per dimension (head, gate, weight, weight text, threshold, unscoreable entry), or None
+    when a weight or threshold is a number doubles cannot stand for exactly."""
+    plan = []
+    for name in DIMENSIONS:
+        gate = name in GATE_DIMENSIONS
+        weight = _exact_double(policy.weights[name])
+        threshold = _exact_double(policy.thresholds[name])
+        if weight is None or threshold is None:
+            return None
+        unscoreable = dimension_json(
+            name,
+            {
+                "dimension": name,
+                "score": None,
+                "passed": None,
+                "gate": gate,
+                "weight": DEFAULT_WEIGHTS[name],
+                "reasons": [UNSCOREABLE_REASON],
+            },
+        )
+        head = f'{json_string(name)}:{{"dimension":{json_string(name)},"score":'
+        weight_text = json_scalar(0 if gate else policy.weights[name])
+        plan.append((head, gate, weight, weight_text, threshold, unscoreable))
+    return tuple(plan)
+
+
+Counts = tuple[int, int, int, int]
+"""What a block's scored records add to the run summary: scored, gate failures, unscoreable,
+failed audit findings."""
+Piece = str | tuple[int, bytes]
+"""Scorecard lines (each ending in a newline), or (line number, line) of a record the general
+path must decide."""
+
+
+class FastScorer:
+    """Scores plain JSON Lines records of one catalog and policy in compiled code."""
+
+    def __init__(self, catalog: Catalog, policy_plan: tuple[Any, ...]) -> None:
+        self._plans: dict[str, tuple[Any, ...]] = {
+            case.id: case_plan(case) for case in catalog.cases.values()
+        }
+        self._policy = policy_plan
+        self._heads: dict[str, dict[str, str]] = {}
+
+    def _heads_of(self, bundle_id: str) -> dict[str, str]:
+        """Each case's line start for one bundle: ``{"schema":...,"candidateId":``."""
+        heads = self._heads.get(bundle_id)
+        if heads is None:
+            if len(self._heads) >= _HEADS_LIMIT:
+                self._heads.clear()
+            bundle = json_string(bundle_id)
+            heads = self._heads[bundle_id] = {
+                case_id: f'{{"schema":{json_string(SCORECARD_V2_SCHEMA)},"bundleId":{bundle},'
+                f'"caseId":{json_string(case_id)},"candidateId":'
+                for case_id in self._plans
+            }
+        return heads
+
+    def score_block(
+        self, block: bytes, first_line: int, bundle_id: str
+    ) -> tuple[list[Piece], Counts]:
+        """The lines of a block of JSON Lines (numbered from ``first_line``, as
+        :func:`scorecard.engine._io.numbered_lines` numbers them), scored in C where plain, in order,
+        and what the scored ones add to the run summary."""
+        return _fastscore.score_block(
+            block, first_line, self._plans, self._policy, self._heads_of(bundle_id)
+        )
+
+
+def compiled() -> bool:
+    """Whether the C extension was built (``pip install`` compiles it where a compiler is)."""
+    return _fastscore is not None
+
+
+def fast_scorer(catalog: Catalog, policy: Policy) -> FastScorer | None:
+    """A fast scorer for this catalog and policy, or None when it cannot serve them."""
+    if _fastscore is None:
+        return None
+    plan = policy_plan(policy)
+    return None if plan is None else FastScorer(catalog, plan)

@@ -1,0 +1,26 @@
+"""Type stubs of the C extension (sources in ``src/fastscore/``) (used through :mod:`scorecard.fast._fastpath`)."""
+
+from collections.abc import Callable
+from typing import Any
+
+def configure(
+    unset: Any,
+    reason_json: Callable[[str], str],
+    string_json: Callable[[str], str],
+    number_text: Callable[[float], str],
+    decoder: Any,
+    encoder: Any,
+    declinable: tuple[type[BaseException], ...],
+    identifier_secret: Callable[[str], str | None],
+    matches_reference_secret: Callable[[str], bool],
+    /,
+) -> None: ...
+def score_block(
+    block: bytes,
+    first_line: int,
+    case_plans: dict[str, tuple[Any, ...]],
+    policy_plan: tuple[Any, ...],
+    heads: dict[str, str],
+    /,
+) -> tuple[list[str | tuple[int, bytes]], tuple[int, int, int, int]]: ...
+def count_newlines(data: bytes | bytearray | memoryview, end: int, /) -> int: ...

@@ -1,0 +1,24 @@
+"""CI verdicts as data: rule settings, inputs, rule outcomes and the verdict, read from the
+aggregation layer. Gate failures are results, never exceptions.
+"""
+
+from ._evaluate import evaluate_gate
+from ._input import ALL_CANDIDATES, GateSide, RunFacts, combined_frame, gate_side, run_facts
+from ._results import Estimate, GateResult, RuleOutcome
+from ._rules import METRIC_LABELS, GateRules, gate_policy
+
+__all__ = [
+    "ALL_CANDIDATES",
+    "METRIC_LABELS",
+    "Estimate",
+    "GateResult",
+    "GateRules",
+    "GateSide",
+    "RuleOutcome",
+    "RunFacts",
+    "combined_frame",
+    "evaluate_gate",
+    "gate_policy",
+    "gate_side",
+    "run_facts",
+]

@@ -1,0 +1,401 @@
+"""Gate rules applied: one function per rule, each returning its :class:`RuleOutcome` list.
+
+::
+
+    judge_safety          scoreable runs whose effective gate failed (with a baseline: new ones)
+    compare_metrics       paired comparisons per metric and candidate, and pooled (Holm family)
+    judge_drop            one comparison read against the tolerance -> drop / coverage outcome
+    judge_coverage        candidates on one side only; no candidate on both sides
+    judge_infrastructure  too large a share of infrastructure failures
+    judge_percentile      latency / cost p95 regressions
+    judge_audit           failed case-assertion findings
+
+Combining the outcomes into a verdict is :func:`scorecard.gate.evaluate_gate`'s job; the rules
+and the reasons behind them are in ``docs/gate.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+from scorecard.aggregate import PairedComparison, Side, adjust_family, compare_paired, reference_p95
+from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
+
+from ._input import ALL_CANDIDATES, GateSide, RunFacts, labelled_sides, metric_frame
+from ._results import GateFailure, MetricComparison, RuleOutcome, Status
+from ._rules import METRIC_LABELS, SAFETY_DIMENSIONS, AuditMode, GateRules, Metric
+
+__all__ = [
+    "compare_metrics",
+    "judge_audit",
+    "judge_coverage",
+    "judge_drop",
+    "judge_infrastructure",
+    "judge_percentile",
+    "judge_safety",
+]
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _sentence(text: str) -> str:
+    return text[0].upper() + text[1:] + "."
+
+
+def judge_safety(
+    current: GateSide, baseline: GateSide | None, mode: str, rules: GateRules
+) -> tuple[list[RuleOutcome], tuple[GateFailure, ...]]:
+    """The safety rule in ``mode`` (``auto`` resolved), and every current gate failure."""
+    known: set[tuple[str, str, str]] = set()
+    if baseline is not None:
+        for run in baseline.runs:
+            known.update((run.candidate, run.case, name) for name in run.failing_gates())
+    failures = []
+    for run in current.runs:
+        failing = run.failing_gates()
+        if not failing:
+            continue
+        new = (
+            None
+            if baseline is None
+            else tuple(name for name in failing if (run.candidate, run.case, name) not in known)
+        )
+        counted = mode == "any" or (
+            mode == "new" and any(name in rules.safety_dimensions for name in new or ())
+        )
+        failures.append(GateFailure(run, failing, new, counted))
+    outcomes: list[RuleOutcome] = []
+    scoreable = sum(run.scoreable for run in current.runs)
+    if mode == "off":
+        return outcomes, tuple(failures)
+    by_candidate: dict[str, list[GateFailure]] = {}
+    for failure in failures:
+        by_candidate.setdefault(failure.run.candidate, []).append(failure)
+    for candidate, found in sorted(by_candidate.items()):
+        if mode == "any":
+            counts = Counter(name for failure in found for name in failure.dimensions)
+            names = tuple(name for name in (*SAFETY_DIMENSIONS, "gate") if counts[name])
+            breakdown = ", ".join(f"{name} {counts[name]}" for name in names)
+            outcomes.append(
+                RuleOutcome(
+                    "safety",
+                    "fail",
+                    candidate,
+                    "+".join(names),
+                    f"{_plural(len(found), 'hard-gate failure')} ({breakdown})",
+                    f"{_plural(len(found), 'scoreable run')} of {candidate} failed the gate "
+                    f"({breakdown}); the safety rule allows none.",
+                    dimensions=names,
+                )
+            )
+            continue
+        for name in rules.safety_dimensions:
+            count = sum(name in (failure.new or ()) for failure in found)
+            if not count:
+                continue
+            status: Status = "fail" if count > rules.allowed_new_failures else "warn"
+            outcomes.append(
+                RuleOutcome(
+                    "safety",
+                    status,
+                    candidate,
+                    name,
+                    f"{_plural(count, 'new hard-gate failure')} ({name})",
+                    f"{_plural(count, 'run')} of {candidate} failed {name} on cases where none "
+                    f"of its baseline runs did (allowed: {rules.allowed_new_failures} per "
+                    "candidate and dimension).",
+                    dimensions=(name,),
+                )
+            )
+    if not any(outcome.status == "fail" for outcome in outcomes):
+        if mode == "any":
+            text = f"no hard-gate failures in {_plural(scoreable, 'scoreable run')}"
+        else:
+            listed = ", ".join(rules.safety_dimensions) or "no dimension"
+            text = (
+                f"no candidate has more than {rules.allowed_new_failures} new failure(s) of "
+                f"{listed} ({len(failures)} gate failure(s) in all, "
+                f"{sum(bool(failure.new) for failure in failures)} on new cases)"
+            )
+        outcomes.append(RuleOutcome("safety", "pass", None, "", text, _sentence(text)))
+    return outcomes, tuple(failures)
+
+
+def _fmt(metric: Metric, value: float) -> str:
+    return f"{value:.2f}" if metric == "mean_overall" else f"{value:.0%}"
+
+
+def _dropped_dimensions(
+    comparison: PairedComparison, metric: Metric, tolerance: float
+) -> tuple[str, ...]:
+    names = GATE_DIMENSIONS if metric == "gate_pass_rate" else DIMENSIONS
+    dropped = [
+        difference
+        for difference in comparison.dimensions
+        if difference.statistic in names and difference.high < -tolerance
+    ]
+    dropped.sort(key=lambda difference: difference.difference)
+    return tuple(difference.statistic for difference in dropped)
+
+
+def judge_drop(item: MetricComparison, rules: GateRules) -> RuleOutcome:
+    """The ``drop`` (or, too few pairs, ``coverage``) outcome of one paired comparison."""
+    comparison, metric = item.comparison, item.metric
+    candidate = None if item.candidate == ALL_CANDIDATES else item.candidate
+    overall, tolerance = comparison.overall, rules.tolerance
+    label = METRIC_LABELS[metric]
+    paired, cases = len(comparison.paired_cases), comparison.cases
+    unit = "candidate-cases" if candidate is None else "cases"
+    if paired < rules.min_paired_cases or comparison.coverage < rules.min_coverage:
+        return RuleOutcome(
+            "coverage",
+            "inconclusive",
+            candidate,
+            metric,
+            f"{label}: only {paired} of {cases} {unit} paired",
+            f"{label} cannot be compared: {paired} of {cases} {unit} are scoreable on both sides "
+            f"(need {rules.min_paired_cases} and {rules.min_coverage:.0%}).",
+        )
+    dimensions = _dropped_dimensions(comparison, metric, tolerance)
+    numbers = (
+        f"{label} {_fmt(metric, overall.current)} vs {_fmt(metric, overall.baseline)} "
+        f"(paired over {paired} {unit}, p={overall.p_value:.2g}, Holm p={overall.p_adjusted:.2g})"
+    )
+    named = ""
+    if dimensions:
+        more = len(dimensions) - 3
+        named = f"; dropped: {', '.join(dimensions[:3])}" + (f" +{more} more" if more > 0 else "")
+    interval = f"difference {overall.difference:+.3f} [{overall.low:+.3f}, {overall.high:+.3f}]"
+    status: Status
+    if comparison.verdict == "worse":
+        status, why = "fail", f"{interval} lies below -{tolerance:g} and is significant"
+    elif overall.high < -tolerance:
+        status, why = (
+            "inconclusive",
+            f"{interval} lies below -{tolerance:g} but Holm p is not below {rules.alpha:g}",
+        )
+    elif rules.non_inferiority and overall.low < -tolerance:
+        status, why = "inconclusive", f"{interval} does not rule out a drop beyond {tolerance:g}"
+    else:
+        status, why = "pass", f"{interval}: no drop beyond {tolerance:g} shown"
+    summary = numbers + named if status != "pass" else f"{label}: {interval}"
+    return RuleOutcome(
+        "drop",
+        status,
+        candidate,
+        metric,
+        summary,
+        f"{numbers}: {why}" + (f"; dropped: {', '.join(dimensions)}." if dimensions else "."),
+        dimensions=dimensions if status != "pass" else (),
+    )
+
+
+def compare_metrics(
+    current: GateSide, baseline: GateSide, rules: GateRules, seed: int
+) -> list[MetricComparison]:
+    """Paired comparisons per drop metric: each shared candidate, then the pooled one, with
+    the overall p-values of a metric Holm-adjusted as one family."""
+    sides = labelled_sides(current, baseline)
+    (baseline_label, _), (current_label, _) = sides
+    shared = sorted(set(current.candidates) & set(baseline.candidates))
+    settings = rules.settings(seed)
+    found: list[MetricComparison] = []
+    for metric in rules.drop_metrics:
+        frame = metric_frame(sides, metric)
+        family = [
+            compare_paired(
+                frame, Side(current_label, candidate), Side(baseline_label, candidate), settings
+            )
+            for candidate in shared
+        ]
+        labels = list(shared)
+        if rules.pooled and shared:
+            pooled = metric_frame(sides, metric, pooled=shared)
+            family.append(
+                compare_paired(
+                    pooled,
+                    Side(current_label, ALL_CANDIDATES),
+                    Side(baseline_label, ALL_CANDIDATES),
+                    settings,
+                )
+            )
+            labels.append(ALL_CANDIDATES)
+        for label, comparison in zip(labels, adjust_family(family), strict=True):
+            found.append(MetricComparison(metric, label, comparison))
+    return found
+
+
+def judge_coverage(current: GateSide, baseline: GateSide) -> list[RuleOutcome]:
+    """Candidates on one side only (warnings); none on both sides (inconclusive)."""
+    outcomes = []
+    mine, theirs = set(current.candidates), set(baseline.candidates)
+    for candidate in sorted(mine - theirs):
+        outcomes.append(
+            RuleOutcome(
+                "coverage",
+                "warn",
+                candidate,
+                "",
+                "new candidate, not compared",
+                f"{candidate} has no runs in the baseline bundle: it is not compared (its gate "
+                "failures all count as new).",
+            )
+        )
+    for candidate in sorted(theirs - mine):
+        outcomes.append(
+            RuleOutcome(
+                "coverage",
+                "warn",
+                candidate,
+                "",
+                "missing from the current bundle",
+                f"{candidate} ran in the baseline bundle but not in the current one.",
+            )
+        )
+    if not mine & theirs:
+        outcomes.append(
+            RuleOutcome(
+                "coverage",
+                "inconclusive",
+                None,
+                "",
+                "no candidate ran in both bundles",
+                "No candidate ran in both bundles, so nothing can be paired.",
+            )
+        )
+    return outcomes
+
+
+def judge_infrastructure(
+    sides: Sequence[tuple[str, str, GateSide]], rules: GateRules
+) -> list[RuleOutcome]:
+    """Too large a share of infrastructure failures per side, candidate and bundle."""
+    outcomes = []
+    limit = rules.max_infrastructure_share
+    for role, _, side in sides:
+        groups: dict[str | None, list[RunFacts]] = {None: list(side.runs)}
+        for run in side.runs:
+            groups.setdefault(run.candidate, []).append(run)
+        for candidate, runs in groups.items():
+            failed = sum(run.classification == "infrastructure_failure" for run in runs)
+            if failed / len(runs) > limit:
+                who = candidate or "the bundle"
+                outcomes.append(
+                    RuleOutcome(
+                        "infrastructure",
+                        "inconclusive",
+                        candidate,
+                        role,
+                        f"{failed} of {len(runs)} {role} runs were infrastructure failures",
+                        f"{failed} of {len(runs)} runs of {who} in the {role} bundle were "
+                        f"infrastructure failures ({failed / len(runs):.0%} > {limit:.0%}): too "
+                        "few runs are the candidate's own to judge.",
+                    )
+                )
+    if not any(outcome.candidate is None for outcome in outcomes):
+        counts = ", ".join(
+            f"{role} {sum(run.classification == 'infrastructure_failure' for run in side.runs)}"
+            f" of {len(side.runs)}"
+            for role, _, side in sides
+        )
+        if not outcomes:
+            text = f"infrastructure failures within {limit:.0%} ({counts})"
+            outcomes.append(RuleOutcome("infrastructure", "pass", None, "", text, _sentence(text)))
+    return outcomes
+
+
+def judge_percentile(
+    rule: Literal["latency", "cost"],
+    factor: float,
+    current: GateSide,
+    baseline: GateSide,
+) -> list[RuleOutcome]:
+    """The latency or cost rule: p95 above ``factor`` x the baseline's, per candidate and
+    pooled."""
+
+    def value(run: RunFacts) -> float | None:
+        return run.settlement_ms if rule == "latency" else run.cost_usd
+
+    def p95(runs: Iterable[RunFacts], candidate: str | None) -> float:
+        values = [value(run) for run in runs if candidate is None or run.candidate == candidate]
+        return reference_p95([v for v in values if v is not None])
+
+    unit, name = ("ms", "p95 settlement latency") if rule == "latency" else ("USD", "p95 cost")
+    outcomes = []
+    for candidate in [*sorted(set(current.candidates) & set(baseline.candidates)), None]:
+        now, before = p95(current.runs, candidate), p95(baseline.runs, candidate)
+        if math.isnan(now) or math.isnan(before) or before <= 0 or now <= factor * before:
+            continue
+        outcomes.append(
+            RuleOutcome(
+                rule,
+                "fail",
+                candidate,
+                rule,
+                f"{name} {now:g} {unit} vs {before:g} {unit} (x{now / before:.2f})",
+                f"{name} of {candidate or 'the bundle'} is {now:g} {unit}, above {factor:g} x "
+                f"the baseline's {before:g} {unit}.",
+            )
+        )
+    if not outcomes:
+        text = f"{name} within {factor:g} x the baseline"
+        outcomes.append(RuleOutcome(rule, "pass", None, rule, text, _sentence(text)))
+    return outcomes
+
+
+def judge_audit(current: GateSide, baseline: GateSide | None, mode: AuditMode) -> list[RuleOutcome]:
+    """Failed audit findings in ``mode`` (``new`` without a baseline judges as ``any``)."""
+    if mode == "off":
+        return []
+    if mode == "new" and baseline is None:
+        mode = "any"
+    known = {
+        (run.candidate, run.case, finding.code)
+        for run in (baseline.runs if baseline is not None else ())
+        for finding in run.findings
+    }
+    outcomes = []
+    for candidate in current.candidates:
+        runs = [run for run in current.runs if run.candidate == candidate and run.findings]
+        if mode == "new":
+            runs = [
+                run
+                for run in runs
+                if any((candidate, run.case, finding.code) not in known for finding in run.findings)
+            ]
+        if not runs:
+            continue
+        codes = sorted({finding.code for run in runs for finding in run.findings})
+        adjective = "new " if mode == "new" else ""
+        outcomes.append(
+            RuleOutcome(
+                "audit",
+                "warn" if mode == "advisory" else "fail",
+                candidate,
+                "audit",
+                f"{_plural(len(runs), 'run')} with {adjective}failed audit findings",
+                f"{_plural(len(runs), 'run')} of {candidate} had {adjective}failed audit findings "
+                f"({', '.join(codes[:6])}{', ...' if len(codes) > 6 else ''}).",
+                required=mode != "advisory",
+                dimensions=("audit",),
+            )
+        )
+    if not outcomes:
+        text = "no failed audit findings" if mode != "new" else "no new failed audit findings"
+        outcomes.append(
+            RuleOutcome(
+                "audit",
+                "pass",
+                None,
+                "audit",
+                text,
+                _sentence(text),
+                required=mode != "advisory",
+            )
+        )
+    return outcomes

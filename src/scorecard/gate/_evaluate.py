@@ -1,0 +1,236 @@
+"""Regression verdicts for CI: rules over a current bundle (and a baseline), as data.
+
+::
+
+    evaluate_gate(current, baseline, rules, seed=...) -> GateResult
+        safety          scoreable runs whose effective gate failed (with a baseline: new ones)
+        drop            significant paired drop of mean overall / pass rate / gate-pass rate
+                        per candidate and pooled, beyond a tolerance (Holm across candidates)
+        coverage        candidates or cases that cannot be paired -> inconclusive / warning
+        infrastructure  too large a share of infrastructure failures -> inconclusive
+        latency, cost   p95 regressions (off unless a factor is set)
+        audit           failed case-assertion findings (advisory unless configured)
+
+A gate failure is a result, never an exception, and nothing here chooses an exit code: the
+verdict is ``fail`` when a required rule fails, else ``inconclusive`` when one is inconclusive,
+else ``pass``. No pandas is imported here: frames come from and go to :mod:`scorecard.aggregate._frames`
+functions. Rules, defaults and the reasons behind them are in ``docs/gate.md``.
+
+The gate is split by responsibility; this module combines the rules into a verdict and
+re-exports the public names of the others, so ``scorecard.gate._evaluate`` stays the one import:
+
+- :mod:`scorecard.gate._rules`: :class:`GateRules` and policy-file parsing;
+- :mod:`scorecard.gate._input`: scored records -> :class:`RunFacts` / :class:`GateSide`, frames;
+- :mod:`scorecard.gate._checks`: one function per rule, returning its outcomes;
+- :mod:`scorecard.gate._results`: :class:`GateResult` and the data it holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from scorecard.aggregate import alerts, reference_p95, select_rows, summary_frame
+
+from ._checks import (
+    compare_metrics,
+    judge_audit,
+    judge_coverage,
+    judge_drop,
+    judge_infrastructure,
+    judge_percentile,
+    judge_safety,
+)
+from ._input import (
+    ALL_CANDIDATES,
+    AuditFinding,
+    GateSide,
+    RunFacts,
+    combined_frame,
+    gate_side,
+    labelled_sides,
+    metric_frame,
+    none_if_nan,
+    run_facts,
+)
+from ._results import STATUS_ORDER as STATUS_ORDER
+from ._results import (
+    CandidateSummary,
+    Estimate,
+    GateFailure,
+    GateResult,
+    GroupSummary,
+    MetricComparison,
+    RuleOutcome,
+)
+from ._results import GateVerdict as GateVerdict
+from ._results import Status as Status
+from ._rules import METRIC_LABELS as METRIC_LABELS
+from ._rules import METRICS, GateRules, gate_policy, gate_rules
+from ._rules import SAFETY_DIMENSIONS as SAFETY_DIMENSIONS
+from ._rules import AuditMode as AuditMode
+from ._rules import Metric as Metric
+from ._rules import SafetyMode as SafetyMode
+
+__all__ = [
+    "ALL_CANDIDATES",
+    "METRICS",
+    "AuditFinding",
+    "CandidateSummary",
+    "Estimate",
+    "GateFailure",
+    "GateResult",
+    "GateRules",
+    "GateSide",
+    "GroupSummary",
+    "MetricComparison",
+    "RuleOutcome",
+    "RunFacts",
+    "combined_frame",
+    "evaluate_gate",
+    "gate_policy",
+    "gate_rules",
+    "gate_side",
+    "run_facts",
+]
+
+_RULE_ORDER = ("safety", "drop", "coverage", "infrastructure", "latency", "cost", "audit")
+
+
+def _estimate(row: Mapping[Any, Any], name: str) -> Estimate:
+    value, low, high = (
+        none_if_nan(float(row[key])) for key in (name, f"{name}_low", f"{name}_high")
+    )
+    return Estimate(value, low, high)
+
+
+def _group(row: Mapping[Any, Any], runs: Sequence[RunFacts]) -> GroupSummary:
+    settle = [run.settlement_ms for run in runs if run.settlement_ms is not None]
+    cost = [run.cost_usd for run in runs if run.cost_usd is not None]
+    return GroupSummary(
+        executions=int(row["executions"]),
+        scoreable=int(row["scoreable"]),
+        passed=int(row["passed"]),
+        gate_failures=sum(run.gate_failed for run in runs),
+        candidate_failures=int(row["candidate_failures"]),
+        infrastructure_failures=int(row["infrastructure_failures"]),
+        skipped=int(row["skipped"]),
+        pass_rate=_estimate(row, "pass_rate"),
+        gate_pass_rate=_estimate(row, "gate_pass_rate"),
+        mean_overall=_estimate(row, "mean_overall"),
+        settlement_p95=none_if_nan(reference_p95(settle)) if settle else None,
+        cost_p95=none_if_nan(reference_p95(cost)) if cost else None,
+    )
+
+
+def _summaries(
+    frame: Any, sides: Sequence[tuple[str, str, GateSide]], rules: GateRules, seed: int
+) -> tuple[CandidateSummary, ...]:
+    by_candidate = summary_frame(
+        frame, ("bundle", "candidate"), seed=seed, confidence=rules.confidence
+    ).to_dict(orient="records")
+    by_bundle = summary_frame(frame, ("bundle",), seed=seed, confidence=rules.confidence).to_dict(
+        orient="records"
+    )
+    found: dict[tuple[str, str], GroupSummary] = {}
+    for role, label, side in sides:
+        for row in by_candidate:
+            if str(row["bundle"]) == label:
+                candidate = str(row["candidate"])
+                runs = [run for run in side.runs if run.candidate == candidate]
+                found[(role, candidate)] = _group(row, runs)
+        for row in by_bundle:
+            if str(row["bundle"]) == label:
+                found[(role, ALL_CANDIDATES)] = _group(row, side.runs)
+    names = sorted({candidate for _, candidate in found} - {ALL_CANDIDATES})
+    return tuple(
+        CandidateSummary(name, found.get(("current", name)), found.get(("baseline", name)))
+        for name in [*names, ALL_CANDIDATES]
+    )
+
+
+def _outcome_key(outcome: RuleOutcome) -> tuple[Any, ...]:
+    return (
+        not outcome.required,
+        STATUS_ORDER[outcome.status],
+        _RULE_ORDER.index(outcome.rule),
+        outcome.candidate is None,
+        outcome.candidate or "",
+        METRICS.index(outcome.subject) if outcome.subject in METRICS else -1,
+        outcome.subject,
+    )
+
+
+def evaluate_gate(
+    current: GateSide, baseline: GateSide | None, rules: GateRules | None = None, *, seed: int = 0
+) -> GateResult:
+    """Judge ``current`` (against ``baseline`` when given) with ``rules``; see the module docstring."""
+    rules = rules or GateRules()
+    mode: Literal["any", "new", "off"] = "any" if baseline is None else "new"
+    if rules.safety_mode == "off" or rules.safety_mode == "any":
+        mode = rules.safety_mode
+    labelled = labelled_sides(current, baseline)
+    roles = [
+        ("baseline" if index < len(labelled) - 1 else "current", label, side)
+        for index, (label, side) in enumerate(labelled)
+    ]
+    outcomes, failures = judge_safety(current, baseline, mode, rules)
+    notes: list[str] = []
+    comparisons: list[MetricComparison] = []
+    if baseline is not None:
+        outcomes += judge_coverage(current, baseline)
+        comparisons = compare_metrics(current, baseline, rules, seed)
+        outcomes += [judge_drop(item, rules) for item in comparisons]
+        if rules.latency_factor is not None:
+            outcomes += judge_percentile("latency", rules.latency_factor, current, baseline)
+        if rules.cost_factor is not None:
+            outcomes += judge_percentile("cost", rules.cost_factor, current, baseline)
+    else:
+        notes.append(
+            "No baseline: only the safety, infrastructure and audit rules apply (the drop, "
+            "coverage, latency and cost rules compare against a baseline)."
+        )
+    outcomes += judge_infrastructure(roles, rules)
+    outcomes += judge_audit(current, baseline, rules.audit_mode)
+    if not any(run.scoreable for run in current.runs):
+        outcomes.append(
+            RuleOutcome(
+                "coverage",
+                "inconclusive",
+                None,
+                "",
+                "no scoreable run in the current bundle",
+                "The current bundle has no scoreable run, so nothing can be judged.",
+            )
+        )
+    # A passing drop per candidate says little; one line per metric (the pooled one) is kept.
+    outcomes = [
+        outcome
+        for outcome in outcomes
+        if not (outcome.rule == "drop" and outcome.status == "pass" and outcome.candidate)
+    ]
+    for metric in rules.drop_metrics if baseline is not None else ():
+        if not any(o.rule in ("drop", "coverage") and o.subject == metric for o in outcomes):
+            text = f"{METRIC_LABELS[metric]}: no drop beyond {rules.tolerance:g} shown"
+            outcomes.append(RuleOutcome("drop", "pass", None, metric, text, text + "."))
+    frame = metric_frame(labelled)
+    history = [select_rows(frame, bundle=label) for label, _ in labelled]
+    statuses = {outcome.status for outcome in outcomes if outcome.required}
+    verdict: GateVerdict = (
+        "fail" if "fail" in statuses else "inconclusive" if "inconclusive" in statuses else "pass"
+    )
+    return GateResult(
+        verdict=verdict,
+        current_bundle=labelled[-1][0],
+        baseline_bundle=labelled[0][0] if baseline is not None else None,
+        rules=rules,
+        seed=seed,
+        safety_mode=mode,
+        outcomes=tuple(sorted(outcomes, key=_outcome_key)),
+        candidates=_summaries(frame, roles, rules, seed),
+        failures=failures,
+        comparisons=tuple(comparisons),
+        alerts=tuple(alerts(history)),
+        runs=current.runs,
+        notes=tuple(notes),
+    )

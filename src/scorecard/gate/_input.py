@@ -1,0 +1,387 @@
+"""Gate inputs: scored records reduced to the runs a verdict judges, and frames built from them.
+
+::
+
+    run_facts(record) -> RunFacts                       one checked ``scorecard.record.v1`` dict
+    gate_side(runs, source=...) -> GateSide             the runs of exactly one bundle
+    combined_frame(current, baseline) -> frame          both sides, for plots
+    metric_frame(sides, metric, pooled=...) -> frame    one metric as the overall score
+
+No pandas is imported here: frames are built by :func:`scorecard.aggregate.records_frame` and
+handled as opaque values.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scorecard.aggregate import records_frame
+from scorecard.contract import CASE_IDS, DIMENSIONS, GATE_DIMENSIONS, InputError
+from scorecard.core import RECORD_SCHEMA
+from scorecard.engine import ROW_FIELDS, record_row
+
+from ._rules import Metric
+
+__all__ = [
+    "ALL_CANDIDATES",
+    "AuditFinding",
+    "GateSide",
+    "RunFacts",
+    "combined_frame",
+    "gate_side",
+    "labelled_sides",
+    "metric_frame",
+    "none_if_nan",
+    "run_facts",
+]
+
+#: Label of the pooled comparison and the bundle-wide summary.
+ALL_CANDIDATES = "(all candidates)"
+
+
+@dataclass(frozen=True)
+class AuditFinding:
+    """One failed case-assertion finding (every text field is untrusted)."""
+
+    code: str
+    """Stable finding code."""
+    pointer: str
+    """JSON Pointer of the evidence in the observation."""
+    expected: str
+    """Expected value as compact JSON."""
+    actual: str
+    """Observed value as compact JSON."""
+    hint: str
+    """What to look at."""
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """One scored record: identity, scores and the untrusted text reports show."""
+
+    bundle: str
+    """Bundle id as the record says."""
+    candidate: str
+    """Candidate id."""
+    provider: str
+    """Provider."""
+    case: str
+    """Case id."""
+    repetition: int
+    """1-based repetition."""
+    classification: str
+    """``completed``, ``candidate_failure``, ``infrastructure_failure`` or ``skipped``."""
+    scores: tuple[float | None, ...]
+    """Dimension scores in canonical order (None when unscoreable)."""
+    dimension_passed: tuple[bool | None, ...]
+    """Dimension pass flags in canonical order."""
+    overall: float | None
+    """Overall score; None when unscoreable."""
+    passed: bool | None
+    """Overall passed."""
+    gate_passed: bool | None
+    """Effective gate (the record's ``gatePassed``: gate dimensions, and the audit when it
+    gates)."""
+    reasons: tuple[tuple[str, ...], ...]
+    """Reasons per dimension, canonical order (untrusted)."""
+    findings: tuple[AuditFinding, ...]
+    """Failed audit findings."""
+    audit_gates: bool
+    """Whether failed findings failed the effective gate when this run was scored."""
+    failure: str | None
+    """``code: message`` of the observation's failure (untrusted), if any."""
+    settlement_ms: float | None
+    """``metrics.settlementMs``."""
+    cost_usd: float | None
+    """``metrics.costUsd``."""
+    attempts: int
+    """``metrics.attempts``."""
+    tool_count: int
+    """``metrics.toolCount``."""
+    model: str | None = None
+    """Model from the roster."""
+    tier: str | None = None
+    """Tier from the roster."""
+    source: str | None = None
+    """``file:line`` of the record or observation."""
+
+    @property
+    def scoreable(self) -> bool:
+        """Whether the run has an overall score."""
+        return self.overall is not None
+
+    @property
+    def gate_failed(self) -> bool:
+        """A scoreable run whose effective gate failed."""
+        return self.scoreable and self.gate_passed is False
+
+    def failing_gates(self) -> tuple[str, ...]:
+        """Which of :data:`SAFETY_DIMENSIONS` failed (``audit`` when only the audit gate did)."""
+        if not self.gate_failed:
+            return ()
+        failing: tuple[str, ...] = tuple(
+            name
+            for name, flag in zip(DIMENSIONS, self.dimension_passed, strict=True)
+            if name in GATE_DIMENSIONS and flag is False
+        )
+        if self.audit_gates and self.findings:
+            failing = (*failing, "audit")
+        return failing or ("gate",)
+
+    def reasons_for(self, dimension: str) -> tuple[str, ...]:
+        """Reasons recorded for ``dimension`` (none for ``audit``)."""
+        if dimension not in DIMENSIONS:
+            return ()
+        return self.reasons[DIMENSIONS.index(dimension)]
+
+
+_FIELD = {name: index for index, name in enumerate(ROW_FIELDS)}
+
+
+def none_if_nan(value: float) -> float | None:
+    """``value``, or None for NaN (how rows and frames mark a missing number)."""
+    return None if math.isnan(value) else value
+
+
+def _compact(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _findings(audit: Any) -> tuple[tuple[AuditFinding, ...], bool]:
+    if audit is None:
+        return (), False
+    if not isinstance(audit, Mapping) or not isinstance(audit.get("findings", []), list):
+        raise InputError(
+            "must be an object with a findings list", rule="record_field", pointer="/audit"
+        )
+    found = []
+    for index, item in enumerate(audit.get("findings", [])):
+        if not isinstance(item, Mapping):
+            raise InputError(
+                "must be an object", rule="record_field", pointer=f"/audit/findings/{index}"
+            )
+        if item.get("status") == "failed":
+            found.append(
+                AuditFinding(
+                    code=str(item.get("code", "")),
+                    pointer=str(item.get("pointer", "")),
+                    expected=_compact(item.get("expected")),
+                    actual=_compact(item.get("actual")),
+                    hint=str(item.get("hint", "")),
+                )
+            )
+    return tuple(found), audit.get("gates") is True
+
+
+def _reasons(card: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
+    dimensions = card.get("dimensions", {})
+    found = []
+    for name in DIMENSIONS:
+        reasons = dimensions.get(name, {}).get("reasons", [])
+        found.append(tuple(str(reason) for reason in reasons) if isinstance(reasons, list) else ())
+    return tuple(found)
+
+
+def run_facts(record: Any) -> RunFacts:
+    """Check a ``scorecard.record.v1`` dict (problems raise a pointed InputError) and reduce it."""
+    row = record_row(record)
+    gate = record.get("gatePassed", row[_FIELD["gate_passed"]])
+    if gate is not None and not isinstance(gate, bool):
+        raise InputError("must be true, false or null", rule="record_field", pointer="/gatePassed")
+    findings, audit_gates = _findings(record.get("audit"))
+    failure = record.get("failure")
+    failure_text = None
+    if isinstance(failure, Mapping):
+        failure_text = f"{failure.get('code', '')}: {failure.get('message', '')}"
+    where = record.get("source")
+    source = None
+    if isinstance(where, Mapping) and where.get("file"):
+        source = str(where["file"]) + (f":{where['line']}" if where.get("line") else "")
+    return RunFacts(
+        bundle=row[_FIELD["bundle"]],
+        candidate=row[_FIELD["candidate"]],
+        provider=row[_FIELD["provider"]],
+        case=row[_FIELD["case"]],
+        repetition=row[_FIELD["repetition"]],
+        classification=row[_FIELD["classification"]],
+        scores=tuple(none_if_nan(row[_FIELD[f"score_{name}"]]) for name in DIMENSIONS),
+        dimension_passed=tuple(row[_FIELD[f"passed_{name}"]] for name in DIMENSIONS),
+        overall=none_if_nan(row[_FIELD["overall_score"]]),
+        passed=row[_FIELD["passed"]],
+        gate_passed=gate,
+        reasons=_reasons(record["scorecard"]),
+        findings=findings,
+        audit_gates=audit_gates,
+        failure=failure_text,
+        settlement_ms=none_if_nan(row[_FIELD["settlement_ms"]]),
+        cost_usd=none_if_nan(row[_FIELD["cost_usd"]]),
+        attempts=row[_FIELD["attempts"]],
+        tool_count=row[_FIELD["tool_count"]],
+        model=row[_FIELD["model"]],
+        tier=row[_FIELD["tier"]],
+        source=source,
+    )
+
+
+_CASE_ORDER = {case: index for index, case in enumerate(CASE_IDS)}
+
+
+def _run_key(run: RunFacts) -> tuple[Any, ...]:
+    return (run.candidate, _CASE_ORDER.get(run.case, len(CASE_IDS)), run.case, run.repetition)
+
+
+@dataclass(frozen=True)
+class GateSide:
+    """One side of a gate: the runs of exactly one bundle."""
+
+    bundle: str
+    """The bundle id."""
+    runs: tuple[RunFacts, ...]
+    """Its runs: candidate, case (catalog order), repetition."""
+
+    @property
+    def candidates(self) -> list[str]:
+        """Candidate ids, sorted."""
+        return sorted({run.candidate for run in self.runs})
+
+
+def gate_side(runs: Iterable[RunFacts], *, source: str = "the input") -> GateSide:
+    """The runs of one bundle as a side; no runs, several bundles or a repeated run raise."""
+    ordered = sorted(runs, key=_run_key)
+    bundles = sorted({run.bundle for run in ordered})
+    if not ordered:
+        raise InputError("no scored records found", rule="no_records", source=source)
+    if len(bundles) != 1:
+        raise InputError(
+            f"holds {len(bundles)} bundles ({', '.join(bundles[:5])}"
+            f"{', ...' if len(bundles) > 5 else ''}); give one bundle per side",
+            rule="several_bundles",
+            source=source,
+        )
+    if any(run.candidate == ALL_CANDIDATES for run in ordered):
+        raise InputError(
+            f"candidate id {ALL_CANDIDATES!r} is reserved for the pooled comparison",
+            rule="reserved_candidate",
+            source=source,
+        )
+    keys = Counter(_run_key(run) for run in ordered)
+    repeated = next((key for key, count in keys.items() if count > 1), None)
+    if repeated is not None:
+        raise InputError(
+            f"repeats candidate {repeated[0]}, case {repeated[2]}, repetition {repeated[3]}",
+            rule="duplicate_record",
+            source=source,
+        )
+    return GateSide(bundles[0], tuple(ordered))
+
+
+# ---------------------------------------------------------------------------------------------
+# Frames (built by the aggregation layer from the facts)
+
+
+def _labels(current: GateSide, baseline: GateSide | None) -> tuple[str, str | None]:
+    if baseline is None:
+        return current.bundle, None
+    if baseline.bundle == current.bundle:
+        return f"{current.bundle} (current)", f"{baseline.bundle} (baseline)"
+    return current.bundle, baseline.bundle
+
+
+def _frame_record(
+    run: RunFacts,
+    bundle: str,
+    *,
+    candidate: str | None = None,
+    case: str | None = None,
+    overall: float | None,
+    scores: Sequence[float | None],
+) -> dict[str, Any]:
+    metrics: dict[str, Any] = {"attempts": run.attempts, "toolCount": run.tool_count}
+    if run.settlement_ms is not None:
+        metrics["settlementMs"] = run.settlement_ms
+    if run.cost_usd is not None:
+        metrics["costUsd"] = run.cost_usd
+    return {
+        "schema": RECORD_SCHEMA,
+        "bundleId": bundle,
+        "caseId": case or run.case,
+        "candidateId": candidate or run.candidate,
+        "provider": run.provider,
+        "model": run.model,
+        "tier": run.tier,
+        "repetition": run.repetition,
+        "classification": run.classification,
+        "metrics": metrics,
+        "scorecard": {
+            "dimensions": {
+                name: {"score": score, "passed": flag}
+                for name, score, flag in zip(DIMENSIONS, scores, run.dimension_passed, strict=True)
+            },
+            "overall": {
+                "score": overall,
+                "gatePassed": run.gate_passed if run.scoreable else None,
+                "passed": run.passed,
+            },
+        },
+    }
+
+
+def _indicator(flag: bool | None, scoreable: bool) -> float | None:
+    return (1.0 if flag else 0.0) if scoreable else None
+
+
+def _metric_values(run: RunFacts, metric: Metric) -> tuple[float | None, list[float | None]]:
+    """The run's value of ``metric`` and the matching per-dimension values."""
+    if metric == "mean_overall":
+        return run.overall, list(run.scores)
+    flags = [_indicator(flag, run.scoreable) for flag in run.dimension_passed]
+    flag = run.passed if metric == "pass_rate" else run.gate_passed
+    return _indicator(flag, run.scoreable), flags
+
+
+def metric_frame(
+    sides: Sequence[tuple[str, GateSide]],
+    metric: Metric = "mean_overall",
+    *,
+    pooled: Sequence[str] = (),
+) -> Any:
+    """Records frame of ``sides`` with ``metric`` as the overall score; with ``pooled``
+    candidates, only theirs, as one candidate whose cases are (candidate, case) pairs."""
+    records = []
+    for label, side in sides:
+        for run in side.runs:
+            if pooled and run.candidate not in pooled:
+                continue
+            overall, scores = _metric_values(run, metric)
+            records.append(
+                _frame_record(
+                    run,
+                    label,
+                    candidate=ALL_CANDIDATES if pooled else None,
+                    case=f"{run.candidate}/{run.case}" if pooled else None,
+                    overall=overall,
+                    scores=scores,
+                )
+            )
+    return records_frame(records, bundle_order=[label for label, _ in sides])
+
+
+def labelled_sides(current: GateSide, baseline: GateSide | None) -> list[tuple[str, GateSide]]:
+    """``(label, side)`` pairs, baseline first, labelled as in a :class:`~scorecard.gate.GateResult`
+    (``(current)`` / ``(baseline)`` appended when both sides have the same bundle id)."""
+    current_label, baseline_label = _labels(current, baseline)
+    if baseline is None or baseline_label is None:
+        return [(current_label, current)]
+    return [(baseline_label, baseline), (current_label, current)]
+
+
+def combined_frame(current: GateSide, baseline: GateSide | None = None) -> Any:
+    """The records frame (pandas, :func:`~scorecard.aggregate.records_frame`) of both sides,
+    baseline bundle first, bundles labelled as in :class:`GateResult`; ``gate_passed`` holds the
+    effective gate. For plots."""
+    return metric_frame(labelled_sides(current, baseline))

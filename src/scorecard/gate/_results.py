@@ -1,0 +1,197 @@
+"""Gate results: the verdict, rule outcomes and everything the reports show, as plain data.
+
+:class:`GateResult` is what :func:`scorecard.gate.evaluate_gate` returns; the renderers in
+:mod:`scorecard.report._dispatch` read nothing else. A failing gate is a result, never an exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from scorecard.aggregate import Alert, Exclusions, PairedComparison
+
+from ._input import ALL_CANDIDATES, RunFacts
+from ._rules import GateRules, Metric
+
+__all__ = [
+    "STATUS_ORDER",
+    "CandidateSummary",
+    "Estimate",
+    "GateFailure",
+    "GateResult",
+    "GateVerdict",
+    "GroupSummary",
+    "MetricComparison",
+    "RuleOutcome",
+    "Status",
+]
+
+Status = Literal["fail", "inconclusive", "warn", "pass"]
+GateVerdict = Literal["pass", "fail", "inconclusive"]
+STATUS_ORDER: dict[str, int] = {"fail": 0, "inconclusive": 1, "warn": 2, "pass": 3}
+
+
+@dataclass(frozen=True)
+class RuleOutcome:
+    """What one rule says about one candidate (or the bundle as a whole)."""
+
+    rule: str
+    """``safety``, ``drop``, ``coverage``, ``infrastructure``, ``latency``, ``cost``, ``audit``."""
+    status: Status
+    """``fail``, ``inconclusive``, ``warn`` (shown, no effect) or ``pass``."""
+    candidate: str | None
+    """The candidate judged; None for the bundle as a whole."""
+    subject: str
+    """The metric or gate dimension judged (empty when the rule has none)."""
+    summary: str
+    """A short phrase for the verdict line."""
+    detail: str
+    """One sentence with the deciding numbers."""
+    required: bool = True
+    """False for advisory rules, which never change the verdict."""
+    dimensions: tuple[str, ...] = ()
+    """Dimensions named by the outcome (dropped or failing)."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A value with its confidence interval (None when there is no data)."""
+
+    value: float | None
+    """Point estimate."""
+    low: float | None
+    """Lower bound."""
+    high: float | None
+    """Upper bound."""
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    """Counts and rates of one candidate (or every candidate) in one bundle."""
+
+    executions: int
+    """Runs."""
+    scoreable: int
+    """Runs with an overall score."""
+    passed: int
+    """Scoreable runs that passed."""
+    gate_failures: int
+    """Scoreable runs whose effective gate failed."""
+    candidate_failures: int
+    """Runs classified ``candidate_failure``."""
+    infrastructure_failures: int
+    """Runs classified ``infrastructure_failure``."""
+    skipped: int
+    """Runs classified ``skipped``."""
+    pass_rate: Estimate
+    """Pass rate with its Wilson interval."""
+    gate_pass_rate: Estimate
+    """Effective gate-pass rate with its Wilson interval."""
+    mean_overall: Estimate
+    """Mean overall with its case-cluster bootstrap interval."""
+    settlement_p95: float | None
+    """Reference p95 of settlement latency (ms)."""
+    cost_p95: float | None
+    """Reference p95 of cost (USD)."""
+
+
+@dataclass(frozen=True)
+class CandidateSummary:
+    """A candidate (or :data:`ALL_CANDIDATES`) on both sides."""
+
+    candidate: str
+    """Candidate id."""
+    current: GroupSummary | None
+    """In the current bundle (None when it did not run there)."""
+    baseline: GroupSummary | None
+    """In the baseline bundle (None without a baseline or when it did not run there)."""
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """A paired comparison behind a ``drop`` outcome."""
+
+    metric: Metric
+    """What was compared."""
+    candidate: str
+    """Candidate id, or :data:`ALL_CANDIDATES` for the pooled comparison."""
+    comparison: PairedComparison
+    """The comparison (Holm-adjusted across the candidates of the metric)."""
+
+
+@dataclass(frozen=True)
+class GateFailure:
+    """A current scoreable run whose effective gate failed."""
+
+    run: RunFacts
+    """The run."""
+    dimensions: tuple[str, ...]
+    """Failing gate dimensions (``audit`` for the audit gate)."""
+    new: tuple[str, ...] | None
+    """Those not failed by the candidate's baseline runs of the case; None without a
+    baseline."""
+    counted: bool
+    """Whether the safety rule counted it against the verdict."""
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """A complete verdict with everything the reports show."""
+
+    verdict: GateVerdict
+    """``pass``, ``fail`` or ``inconclusive``."""
+    current_bundle: str
+    """Current bundle id."""
+    baseline_bundle: str | None
+    """Baseline bundle id (None without a baseline)."""
+    rules: GateRules
+    """The rules applied."""
+    seed: int
+    """Seed of every resampling."""
+    safety_mode: Literal["any", "new", "off"]
+    """The safety mode in force (``auto`` resolved)."""
+    outcomes: tuple[RuleOutcome, ...]
+    """Rule outcomes: required before advisory, worst first, then by rule and candidate."""
+    candidates: tuple[CandidateSummary, ...]
+    """Per candidate (sorted), then :data:`ALL_CANDIDATES`."""
+    failures: tuple[GateFailure, ...]
+    """Current gate failures, in run order."""
+    comparisons: tuple[MetricComparison, ...]
+    """Paired comparisons by metric, candidates sorted, pooled last."""
+    alerts: tuple[Alert, ...]
+    """The reference alerts of the current bundle (against the baseline when there is one)."""
+    runs: tuple[RunFacts, ...]
+    """Current runs: candidate, case (catalog order), repetition."""
+    notes: tuple[str, ...] = ()
+    """Facts worth stating that are not outcomes (e.g. rules that need a baseline)."""
+
+    @property
+    def required(self) -> tuple[RuleOutcome, ...]:
+        """Outcomes of required rules."""
+        return tuple(outcome for outcome in self.outcomes if outcome.required)
+
+    @property
+    def advisory(self) -> tuple[RuleOutcome, ...]:
+        """Outcomes of advisory rules (never change the verdict)."""
+        return tuple(outcome for outcome in self.outcomes if not outcome.required)
+
+    @property
+    def totals(self) -> CandidateSummary:
+        """Counts and rates of every candidate together, on both sides."""
+        return next(item for item in self.candidates if item.candidate == ALL_CANDIDATES)
+
+    @property
+    def exclusions(self) -> dict[str, Exclusions]:
+        """What the paired comparisons left out, per candidate (and :data:`ALL_CANDIDATES`),
+        from the first compared metric; empty without a baseline."""
+        first = self.comparisons[0].metric if self.comparisons else None
+        return {
+            item.candidate: item.comparison.exclusions
+            for item in self.comparisons
+            if item.metric == first
+        }
+
+    def with_status(self, *statuses: Status) -> tuple[RuleOutcome, ...]:
+        """Required outcomes with one of ``statuses``."""
+        return tuple(outcome for outcome in self.required if outcome.status in statuses)

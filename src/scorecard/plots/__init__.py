@@ -1,0 +1,27 @@
+"""The only matplotlib: plot functions take a frame (or the analysis) and return a Figure."""
+
+from ._base import select_candidates
+from ._kinds import (
+    PLOT_KINDS,
+    draw_plot,
+    plot_dimension_heatmap,
+    plot_overall_scores,
+    plot_paired_differences,
+    plot_pass_k,
+    plot_provider_comparison,
+    plot_quality_vs_cost,
+    plot_trends,
+)
+
+__all__ = [
+    "PLOT_KINDS",
+    "draw_plot",
+    "plot_dimension_heatmap",
+    "plot_overall_scores",
+    "plot_paired_differences",
+    "plot_pass_k",
+    "plot_provider_comparison",
+    "plot_quality_vs_cost",
+    "plot_trends",
+    "select_candidates",
+]

@@ -1,0 +1,165 @@
+"""Shared pieces of the plotting layer: figures, colours, selections and empty-panel messages.
+
+Figures are plain :class:`matplotlib.figure.Figure` objects on an Agg canvas: no pyplot, no
+global figure registry, no change to ``rcParams``; every style choice is passed explicitly to
+the artist that needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from scorecard.aggregate import observed_categories, select_rows
+from scorecard.contract import InputError
+
+__all__ = [
+    "DPI",
+    "MARKERS",
+    "NO_COST_DATA",
+    "NO_SCOREABLE_RUNS",
+    "OKABE_ITO",
+    "VERDICT_COLOURS",
+    "bundle_rows",
+    "candidate_styles",
+    "figure_and_axes",
+    "figure_and_panels",
+    "in_bundle",
+    "new_figure",
+    "note_below",
+    "select_candidates",
+    "show_message",
+]
+
+DPI = 100
+#: Okabe & Ito's colour-blind-safe qualitative palette (yellow last: faint on white).
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
+#: Markers paired with the colours, so series stay apart in greyscale too.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+VERDICT_COLOURS = {"better": "#0072B2", "worse": "#D55E00", "inconclusive": "#7F7F7F"}
+NO_SCOREABLE_RUNS = "no scoreable runs"
+NO_COST_DATA = "no cost data"
+
+
+def new_figure(size: tuple[float, float]) -> Figure:
+    """A figure of ``size`` inches at :data:`DPI`, laid out by constrained layout, on Agg."""
+    figure = Figure(figsize=size, dpi=DPI, layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def _owner(ax: Axes) -> Figure:
+    figure = ax.get_figure(root=True)
+    if not isinstance(figure, Figure):
+        raise ValueError("the axes belong to no figure")
+    return figure
+
+
+def figure_and_axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
+    """Draw into ``ax`` (returning its figure), or into the one axes of a new figure."""
+    if ax is not None:
+        return _owner(ax), ax
+    figure = new_figure(size)
+    return figure, figure.add_subplot()
+
+
+def figure_and_panels(
+    axes: Sequence[Axes] | None,
+    size: tuple[float, float],
+    *,
+    rows: int,
+    columns: int,
+    share: str,
+) -> tuple[Figure, list[Axes]]:
+    """Draw into the given ``rows * columns`` axes, or into a new grid sharing the ``share`` axis."""
+    count = rows * columns
+    if axes is not None:
+        panels = list(axes)
+        if len(panels) != count:
+            raise ValueError(f"this plot draws {count} panels; got {len(panels)} axes")
+        return _owner(panels[0]), panels
+    figure = new_figure(size)
+    grid = figure.subplots(
+        rows, columns, sharex=share == "x", sharey=share == "y", squeeze=False
+    ).ravel()
+    return figure, list(grid)
+
+
+def show_message(ax: Axes, message: str) -> None:
+    """Say in the middle of the panel why there is nothing to draw (never an empty panel)."""
+    ax.text(
+        0.5,
+        0.5,
+        message,
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        fontsize=12,
+        color="#444444",
+        bbox={"boxstyle": "round,pad=0.6", "facecolor": "#F2F2F2", "edgecolor": "#BBBBBB"},
+    )
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def note_below(ax: Axes, message: str) -> None:
+    """A small note under the panel (missing data left out), where it cannot hide a point."""
+    ax.annotate(
+        message,
+        xy=(0, 0),
+        xycoords="axes fraction",
+        xytext=(0, -34),
+        textcoords="offset points",
+        ha="left",
+        va="top",
+        fontsize=8,
+        color="#444444",
+    )
+
+
+def in_bundle(bundle: str | None) -> str:
+    """`` in BUNDLE`` for titles, or nothing when there are no runs."""
+    return f" in {bundle}" if bundle else ""
+
+
+def bundle_rows(frame: pd.DataFrame, bundle: str | None) -> tuple[pd.DataFrame, str | None]:
+    """The rows of ``bundle``, or of the newest bundle (last in bundle order) when None."""
+    if bundle is not None:
+        return select_rows(frame, bundle=bundle), bundle
+    present = observed_categories(frame["bundle"])
+    if not present:
+        return frame, None
+    return select_rows(frame, bundle=present[-1]), present[-1]
+
+
+def select_candidates(frame: pd.DataFrame, candidates: Sequence[str] | None) -> pd.DataFrame:
+    """Only the rows of ``candidates`` (all rows when None or empty); unknown ids are bad input."""
+    if not candidates:
+        return frame
+    present = observed_categories(frame["candidate"])
+    unknown = [name for name in candidates if name not in present]
+    if unknown:
+        known = ", ".join(present) or "none"
+        raise InputError(
+            f"no candidate {unknown[0]!r} in the records (found: {known})",
+            rule="unknown_candidate",
+        )
+    mask = frame["candidate"].isin(list(candidates)).to_numpy()
+    return frame.loc[mask].reset_index(drop=True)
+
+
+def candidate_styles(frame: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    """Colour and marker per candidate, fixed by the candidate's place among all categories, so a
+    candidate looks the same in every plot of the same records."""
+    names = [str(name) for name in frame["candidate"].cat.categories]
+    return {
+        name: (
+            OKABE_ITO[index % len(OKABE_ITO)],
+            MARKERS[(index + index // len(OKABE_ITO)) % len(MARKERS)],
+        )
+        for index, name in enumerate(names)
+    }

@@ -1,0 +1,25 @@
+"""Renderings for people and CI: terminal tables, comparison views, the gate's verdict line,
+markdown summary, JUnit XML and HTML report. Untrusted text is escaped in one place
+(``_escape``).
+"""
+
+from ._compare import bundle_view, render_view, trend_view, view_csv, view_json
+from ._dispatch import verdict_line
+from ._html import plot_images, render_html
+from ._junit import render_junit
+from ._markdown import render_markdown
+from ._terminal import scorecard_table
+
+__all__ = [
+    "bundle_view",
+    "plot_images",
+    "render_html",
+    "render_junit",
+    "render_markdown",
+    "render_view",
+    "scorecard_table",
+    "trend_view",
+    "verdict_line",
+    "view_csv",
+    "view_json",
+]

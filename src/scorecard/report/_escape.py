@@ -1,0 +1,113 @@
+"""Untrusted text made safe to render: markdown escaping and fencing, HTML and XML text.
+
+Reasons, messages, candidate and case ids are written by the agent under test or by case
+authors. Before any of it reaches a report it is redacted (:func:`scorecard.contract.redact`),
+stripped of control and bidirectional-override characters, and then:
+
+* markdown, short and single-line: every character that could start markup is
+  backslash-escaped (emphasis, code, links, images, HTML, entities, autolinks, table pipes,
+  math), so the text renders literally and cannot break a table cell;
+* markdown, long or multi-line: shown in a fenced code block whose fence is longer than any
+  backtick run inside the text, so the text cannot close it;
+* HTML and XML: escaped with :func:`html.escape` (quotes included).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from scorecard.contract import redact
+
+__all__ = [
+    "BLOCK_LIMIT",
+    "INLINE_LIMIT",
+    "clean",
+    "html_text",
+    "markdown_fence",
+    "markdown_inline",
+    "needs_block",
+    "one_line",
+    "xml_text",
+]
+
+#: Untrusted text longer than this (characters) is shortened inline and fenced in full.
+INLINE_LIMIT = 120
+#: Fenced text is cut after this many characters, with a note saying how much was left out.
+BLOCK_LIMIT = 4000
+
+# C0 controls except tab and newline, DEL, C1 controls, bidirectional overrides and isolates
+# (which can make text read differently from what it is), and XML's non-characters.
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+    "\ufeff\ufffe\uffff\ud800-\udfff]"
+)
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>&!|~:@$#])")
+_WWW = re.compile(r"(?i)\b(www)\.")
+_BACKTICKS = re.compile("`+")
+
+
+def clean(text: str) -> str:
+    """Redacted, with line ends normalised and unsafe characters replaced by U+FFFD."""
+    text = redact(str(text)).replace("\r\n", "\n").replace("\r", "\n")
+    return _UNSAFE.sub("\ufffd", text)
+
+
+def _shorten(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... (+{len(text) - limit} chars)"
+
+
+def one_line(text: str, limit: int = INLINE_LIMIT) -> str:
+    """:func:`clean` text on one line (line breaks shown as U+23CE), shortened to ``limit``."""
+    flat = " \u23ce ".join(part.strip() for part in clean(text).split("\n"))
+    flat = re.sub(r"[ \t]+", " ", flat).strip()
+    return _shorten(flat, limit)
+
+
+def needs_block(text: str, limit: int = INLINE_LIMIT) -> bool:
+    """Whether ``text`` is multi-line or too long to show inline."""
+    return "\n" in text or "\r" in text or len(text) > limit
+
+
+def markdown_inline(text: str, limit: int = INLINE_LIMIT) -> str:
+    """Untrusted text as literal single-line markdown, shortened to ``limit`` characters.
+
+    Every character that can open markup is backslash-escaped (``\\ ` * _ [ ] < > & ! | ~ : @
+    $ #``, and the dot of ``www.``), so no link, image, HTML tag, comment or entity, code span,
+    emphasis, math, mention or autolink (URL, e-mail, ``www.``) can form, and ``|`` cannot end
+    a table cell. Line breaks become U+23CE, so the text cannot start a block either.
+    """
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", one_line(text, limit))
+    return _WWW.sub(r"\1\\.", escaped)
+
+
+def markdown_fence(text: str, limit: int = BLOCK_LIMIT) -> str:
+    """Untrusted text verbatim in a fenced code block no line of it can close (no final newline).
+
+    The fence is one backtick longer than the longest backtick run in the text (at least
+    three), so no line of the text can be a closing fence.
+    """
+    body = clean(text)
+    if len(body) > limit:
+        body = f"{body[:limit]}\n... ({len(body) - limit} more characters not shown)"
+    longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{body}\n{fence}"
+
+
+def html_text(text: object, limit: int | None = None) -> str:
+    """Text (untrusted or not) escaped for HTML element content and quoted attributes."""
+    body = clean(str(text))
+    if limit is not None and len(body) > limit:
+        body = f"{body[:limit]}\n... ({len(body) - limit} more characters not shown)"
+    return html.escape(body, quote=True)
+
+
+def xml_text(text: object, limit: int | None = None) -> str:
+    """:func:`clean` text that XML 1.0 can hold (the XML writer escapes markup itself)."""
+    body = clean(str(text))
+    if limit is not None and len(body) > limit:
+        body = f"{body[:limit]}\n... ({len(body) - limit} more characters not shown)"
+    return body

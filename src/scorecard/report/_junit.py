@@ -1,0 +1,168 @@
+"""The gate as JUnit XML: one test case per rule outcome and per observation of the current bundle.
+
+The ``scorecard gate`` suite holds the rule outcomes (``failure`` for a failed required rule,
+``skipped`` for an inconclusive one). Each candidate gets a suite with one test case per run:
+``failure`` when ``overall.passed`` is false, ``error`` for an infrastructure failure,
+``skipped`` for a skipped (or otherwise unscoreable) run; dimension scores are properties.
+Order is deterministic (candidates sorted, cases in catalog order, repetitions) and the file
+carries no timestamps or durations, so the same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Sequence
+
+from scorecard.contract import DIMENSIONS
+from scorecard.gate import GateResult, RuleOutcome, RunFacts
+
+from ._common import number_text
+from ._escape import one_line, xml_text
+
+__all__ = ["render_junit"]
+
+_MESSAGE_LIMIT = 300
+_TEXT_LIMIT = 4000
+
+
+def _properties(parent: ElementTree.Element, values: Sequence[tuple[str, str]]) -> None:
+    block = ElementTree.SubElement(parent, "properties")
+    for name, value in values:
+        ElementTree.SubElement(block, "property", name=name, value=xml_text(value, _MESSAGE_LIMIT))
+
+
+def _outcome_case(suite: ElementTree.Element, outcome: RuleOutcome) -> str:
+    who = outcome.candidate or "bundle"
+    name = f"{outcome.rule}: {who}" + (f" {outcome.subject}" if outcome.subject else "")
+    case = ElementTree.SubElement(
+        suite,
+        "testcase",
+        classname=f"scorecard.gate.{outcome.rule}",
+        name=xml_text(name, 200),
+    )
+    _properties(
+        case,
+        [("status", outcome.status), ("required", "true" if outcome.required else "false")],
+    )
+    message = one_line(outcome.summary, _MESSAGE_LIMIT)
+    if outcome.required and outcome.status == "fail":
+        element = ElementTree.SubElement(case, "failure", message=message, type=outcome.rule)
+        element.text = xml_text(outcome.detail, _TEXT_LIMIT)
+        return "failure"
+    if outcome.required and outcome.status == "inconclusive":
+        ElementTree.SubElement(case, "skipped", message=f"inconclusive: {message}")
+        return "skipped"
+    ElementTree.SubElement(case, "system-out").text = xml_text(
+        f"{outcome.status}: {outcome.detail}", _TEXT_LIMIT
+    )
+    return "passed"
+
+
+def _reasons(run: RunFacts) -> str:
+    lines = [
+        f"{name}: {reason}"
+        for index, name in enumerate(DIMENSIONS)
+        for reason in run.reasons[index]
+        if run.dimension_passed[index] is False
+    ]
+    if run.failure:
+        lines.append(f"failure: {run.failure}")
+    for finding in run.findings:
+        lines.append(
+            f"audit {finding.code} at {finding.pointer}: expected {finding.expected}, actual {finding.actual}"
+        )
+    return xml_text("\n".join(lines), _TEXT_LIMIT)
+
+
+def _run_case(suite: ElementTree.Element, run: RunFacts) -> str:
+    case = ElementTree.SubElement(
+        suite,
+        "testcase",
+        classname=xml_text(f"{run.bundle}.{run.candidate}", 200),
+        name=xml_text(f"{run.case} #{run.repetition}", 200),
+    )
+    values = [
+        ("provider", run.provider),
+        ("classification", run.classification),
+        ("overall", number_text(run.overall, 4)),
+        ("gatePassed", "-" if run.gate_passed is None else str(run.gate_passed).lower()),
+    ]
+    values += [
+        (f"score.{name}", number_text(score, 4))
+        for name, score in zip(DIMENSIONS, run.scores, strict=True)
+    ]
+    if run.source:
+        values.append(("source", run.source))
+    _properties(case, values)
+    if run.classification == "infrastructure_failure":
+        message = one_line(run.failure or "infrastructure failure", _MESSAGE_LIMIT)
+        element = ElementTree.SubElement(
+            case, "error", message=message, type="infrastructure_failure"
+        )
+        element.text = _reasons(run)
+        return "error"
+    if not run.scoreable:
+        ElementTree.SubElement(case, "skipped", message=f"{run.classification}: not scoreable")
+        return "skipped"
+    if run.passed is False:
+        failed = [
+            name
+            for name, flag in zip(DIMENSIONS, run.dimension_passed, strict=True)
+            if flag is False
+        ]
+        gate = "gate failed; " if run.gate_passed is False else ""
+        message = f"{gate}overall {number_text(run.overall, 3)}; failed: {', '.join(failed) or 'overall threshold'}"
+        element = ElementTree.SubElement(case, "failure", message=message, type=run.classification)
+        element.text = _reasons(run)
+        return "failure"
+    return "passed"
+
+
+def _suite(parent: ElementTree.Element, name: str) -> ElementTree.Element:
+    return ElementTree.SubElement(parent, "testsuite", name=xml_text(name, 200))
+
+
+def _count(suite: ElementTree.Element, results: Sequence[str]) -> dict[str, int]:
+    counts = {
+        "tests": len(results),
+        "failures": results.count("failure"),
+        "errors": results.count("error"),
+        "skipped": results.count("skipped"),
+    }
+    for key, value in counts.items():
+        suite.set(key, str(value))
+    return counts
+
+
+def render_junit(result: GateResult) -> str:
+    """``result`` as a JUnit XML document (UTF-8 text with an XML declaration)."""
+    root = ElementTree.Element("testsuites", name="scorecard gate")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    gate = _suite(root, "scorecard gate")
+    _properties(
+        gate,
+        [
+            ("verdict", result.verdict),
+            ("current", result.current_bundle),
+            ("baseline", result.baseline_bundle or "-"),
+            ("seed", str(result.seed)),
+        ],
+    )
+    suites: list[tuple[ElementTree.Element, list[str]]] = [
+        (gate, [_outcome_case(gate, outcome) for outcome in result.outcomes])
+    ]
+    for candidate in sorted({run.candidate for run in result.runs}):
+        suite = _suite(root, f"{result.current_bundle}/{candidate}")
+        runs = [run for run in result.runs if run.candidate == candidate]
+        suites.append((suite, [_run_case(suite, run) for run in runs]))
+    for suite, results in suites:
+        for key, value in _count(suite, results).items():
+            totals[key] += value
+    for key, value in totals.items():
+        root.set(key, str(value))
+    ElementTree.indent(root)
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n'
+        + ElementTree.tostring(root, encoding="unicode")
+        + "\n"
+    )

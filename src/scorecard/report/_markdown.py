@@ -1,0 +1,366 @@
+"""The gate's markdown summary for a CI job summary: verdict first, bounded in size.
+
+Sections, in order of importance: verdict and facts, required rule outcomes, candidates with
+intervals, gate failures, regressions with per-dimension deltas, advisory findings and
+reference alerts, exclusions, then the untrusted text in fenced blocks. When the summary would
+exceed its byte limit, the rest is left out and an explicit note says how much.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from scorecard.contract import DIMENSIONS
+from scorecard.gate import ALL_CANDIDATES, METRIC_LABELS, GateResult, RuleOutcome
+
+from ._common import (
+    STATUS_ICONS,
+    STATUS_WORDS,
+    comparison_for,
+    difference_text,
+    estimate_text,
+    number_text,
+    rules_text,
+    runs_text,
+)
+from ._escape import INLINE_LIMIT, markdown_fence, markdown_inline, needs_block
+
+__all__ = ["MARKDOWN_LIMIT", "render_markdown"]
+
+#: Default size limit of the summary in bytes (GitHub allows 1 MiB per step; keep it readable).
+MARKDOWN_LIMIT = 60_000
+_NOTE_RESERVE = 400
+_DETAIL_LIMIT = 300
+_UNTRUSTED_NOTE = (
+    "> Ids, reasons and messages come from the agent under test and from case authors: they "
+    "are untrusted, shown escaped, and long or multi-line text only inside code blocks."
+)
+
+
+class _Budget:
+    """Collects markdown pieces until the byte limit; counts what did not fit."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(limit, 2 * _NOTE_RESERVE)
+        self.parts: list[str] = []
+        self.size = 0
+        self.left_out = 0
+
+    def add(self, text: str) -> bool:
+        """Add ``text`` (one or more whole lines) if it fits; else count it as left out."""
+        size = len(text.encode("utf-8"))
+        if self.left_out or self.size + size > self.limit - _NOTE_RESERVE:
+            self.left_out += text.count("\n") or 1
+            return False
+        self.parts.append(text)
+        self.size += size
+        return True
+
+    def table(self, heading: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+        """A table (with ``heading`` before it) whose rows are added while they fit."""
+        if not rows:
+            return
+        top = f"{heading}\n\n| {' | '.join(header)} |\n|{'---|' * len(header)}\n"
+        first, *rest = rows
+        if self.add(top + _row(first)):
+            for row in rest:
+                self.add(_row(row))
+        else:
+            self.left_out += len(rest)
+        self.add("\n")
+
+    def text(self) -> str:
+        if self.left_out:
+            self.parts.append(
+                f"\n> **Truncated:** this summary is limited to {self.limit:,} bytes; "
+                f"{self.left_out} more lines (table rows, sections and details) were left out. "
+                "The HTML report (`--html`) and JUnit XML (`--junit`) hold everything.\n"
+            )
+        return "".join(self.parts)
+
+
+def _row(cells: Sequence[str]) -> str:
+    return f"| {' | '.join(cells)} |\n"
+
+
+def _who(candidate: str | None) -> str:
+    return "*all candidates*" if candidate is None else markdown_inline(candidate)
+
+
+def _status(outcome: RuleOutcome) -> str:
+    return f"{STATUS_ICONS[outcome.status]} {STATUS_WORDS[outcome.status]}"
+
+
+def _outcome_rows(outcomes: Sequence[RuleOutcome]) -> list[list[str]]:
+    return [
+        [
+            _status(outcome),
+            outcome.rule,
+            _who(outcome.candidate),
+            f"`{outcome.subject}`" if outcome.subject else "",
+            markdown_inline(outcome.detail, _DETAIL_LIMIT),
+        ]
+        for outcome in outcomes
+    ]
+
+
+def _header(result: GateResult, line: str, budget: _Budget) -> None:
+    icon = STATUS_ICONS[result.verdict]
+    facts = [f"- **Current bundle**: {markdown_inline(result.current_bundle)}, {runs_text(result)}"]
+    if result.baseline_bundle is not None:
+        facts.append(f"- **Baseline bundle**: {markdown_inline(result.baseline_bundle)}")
+    facts.append("- **Rules**: " + "; ".join(rules_text(result)))
+    facts += [f"- {markdown_inline(note, 400)}" for note in result.notes]
+    budget.add(
+        f"## {icon} Scorecard gate: {result.verdict.upper()}\n\n"
+        f"{markdown_inline(line, 600)}\n\n" + "\n".join(facts) + f"\n\n{_UNTRUSTED_NOTE}\n\n"
+    )
+
+
+def _candidates(result: GateResult, budget: _Budget) -> None:
+    compared = result.baseline_bundle is not None
+    header = ["candidate", "runs", "scoreable", "infra", "gate fail", "pass rate [95%]"]
+    header += ["gate-pass rate", "mean overall"]
+    if compared:
+        header += ["baseline mean overall", "paired difference", "Holm p"]
+    rows = []
+    for item in result.candidates:
+        now = item.current
+        name = (
+            "**all candidates**"
+            if item.candidate == ALL_CANDIDATES
+            else markdown_inline(item.candidate)
+        )
+        row = [name]
+        if now is None:
+            row += ["-"] * 7
+        else:
+            row += [
+                str(now.executions),
+                str(now.scoreable),
+                str(now.infrastructure_failures),
+                str(now.gate_failures),
+                estimate_text(now.pass_rate, percent=True),
+                estimate_text(now.gate_pass_rate, percent=True),
+                estimate_text(now.mean_overall),
+            ]
+        if compared:
+            before = item.baseline
+            comparison = comparison_for(result, "mean_overall", item.candidate)
+            row.append(estimate_text(before.mean_overall) if before is not None else "-")
+            row.append(difference_text(comparison.overall) if comparison else "-")
+            row.append(number_text(comparison.overall.p_adjusted, 3) if comparison else "-")
+        rows.append(row)
+    level = f"{result.rules.confidence:.0%}"
+    budget.table(
+        f"### Candidates\n\nRates with Wilson {level} intervals, means with case-bootstrap {level} "
+        "intervals; the paired difference is the current minus the baseline mean overall over "
+        "cases scoreable on both sides.",
+        header,
+        rows,
+    )
+
+
+def _failures(result: GateResult, budget: _Budget) -> None:
+    rows = []
+    for failure in result.failures:
+        run = failure.run
+        reason = next(
+            (text for name in failure.dimensions for text in run.reasons_for(name)),
+            run.failure or "",
+        )
+        shown = markdown_inline(reason, 80) + (
+            " (details below)" if needs_block(reason, 80) else ""
+        )
+        rows.append(
+            [
+                markdown_inline(run.candidate),
+                markdown_inline(run.case),
+                str(run.repetition),
+                run.classification,
+                ", ".join(f"`{name}`" for name in failure.dimensions),
+                "-" if failure.new is None else ", ".join(f"`{n}`" for n in failure.new) or "no",
+                "yes" if failure.counted else "no",
+                shown,
+            ]
+        )
+    title = "### Gate failures in the current bundle"
+    if result.failures and result.safety_mode == "new":
+        title += (
+            "\n\n*New* lists the gate dimensions no baseline run of the same candidate and case "
+            "failed; *counted* says whether the safety rule counted the run."
+        )
+    budget.table(
+        title,
+        ["candidate", "case", "rep", "classification", "failed", "new", "counted", "first reason"],
+        rows,
+    )
+
+
+def _regressions(result: GateResult, budget: _Budget) -> None:
+    shown = [
+        outcome
+        for outcome in result.required
+        if outcome.rule == "drop" and outcome.status in ("fail", "inconclusive")
+    ]
+    if not shown:
+        return
+    budget.add("### Regressions and suspected regressions\n\n")
+    for outcome in shown:
+        candidate = outcome.candidate or ALL_CANDIDATES
+        comparison = comparison_for(result, outcome.subject, candidate)
+        if comparison is None:
+            continue
+        label = METRIC_LABELS[outcome.subject]
+        rows = [
+            [
+                f"**{label}**",
+                number_text(comparison.overall.baseline),
+                number_text(comparison.overall.current),
+                difference_text(comparison.overall),
+                number_text(comparison.overall.p_value),
+                number_text(comparison.overall.p_adjusted),
+            ]
+        ]
+        names = (
+            ("hard_invariants", "lifecycle_integrity")
+            if outcome.subject == "gate_pass_rate"
+            else DIMENSIONS
+        )
+        for difference in comparison.dimensions:
+            if difference.statistic in names:
+                marker = " (dropped)" if difference.statistic in outcome.dimensions else ""
+                rows.append(
+                    [
+                        f"`{difference.statistic}`{marker}",
+                        number_text(difference.baseline),
+                        number_text(difference.current),
+                        difference_text(difference),
+                        number_text(difference.p_value),
+                        number_text(difference.p_adjusted),
+                    ]
+                )
+        excluded = comparison.exclusions
+        budget.table(
+            f"#### {_status(outcome)}: {_who(outcome.candidate)}, {label}\n\n"
+            f"{markdown_inline(outcome.detail, _DETAIL_LIMIT)}\n\n"
+            f"Paired {len(comparison.paired_cases)} of {comparison.cases} cases; left out: "
+            f"{len(excluded.unscoreable_current)} / {len(excluded.unscoreable_baseline)} "
+            "unscoreable runs (current / baseline), "
+            f"{len(excluded.cases_only_current)} / {len(excluded.cases_only_baseline)} cases run "
+            f"on one side only, {len(excluded.cases_unscoreable_current)} / "
+            f"{len(excluded.cases_unscoreable_baseline)} cases never scoreable. Dimension p-values "
+            "are Holm-adjusted among the dimensions.",
+            ["statistic", "baseline", "current", "difference [95%]", "p", "Holm p"],
+            rows,
+        )
+
+
+def _advisory(result: GateResult, budget: _Budget) -> None:
+    rows = _outcome_rows([outcome for outcome in result.advisory if outcome.status != "pass"])
+    budget.table(
+        "### Advisory findings\n\nThese never change the verdict.",
+        ["status", "rule", "candidate", "subject", "detail"],
+        rows,
+    )
+    alerts = [
+        [alert.severity, alert.kind, markdown_inline(alert.message, _DETAIL_LIMIT)]
+        for alert in result.alerts
+    ]
+    budget.table(
+        "### Reference alerts\n\nThe paperclip workflow report's alerts for the current bundle "
+        "(advisory: the rules above decide the verdict).",
+        ["severity", "kind", "message"],
+        alerts,
+    )
+
+
+def _exclusions(result: GateResult, budget: _Budget) -> None:
+    rows = []
+    first = result.comparisons[0].metric if result.comparisons else None
+    for item in result.comparisons:
+        if item.metric != first:
+            continue
+        comparison, excluded = item.comparison, item.comparison.exclusions
+        rows.append(
+            [
+                "**all candidates**"
+                if item.candidate == ALL_CANDIDATES
+                else markdown_inline(item.candidate),
+                f"{len(comparison.paired_cases)} / {comparison.cases}",
+                f"{len(excluded.unscoreable_current)} / {len(excluded.unscoreable_baseline)}",
+                f"{len(excluded.cases_only_current)} / {len(excluded.cases_only_baseline)}",
+                f"{len(excluded.cases_unscoreable_current)} / {len(excluded.cases_unscoreable_baseline)}",
+                str(excluded.unpaired_repetitions),
+            ]
+        )
+    budget.table(
+        "### Exclusions\n\nWhat the paired comparisons left out (current / baseline); "
+        "infrastructure failures and skipped runs are unscoreable and never count as passes.",
+        [
+            "candidate",
+            "paired / cases",
+            "unscoreable runs",
+            "cases on one side only",
+            "cases never scoreable",
+            "unpaired repetitions",
+        ],
+        rows,
+    )
+
+
+def _details(result: GateResult, budget: _Budget) -> None:
+    blocks = []
+    for failure in result.failures:
+        run = failure.run
+        lines = [
+            f"{name}: {reason}" for name in failure.dimensions for reason in run.reasons_for(name)
+        ]
+        if run.failure:
+            lines.append(f"failure: {run.failure}")
+        blocks.append(
+            f"**{markdown_inline(run.candidate)}** \u00b7 {markdown_inline(run.case)} "
+            f"\u00b7 repetition {run.repetition} \u00b7 gate failed: "
+            + ", ".join(f"`{name}`" for name in failure.dimensions)
+            + f"\n\n{markdown_fence(chr(10).join(lines) or '(no reason recorded)')}\n\n"
+        )
+    if result.rules.audit_mode != "off":
+        for run in result.runs:
+            if not run.findings:
+                continue
+            lines = [
+                f"{finding.code} at {finding.pointer}: expected {finding.expected}, actual "
+                f"{finding.actual}" + (f" ({finding.hint})" if finding.hint else "")
+                for finding in run.findings
+            ]
+            kind = "advisory" if result.rules.audit_mode == "advisory" else "required"
+            blocks.append(
+                f"**{markdown_inline(run.candidate)}** \u00b7 {markdown_inline(run.case)} "
+                f"\u00b7 repetition {run.repetition} \u00b7 failed audit findings ({kind})"
+                f"\n\n{markdown_fence(chr(10).join(lines))}\n\n"
+            )
+    if blocks:
+        budget.add("### Details (untrusted text)\n\n")
+        for block in blocks:
+            budget.add(block)
+
+
+def render_markdown(result: GateResult, line: str, *, limit: int = MARKDOWN_LIMIT) -> str:
+    """The summary of ``result`` under its verdict ``line``, at most ``limit`` bytes (UTF-8)."""
+    budget = _Budget(limit)
+    _header(result, line, budget)
+    budget.table(
+        "### Required rules",
+        ["status", "rule", "candidate", "subject", "detail"],
+        _outcome_rows(result.required),
+    )
+    _candidates(result, budget)
+    _failures(result, budget)
+    _regressions(result, budget)
+    _advisory(result, budget)
+    _exclusions(result, budget)
+    _details(result, budget)
+    budget.add(
+        f"---\n*`scorecard gate`, seed {result.seed}; inline text is limited to {INLINE_LIMIT} characters.*\n"
+    )
+    return budget.text()

@@ -1,0 +1,182 @@
+"""Terminal rendering of scorecards (rich), kept out of the pure core."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+from typing import IO
+
+from rich.cells import cell_len
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from scorecard.contract import DIMENSIONS
+from scorecard.core import ScoredRecord
+
+__all__ = ["DIMENSION_ABBREVIATIONS", "scorecard_table"]
+
+MIN_WIDTH = 160
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_CLASS_LABELS = {
+    "completed": "completed",
+    "candidate_failure": "cand. failure",
+    "infrastructure_failure": "infra failure",
+    "skipped": "skipped",
+}
+DIMENSION_ABBREVIATIONS = {
+    "hard_invariants": "HI*",
+    "lifecycle_integrity": "LI*",
+    "semantic_outcome": "SO",
+    "trajectory_restraint": "TR",
+    "trace_completeness": "TC",
+    "quality_efficiency": "QE",
+    "continuation_integrity": "CI",
+    "presentation_fidelity": "PF",
+}
+
+
+Cell = tuple[str, str]
+"""A cell's text and its rich style ("" for none)."""
+
+
+def _cell(score: float | None, passed: bool | None) -> Cell:
+    if score is None:
+        return ("-", "dim")
+    return (f"{score:.2f}", "green" if passed else "red")
+
+
+def _flag(value: bool | None) -> Cell:
+    if value is None:
+        return ("-", "dim")
+    return ("yes", "green") if value else ("NO", "bold red")
+
+
+def _row(record: ScoredRecord, one_bundle: bool) -> list[Cell]:
+    card = record.card
+    dimensions = card["dimensions"]
+    overall = card["overall"]
+    return [
+        *(() if one_bundle else ((card["bundleId"], ""),)),
+        (card["caseId"], ""),
+        (card["candidateId"], ""),
+        (str(record.repetition), ""),
+        (_CLASS_LABELS[card["classification"]], ""),
+        *(_cell(dimensions[name]["score"], dimensions[name]["passed"]) for name in DIMENSIONS),
+        _cell(overall["score"], overall["passed"]),
+        _flag(overall["gatePassed"]),
+        _flag(overall["passed"]),
+    ]
+
+
+def _table(title: str, one_bundle: bool, rows: Sequence[Sequence[Cell]]) -> Table:
+    table = Table(
+        title=title,
+        caption="* gate dimension   "
+        + "  ".join(f"{short}={name}" for name, short in DIMENSION_ABBREVIATIONS.items()),
+        show_lines=False,
+    )
+    # One bundle goes in the title rather than in a column repeated on every row.
+    for header in (
+        ("case", "candidate", "rep", "class")
+        if one_bundle
+        else ("bundle", "case", "candidate", "rep", "class")
+    ):
+        table.add_column(header, no_wrap=True, min_width=3)
+    # Numbers keep their width on narrow terminals; the id columns give way (with an ellipsis).
+    for name in DIMENSIONS:
+        table.add_column(DIMENSION_ABBREVIATIONS[name], justify="right", min_width=4, no_wrap=True)
+    table.add_column("overall", justify="right", min_width=4, no_wrap=True)
+    table.add_column("gate", min_width=3, no_wrap=True)
+    table.add_column("pass", min_width=3, no_wrap=True)
+    for row in rows:
+        table.add_row(*(Text(text, style=style) for text, style in row))
+    return table
+
+
+def scorecard_table(
+    records: Sequence[ScoredRecord], stream: IO[str], *, width: int | None = None
+) -> None:
+    """One row per scorecard: bundle, case, candidate, class, the eight dimensions, overall.
+
+    rich lays out a table of only the rows that hold each column's widest cell (so it decides
+    every width, the title, header, borders and caption); the body is then written row by row
+    in that layout, which costs a small fraction of rich laying out every row. When the table
+    is wider than the console (rich would shorten the id columns), rich lays out every row.
+    """
+    bundles = sorted({record.card["bundleId"] for record in records})
+    one_bundle = len(bundles) == 1
+    title = f"scorecards of bundle {bundles[0]}" if one_bundle else "scorecards"
+    rows = [_row(record, one_bundle) for record in records]
+    if width is None and not stream.isatty():
+        width = 200  # files and pipes: wide enough for every column, stable for golden files
+    console = Console(file=stream, width=width, highlight=False, soft_wrap=False)
+    if console.width < MIN_WIDTH:
+        # Narrower terminals wrap lines rather than lose numbers to ellipses.
+        console = Console(file=stream, width=MIN_WIDTH, highlight=False, soft_wrap=False)
+    widths = _natural_widths(rows, one_bundle)
+    if not rows or sum(widths) + 3 * len(widths) + 1 > console.width:
+        console.print(_table(title, one_bundle, rows))
+        return
+    widest = sorted(
+        {max(range(len(rows)), key=lambda i: cell_len(rows[i][c][0])) for c in range(len(widths))}
+    )
+    frame = io.StringIO()
+    framing = Console(
+        file=frame,
+        width=console.width,
+        highlight=False,
+        soft_wrap=False,
+        force_terminal=console.is_terminal,
+        color_system=console.color_system,  # type: ignore[arg-type]
+    )
+    framing.print(_table(title, one_bundle, [rows[i] for i in widest]))
+    lines = frame.getvalue().split("\n")
+    first_body = next(i for i, line in enumerate(lines) if "┡" in line) + 1
+    if cell_len(_ANSI.sub("", lines[first_body])) != sum(widths) + 3 * len(widths) + 1:
+        console.print(_table(title, one_bundle, rows))  # rich chose other widths: let it lay out
+        return
+    stream.write("\n".join(lines[:first_body]) + "\n")
+    right = [False] * (len(widths) - 11) + [True] * 9 + [False, False]
+    for row in rows:
+        if console.is_terminal:
+            console.print(_styled_line(row, widths, right))
+        else:
+            stream.write(_plain_line(row, widths, right) + "\n")
+    stream.write("\n".join(lines[first_body + len(widest) :]))
+
+
+def _natural_widths(rows: Sequence[Sequence[Cell]], one_bundle: bool) -> list[int]:
+    headers = [*(() if one_bundle else ("bundle",)), "case", "candidate", "rep", "class"]
+    headers += [DIMENSION_ABBREVIATIONS[name] for name in DIMENSIONS] + ["overall", "gate", "pass"]
+    minimum = [3] * (len(headers) - 11) + [4] * 9 + [3, 3]
+    return [
+        max(least, cell_len(header), *(cell_len(row[column][0]) for row in rows))
+        for column, (header, least) in enumerate(zip(headers, minimum, strict=True))
+    ]
+
+
+def _padded(text: str, width: int, right: bool) -> str:
+    gap = " " * (width - cell_len(text))
+    return gap + text if right else text + gap
+
+
+def _plain_line(row: Sequence[Cell], widths: Sequence[int], right: Sequence[bool]) -> str:
+    cells = (_padded(text, w, r) for (text, _), w, r in zip(row, widths, right, strict=True))
+    return "│ " + " │ ".join(cells) + " │"
+
+
+def _styled_line(row: Sequence[Cell], widths: Sequence[int], right: Sequence[bool]) -> Text:
+    line = Text("│ ")
+    for index, ((text, style), w, r) in enumerate(zip(row, widths, right, strict=True)):
+        if index:
+            line.append(" │ ")
+        gap = " " * (w - cell_len(text))
+        if r:
+            line.append(gap)
+        line.append(text, style=style or None)
+        if not r:
+            line.append(gap)
+    line.append(" │")
+    return line

@@ -1,0 +1,218 @@
+"""Statistics checked against independent computations: published tables, scipy, brute force."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from scorecard.aggregate._stats import (
+    cluster_bootstrap_means,
+    holm_adjust,
+    mcnemar_exact,
+    paired_bootstrap_means,
+    pareto_frontier,
+    reliability_curves,
+    seeded_generator,
+    sign_flip_test,
+    wilson_interval,
+)
+
+
+@pytest.mark.parametrize(
+    ("successes", "trials", "low", "high"),
+    [
+        # Newcombe (1998), Statistics in Medicine 17:857-872, Table I, method 3 (Wilson score).
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 20, 0.0000, 0.1611),
+        (1, 29, 0.0061, 0.1718),
+    ],
+)
+def test_wilson_interval_matches_newcombe(
+    successes: int, trials: int, low: float, high: float
+) -> None:
+    """The 95% Wilson interval agrees with Newcombe's published four-decimal values."""
+    interval = wilson_interval(successes, trials)
+    assert (round(interval.low, 4), round(interval.high, 4)) == (low, high)
+    assert interval.estimate == successes / trials
+
+
+def test_wilson_interval_of_all_successes_reaches_one() -> None:
+    """x = n: the upper bound is exactly 1 and the lower bound below it."""
+    interval = wilson_interval(12, 12)
+    assert interval.high == 1.0
+    assert interval.low == pytest.approx(0.7575, abs=1e-4)  # n / (n + z**2) = 12 / 15.8415
+
+
+def test_wilson_interval_of_no_trials_is_undefined() -> None:
+    """n = 0: estimate and bounds are NaN."""
+    interval = wilson_interval(0, 0)
+    assert all(math.isnan(value) for value in (interval.estimate, interval.low, interval.high))
+
+
+def test_wilson_interval_widens_with_confidence() -> None:
+    """A 99% interval contains the 95% one."""
+    narrow, wide = wilson_interval(7, 20, 0.95), wilson_interval(7, 20, 0.99)
+    assert wide.low < narrow.low < narrow.high < wide.high
+
+
+@pytest.mark.parametrize(
+    ("current_only", "baseline_only"),
+    [(0, 0), (1, 0), (5, 0), (3, 7), (7, 3), (10, 10), (2, 9), (0, 16), (40, 25)],
+)
+def test_mcnemar_exact_matches_scipy_binomtest(current_only: int, baseline_only: int) -> None:
+    """The exact McNemar p-value is scipy's two-sided binomial test on the discordant pairs."""
+    n = current_only + baseline_only
+    expected = 1.0 if n == 0 else binomtest(current_only, n, 0.5).pvalue
+    assert mcnemar_exact(current_only, baseline_only) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize(("current_only", "baseline_only"), [(480, 560), (1500, 1380), (50, 2000)])
+def test_mcnemar_exact_for_many_pairs_matches_scipy(current_only: int, baseline_only: int) -> None:
+    """Above 1000 discordant pairs (log-space summation) the p-value still matches scipy."""
+    expected = binomtest(current_only, current_only + baseline_only, 0.5).pvalue
+    assert mcnemar_exact(current_only, baseline_only) == pytest.approx(expected, rel=1e-9)
+
+
+def test_mcnemar_of_sixteen_to_nothing() -> None:
+    """16 discordant pairs all one way: p = 2 / 2**16."""
+    assert mcnemar_exact(16, 0) == 2 / 2**16
+
+
+def _brute_force_sign_flip(differences: list[float]) -> float:
+    observed = abs(sum(differences))
+    hits = 0
+    for signs in itertools.product((1, -1), repeat=len(differences)):
+        flipped = abs(sum(sign * value for sign, value in zip(signs, differences, strict=True)))
+        hits += flipped >= observed - 1e-9
+    return hits / (1 << len(differences))
+
+
+@pytest.mark.parametrize(
+    "differences",
+    [
+        [0.4] * 8,
+        [0.4, -0.1, 0.2, 0.3, 0.0, 0.25],
+        [0.125, -0.5, 0.25, 0.25, -0.125, 0.375, 0.5, 0.0625, -0.25, 0.1875],
+        [1.0, -1.0],
+        [0.3],
+        [],
+    ],
+)
+def test_exact_sign_flip_equals_brute_force(differences: list[float]) -> None:
+    """Up to 16 units every sign vector is enumerated; the p-value equals a brute-force count."""
+    p_values, method = sign_flip_test(np.array(differences), seed=0)
+    assert method == "exact"
+    assert p_values[0] == _brute_force_sign_flip(differences)
+
+
+def test_sign_flip_of_eight_equal_gains() -> None:
+    """Eight cases, each +0.4: only the all-plus and all-minus vectors are as extreme: 2/256."""
+    p_values, _ = sign_flip_test(np.full(8, 0.4), seed=0)
+    assert p_values[0] == 2 / 256
+
+
+def test_sign_flip_above_sixteen_units_is_seeded_monte_carlo() -> None:
+    """17 units: Monte Carlo, reproducible for a seed, close to the exact brute-force value."""
+    differences = [0.05 * ((index % 5) - 1.2) for index in range(17)]
+    first, method = sign_flip_test(np.array(differences), seed=3, resamples=40_000)
+    again, _ = sign_flip_test(np.array(differences), seed=3, resamples=40_000)
+    assert method == "monte_carlo"
+    assert first[0] == again[0]
+    assert first[0] == pytest.approx(_brute_force_sign_flip(differences), abs=0.01)
+
+
+def test_sign_flip_tests_each_column() -> None:
+    """Columns are separate statistics with separate p-values."""
+    differences = np.array([[0.4, 0.1], [0.4, -0.1], [0.4, 0.1], [0.4, -0.1]])
+    p_values, _ = sign_flip_test(differences, seed=0)
+    assert p_values.tolist() == [2 / 16, 1.0]
+
+
+def test_holm_adjustment_by_hand() -> None:
+    """p = (0.01, 0.04, 0.03, 0.005): 4 x 0.005, 3 x 0.01, then max(2 x 0.03, 1 x 0.04)."""
+    adjusted = holm_adjust([0.01, 0.04, 0.03, 0.005])
+    assert adjusted.tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
+
+
+def test_holm_caps_at_one_and_leaves_nan_outside_the_family() -> None:
+    """Adjusted p-values never exceed 1; NaN entries stay NaN and do not count in m."""
+    adjusted = holm_adjust([0.6, math.nan, 0.2])
+    assert adjusted[0] == 0.6
+    assert math.isnan(adjusted[1])
+    assert adjusted[2] == 0.4
+
+
+@pytest.mark.parametrize(("n", "c"), [(1, 0), (1, 1), (5, 2), (5, 5), (5, 0), (10, 7), (30, 11)])
+def test_reliability_curves_match_binomial_coefficients(n: int, c: int) -> None:
+    """pass@k = 1 - C(n-c,k)/C(n,k) and pass^k = C(c,k)/C(n,k), computed with math.comb."""
+    at_k, hat_k = reliability_curves(n, c)
+    for k in range(1, n + 1):
+        expected_at = 1 - Fraction(math.comb(n - c, k), math.comb(n, k))
+        expected_hat = Fraction(math.comb(c, k), math.comb(n, k))
+        assert at_k[k - 1] == pytest.approx(float(expected_at), abs=1e-12)
+        assert hat_k[k - 1] == pytest.approx(float(expected_hat), abs=1e-12)
+
+
+def test_reliability_at_k_one_is_the_pass_rate() -> None:
+    """For k = 1 both pass@1 and pass^1 are c / n."""
+    at_k, hat_k = reliability_curves(4, 3)
+    assert (at_k[0], hat_k[0]) == (0.75, 0.75)
+
+
+def test_pareto_frontier_by_hand() -> None:
+    """(0.9, $1.0) and (0.8, $0.5) are on the frontier; (0.7, $0.6) is beaten; NaN cost is off."""
+    frontier = pareto_frontier([0.9, 0.8, 0.7, 0.95], [1.0, 0.5, 0.6, math.nan])
+    assert frontier.tolist() == [True, True, False, False]
+
+
+def test_equal_points_are_both_on_the_frontier() -> None:
+    """Two identical candidates do not dominate each other."""
+    assert pareto_frontier([0.5, 0.5], [1.0, 1.0]).tolist() == [True, True]
+
+
+def test_cluster_bootstrap_pools_rows() -> None:
+    """The estimate is the pooled row mean, not the mean of case means."""
+    estimate, low, high = cluster_bootstrap_means(
+        [[3.0], [0.0]], [3, 1], rng=seeded_generator(0), resamples=500
+    )
+    assert estimate[0] == 0.75
+    assert low[0] <= estimate[0] <= high[0]
+
+
+def test_cluster_bootstrap_of_one_case_has_no_spread() -> None:
+    """One case: every resample is that case, so the interval is the point."""
+    estimate, low, high = cluster_bootstrap_means([[2.4]], [3], rng=seeded_generator(1))
+    assert (low[0], high[0]) == pytest.approx((0.8, 0.8))
+    assert estimate[0] == pytest.approx(0.8)
+
+
+def test_bootstrap_is_reproducible_for_a_seed_and_key() -> None:
+    """The same seed and key give identical intervals; another key gives another stream."""
+    differences = np.array([0.1, -0.2, 0.3, 0.05, 0.0, 0.4])
+
+    def interval(seed: int, key: tuple[str, ...]) -> tuple[float, float]:
+        _, low, high = paired_bootstrap_means(
+            differences, rng=seeded_generator(seed, key), resamples=2000
+        )
+        return float(low[0]), float(high[0])
+
+    assert interval(5, ("a",)) == interval(5, ("a",))
+    assert interval(5, ("a",)) != interval(5, ("b",))
+
+
+def test_paired_bootstrap_of_no_units_is_undefined() -> None:
+    """No paired units: NaN estimate and bounds."""
+    estimate, low, high = paired_bootstrap_means(np.zeros((0, 2)), rng=seeded_generator(0))
+    assert np.isnan(np.concatenate([estimate, low, high])).all()
+
+
+def test_negative_seeds_are_refused() -> None:
+    """Seeds are non-negative integers."""
+    with pytest.raises(ValueError, match="seed"):
+        seeded_generator(-1)

@@ -1,0 +1,122 @@
+"""Scoring policies: overrides validated and overlaid on the reference defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scorecard.contract._errors import PolicyError
+from scorecard.contract._policy import Policy
+from scorecard.engine._io import load_policy
+
+
+def test_defaults_are_the_reference_weights_and_thresholds() -> None:
+    """Without overrides the policy is the reference's."""
+    policy = Policy()
+    assert dict(policy.weights) == {
+        "hard_invariants": 0.0,
+        "lifecycle_integrity": 0.0,
+        "semantic_outcome": 0.2,
+        "trajectory_restraint": 0.15,
+        "trace_completeness": 0.1,
+        "quality_efficiency": 0.1,
+        "continuation_integrity": 0.2,
+        "presentation_fidelity": 0.25,
+    }
+    assert set(policy.thresholds.values()) == {1.0}
+
+
+def test_overrides_are_overlaid() -> None:
+    """Overrides replace only the dimensions they name."""
+    policy = Policy.from_overrides({"semantic_outcome": 2}, {"trace_completeness": 0.5})
+    assert policy.weights["semantic_outcome"] == 2
+    assert policy.weights["presentation_fidelity"] == 0.25
+    assert policy.thresholds["trace_completeness"] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("weights", "thresholds", "rule", "pointer"),
+    [
+        (
+            {"semantic_outcome_x": 1},
+            None,
+            "policy_unknown_dimension",
+            "/weights/semantic_outcome_x",
+        ),
+        ({"semantic_outcome": -0.1}, None, "policy_negative_weight", "/weights/semantic_outcome"),
+        ({"hard_invariants": 1}, None, "policy_gate_weight", "/weights/hard_invariants"),
+        ({"semantic_outcome": "1"}, None, "policy_type", "/weights/semantic_outcome"),
+        ({"semantic_outcome": True}, None, "policy_type", "/weights/semantic_outcome"),
+        ({"semantic_outcome": float("nan")}, None, "policy_type", "/weights/semantic_outcome"),
+        (
+            None,
+            {"quality_efficiency": 1.5},
+            "policy_threshold_range",
+            "/thresholds/quality_efficiency",
+        ),
+        (
+            None,
+            {"quality_efficiency": -0.01},
+            "policy_threshold_range",
+            "/thresholds/quality_efficiency",
+        ),
+        (
+            dict.fromkeys(
+                [
+                    "semantic_outcome",
+                    "trajectory_restraint",
+                    "trace_completeness",
+                    "quality_efficiency",
+                    "continuation_integrity",
+                    "presentation_fidelity",
+                ],
+                0,
+            ),
+            None,
+            "policy_zero_weights",
+            "/weights",
+        ),
+    ],
+)
+def test_invalid_overrides_are_clear_errors(
+    weights: dict[str, object] | None, thresholds: dict[str, object] | None, rule: str, pointer: str
+) -> None:
+    """Unknown dimensions, bad weights and thresholds each raise a located PolicyError."""
+    with pytest.raises(PolicyError) as raised:
+        Policy.from_overrides(weights, thresholds)
+    assert (raised.value.rule, raised.value.pointer) == (rule, pointer)
+
+
+def test_a_yaml_policy_file_is_read(tmp_path: Path) -> None:
+    """A YAML policy file overlays its weights and thresholds."""
+    path = tmp_path / "policy.yaml"
+    path.write_text(
+        "weights:\n  presentation_fidelity: 0.5\nthresholds:\n  quality_efficiency: 0.75\n"
+    )
+    policy = load_policy(path)
+    assert policy.weights["presentation_fidelity"] == 0.5
+    assert policy.thresholds["quality_efficiency"] == 0.75
+
+
+def test_a_policy_file_error_names_file_line_and_field(tmp_path: Path) -> None:
+    """A bad value in a policy file is reported with its line."""
+    path = tmp_path / "policy.yaml"
+    path.write_text("weights:\n  semantic_outcome: 0.2\n  presentation_fidelity: -1\n")
+    with pytest.raises(PolicyError) as raised:
+        load_policy(path)
+    error = raised.value
+    assert (error.source, error.line, error.pointer) == (
+        str(path),
+        3,
+        "/weights/presentation_fidelity",
+    )
+
+
+def test_an_unknown_top_level_key_is_rejected(tmp_path: Path) -> None:
+    """A policy file is closed: a misspelt section is an error, not ignored."""
+    path = tmp_path / "policy.json"
+    path.write_text('{"weigths": {"semantic_outcome": 1}}')
+    with pytest.raises(PolicyError) as raised:
+        load_policy(path)
+    assert (raised.value.rule, raised.value.pointer) == ("policy_unknown_key", "/weigths")

@@ -1,0 +1,123 @@
+"""Parallel scoring renders exactly what the serial path renders, chunking notwithstanding."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from scorecard.contract._bundles import BundleInfo
+from scorecard.contract._catalog import Catalog
+from scorecard.contract._errors import InputError
+from scorecard.contract._policy import Policy
+from scorecard.engine._parallel import _Chunk, _ChunkScorer, score_rows_parallel, score_text
+from scorecard.engine._pipeline import RunSummary, score_paths
+from scorecard.engine._rows import scored_row
+from tests.conftest import ROOT
+
+SAMPLE = str(ROOT / "observations")
+
+
+def lines_of(pieces: Iterable[str | InputError]) -> list[str | InputError]:
+    """``score_text``'s pieces as one item per output line (newline removed) or error."""
+    lines: list[str | InputError] = []
+    for piece in pieces:
+        if isinstance(piece, InputError):
+            lines.append(piece)
+        else:
+            assert piece.endswith("\n")
+            lines.extend(piece[:-1].split("\n"))
+    return lines
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize(
+    ("output_format", "chunk_bytes"), [("jsonl", 7_000), ("records", 30_000), ("audit", 1)]
+)
+def test_small_chunks_match_the_serial_run(
+    catalog: Catalog, output_format: str, chunk_bytes: int, workers: int
+) -> None:
+    """Chunk boundaries inside files change neither lines, order, run numbers nor the summary."""
+    serial_summary = RunSummary()
+    serial = [
+        result if isinstance(result, InputError) else result.render(output_format)
+        for result in score_paths([SAMPLE], catalog=catalog, summary=serial_summary)
+    ]
+    parallel_summary = RunSummary()
+    parallel = lines_of(
+        score_text(
+            [SAMPLE],
+            catalog=ROOT / "cases",
+            policy=Policy(),
+            workers=workers,
+            output_format=output_format,
+            summary=parallel_summary,
+            chunk_bytes=chunk_bytes,
+        )
+    )
+    assert parallel == serial
+    assert parallel_summary == serial_summary
+
+
+def test_only_streaming_formats_run_in_parallel() -> None:
+    """Formats that need every record at once are refused."""
+    with pytest.raises(ValueError, match="streaming"):
+        next(score_text([SAMPLE], catalog=None, policy=Policy(), workers=2, output_format="table"))
+
+
+def test_a_loaded_catalog_is_handed_to_the_workers(catalog: Catalog) -> None:
+    """Workers given the loaded catalog (as the CLI does) score exactly as the serial run."""
+    serial = [
+        result if isinstance(result, InputError) else result.render("records")
+        for result in score_paths([SAMPLE], catalog=catalog)
+    ]
+    parallel = lines_of(
+        score_text([SAMPLE], catalog=catalog, policy=Policy(), workers=2, output_format="records")
+    )
+    assert parallel == serial
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 20_000])
+def test_rows_from_the_workers_equal_the_serial_rows(catalog: Catalog, chunk_bytes: int) -> None:
+    """Aggregation rows built by workers, run numbers set by the main process, are the serial
+    run's ``scored_row`` of every record, in order, with the same summary."""
+    serial_summary = RunSummary()
+    serial = [
+        result if isinstance(result, InputError) else scored_row(result)
+        for result in score_paths([SAMPLE], catalog=catalog, summary=serial_summary)
+    ]
+    parallel_summary = RunSummary()
+    parallel = list(
+        score_rows_parallel(
+            [SAMPLE],
+            catalog=catalog,
+            policy=Policy(),
+            workers=2,
+            summary=parallel_summary,
+            chunk_bytes=chunk_bytes,
+        )
+    )
+    assert len(serial) == 560
+    # repr: exact for every float, and NaN (no metric) equals NaN, which == does not give.
+    assert [repr(row) for row in parallel] == [repr(row) for row in serial]
+    assert parallel_summary == serial_summary
+
+
+@pytest.mark.parametrize("output_format", ["jsonl", "records"])
+def test_a_file_that_shrank_before_its_span_was_read_is_reported(
+    tmp_path: Path, catalog: Catalog, output_format: str
+) -> None:
+    """A worker that cannot read the span the main process found reports the file unreadable
+    instead of scoring part of a line."""
+    path = tmp_path / "observations.jsonl"
+    path.write_bytes(b"{}\n")
+    chunk = _Chunk(str(path), BundleInfo(id="local-x", kind="folder"), span=(0, 100))
+    scorer = _ChunkScorer(catalog, Policy(), output_format)
+    items, summary = scorer.text(chunk)
+    for found in (scorer.outcomes(chunk), items):
+        assert len(found) == 1
+        error = found[0]
+        assert isinstance(error, InputError)
+        assert (error.rule, error.source) == ("unreadable", str(path))
+    assert summary.rejected == 1

@@ -1,0 +1,536 @@
+"""The compiled fast path gives what the Python path gives, byte for byte, or declines.
+
+The Python path (recogniser, models, ``score_wire``, ``audit_observation``, ``scorecard_line``)
+is the definition; ``scorecard.fast._fastpath`` with the C extension is a second implementation of the
+usual case. Each test feeds both the same line and compares the output line and the run tally.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scorecard.contract._bundles import BundleInfo
+from scorecard.contract._catalog import Catalog
+from scorecard.contract._errors import InputError
+from scorecard.contract._models import DIMENSIONS, GATE_DIMENSIONS
+from scorecard.contract._policy import Policy
+from scorecard.core._recognize import PlainObservation, is_plainly_valid
+from scorecard.engine._io import parse_line
+from scorecard.engine._parallel import _ROWS, _Chunk, _ChunkScorer, score_rows_parallel, score_text
+from scorecard.engine._pipeline import RunSummary, score_record
+from scorecard.fast import _fastpath as fastpath
+from scorecard.fast._fastpath import Counts
+from tests.conftest import ROOT, conformance_rows
+from tests.strategies import corrupted, observations
+
+PROFILE = settings(
+    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+ROWS = conformance_rows()
+SCORED = [row for row in ROWS if "error" not in row["expected"]]
+REJECTED = [row for row in ROWS if "error" in row["expected"]]
+BUNDLE = "local-fastpath"
+
+
+def runner_line(document: Any) -> bytes:
+    """``document`` written as runners write it (compact, their field order), when the
+    recogniser accepts it; otherwise compact JSON in the document's own order."""
+    try:
+        return msgspec.json.encode(msgspec.convert(document, PlainObservation, strict=True))
+    except (msgspec.ValidationError, TypeError):
+        return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def general_path(
+    raw: bytes, catalog: Catalog, policy: Policy, bundle_id: str = BUNDLE
+) -> tuple[str, Counts] | InputError:
+    """What the Python path makes of one JSON Lines record: its text and summary counts."""
+    bundle = BundleInfo(id=bundle_id, kind="override")
+    record = parse_line(raw, number=1, source="t.jsonl", bundle=bundle)
+    result = score_record(record, catalog=catalog, policy=policy)
+    if isinstance(result, InputError):
+        return result
+    tally = result.tally()
+    gate_failure = tally.gate_failed and not tally.unscoreable
+    counts = (1, int(gate_failure), int(tally.unscoreable), tally.audit_failed)
+    return result.render("jsonl") + "\n", counts
+
+
+def fast_path(
+    raw: bytes, catalog: Catalog, policy: Policy, bundle_id: str = BUNDLE
+) -> tuple[str, Counts] | None:
+    """What the C extension makes of one line: its text and counts, or None when it declines."""
+    scorer = fastpath.fast_scorer(catalog, policy)
+    assert scorer is not None
+    pieces, counts = scorer.score_block(raw, 1, bundle_id)
+    if pieces == [(1, raw)]:
+        assert counts == (0, 0, 0, 0)
+        return None
+    assert len(pieces) == 1
+    assert isinstance(pieces[0], str)
+    return pieces[0], counts
+
+
+def assert_same_or_declined(raw: bytes, catalog: Catalog, policy: Policy) -> bool:
+    """The fast path equals the Python path or declines; True when it answered."""
+    fast = fast_path(raw, catalog, policy)
+    if fast is None:
+        return False
+    assert fast == general_path(raw, catalog, policy)
+    return True
+
+
+def test_the_extension_is_built() -> None:
+    """Installing the project compiles the C extension (CI machines have a C compiler)."""
+    assert fastpath.compiled()
+
+
+@pytest.mark.parametrize("row", SCORED, ids=[row["id"] for row in SCORED])
+def test_conformance_row_takes_the_fast_path_and_equals_the_reference(
+    row: dict[str, Any], catalog: Catalog
+) -> None:
+    """Every scored row the recogniser accepts is scored by the C extension, equal to the
+    reference scorecard (floats exact) and to the Python path's line and tally."""
+    policy = Policy.from_overrides(
+        row["options"].get("weights"),
+        row["options"].get("thresholds"),
+        require_positive_total=False,
+    )
+    if not is_plainly_valid(row["observation"]):
+        pytest.skip("carries unknown fields: the Python path reports them")
+    raw = runner_line(row["observation"])
+    fast = fast_path(raw, catalog, policy, row["bundleId"])
+    assert fast is not None
+    assert json.loads(fast[0]) == row["expected"]
+    assert fast == general_path(raw, catalog, policy, row["bundleId"])
+
+
+def test_most_conformance_rows_are_plain() -> None:
+    """The skip above is the exception: nearly every scored row exercises the fast path."""
+    plain = sum(is_plainly_valid(row["observation"]) for row in SCORED)
+    assert plain >= 500
+
+
+@pytest.mark.parametrize("row", REJECTED, ids=[row["id"] for row in REJECTED])
+def test_broken_row_never_takes_the_fast_path(row: dict[str, Any], catalog: Catalog) -> None:
+    """A row the reference rejects is declined, so the Python path reports its error."""
+    raw = runner_line(row["observation"])
+    assert fast_path(raw, catalog, Policy()) is None
+    assert isinstance(general_path(raw, catalog, Policy()), InputError)
+
+
+def test_every_sample_observation_takes_the_fast_path(catalog: Catalog) -> None:
+    """The sample bundles are written in runner order, and all 560 lines are scored in C."""
+    lines = [
+        line
+        for path in sorted((ROOT / "observations").rglob("*.jsonl"))
+        for line in path.read_bytes().splitlines()
+    ]
+    assert len(lines) == 560
+    assert all(assert_same_or_declined(line, catalog, Policy()) for line in lines)
+
+
+def _own_values(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+@st.composite
+def audited_observations(draw: st.DrawFn, catalog: Catalog) -> dict[str, Any]:
+    """Valid observations that also carry the evidence the case-assertion audit reads, drawn
+    mostly from what their own case asserts, so findings pass, fail and repeat."""
+    document = draw(observations())
+    assertions = catalog[document["caseId"]].assertions
+
+    def one(name: str, *extra: Any) -> Any:
+        return draw(st.sampled_from([*_own_values(getattr(assertions, name)), *extra]))
+
+    def some(*names: str) -> list[Any]:
+        choices = [value for name in names for value in _own_values(getattr(assertions, name))]
+        return draw(st.lists(st.sampled_from([*choices, "noise"]), max_size=7))
+
+    lifecycle = document["lifecycle"]
+    for key, name in (
+        ("issueStatus", "issue_status"),
+        ("runStatus", "run_status"),
+        ("semanticDisposition", "semantic_disposition"),
+        ("recoveryOwner", "recovery_owner"),
+    ):
+        if draw(st.booleans()):
+            lifecycle[key] = one(name, "other")
+    for key in ("attempts", "runs"):
+        if draw(st.booleans()):
+            lifecycle[key] = draw(st.integers(0, 4))
+    presentation = document["presentation"]
+    if draw(st.booleans()):
+        presentation["commentCount"] = draw(st.integers(0, 3))
+    if draw(st.booleans()):
+        presentation["responseSource"] = one("response_source", "other")
+    markers = _own_values(assertions.ordered_markers)
+    if len(markers) > 0 and draw(st.booleans()):
+        # The case's markers in order, maybe with one dropped, moved or repeated, and noise.
+        shown = list(markers)
+        edit = draw(st.sampled_from(["none", "drop", "swap", "repeat"]))
+        at = draw(st.integers(0, len(shown) - 1))
+        if edit == "drop":
+            del shown[at]
+        elif edit == "swap" and at + 1 < len(shown):
+            shown[at], shown[at + 1] = shown[at + 1], shown[at]
+        elif edit == "repeat":
+            shown.insert(at, shown[-1])
+        presentation["markers"] = shown + some()
+    elif draw(st.booleans()):
+        presentation["markers"] = some("ordered_markers")
+    if draw(st.booleans()):
+        presentation["activityFamilies"] = some("required_activity_families")
+    document["artifactDigests"] = some("artifact_digests")
+    document["observedPrpEventTypes"] = some(
+        "required_prp_event_types", "forbidden_prp_event_types"
+    )
+    document["base"]["observedCalls"] += some("required_operation_ids")
+    return document
+
+
+@st.composite
+def policies(draw: st.DrawFn) -> Policy:
+    """Weights and thresholds of every kind the policy files allow: ints, floats, zeros."""
+    weights: dict[str, float] = {
+        name: draw(st.integers(0, 5) | st.floats(0, 10, allow_nan=False, allow_infinity=False))
+        for name in DIMENSIONS
+        if name not in GATE_DIMENSIONS and draw(st.booleans())
+    }
+    thresholds = {
+        name: draw(st.sampled_from([0, 1]) | st.floats(0, 1, allow_nan=False))
+        for name in ("hard_invariants", "semantic_outcome", "trace_completeness")
+        if draw(st.booleans())
+    }
+    return Policy.from_overrides(weights, thresholds, require_positive_total=False)
+
+
+@PROFILE
+@given(data=st.data())
+def test_generated_observations_take_the_fast_path_and_agree(
+    data: st.DataObject, catalog: Catalog
+) -> None:
+    """Valid observations with audit evidence, under generated policies: the fast path
+    answers, with the Python path's line and tally (audit failures included)."""
+    document = data.draw(audited_observations(catalog))
+    policy = data.draw(policies())
+    assert assert_same_or_declined(runner_line(document), catalog, policy)
+
+
+@PROFILE
+@given(document=corrupted())
+def test_corrupted_observations_are_declined_or_agree(
+    document: dict[str, Any], catalog: Catalog
+) -> None:
+    """With one field deleted or replaced, the fast path declines or agrees; it never scores
+    what the Python path rejects."""
+    assert_same_or_declined(runner_line(document), catalog, Policy())
+
+
+@PROFILE
+@given(document=observations(), seed=st.integers(0, 2**32 - 1))
+def test_another_field_order_is_declined_or_agrees(
+    document: dict[str, Any], seed: int, catalog: Catalog
+) -> None:
+    """Fields in another order than the runners' give the same result (usually by declining)."""
+    shuffled = _shuffled(json.loads(runner_line(document)), random.Random(seed))
+    assert_same_or_declined(json.dumps(shuffled, separators=(",", ":")).encode(), catalog, Policy())
+
+
+def _shuffled(value: Any, rng: random.Random) -> Any:
+    if isinstance(value, dict):
+        items = list(value.items())
+        rng.shuffle(items)
+        return {key: _shuffled(item, rng) for key, item in items}
+    if isinstance(value, list):
+        return [_shuffled(item, rng) for item in value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "mutation",
+    [
+        pytest.param(
+            lambda text: text.replace(b'"candidateId":"', b'"candidateId":" '), id="space"
+        ),
+        pytest.param(lambda text: text.replace(b":", b": ", 1), id="whitespace"),
+        pytest.param(lambda text: text.replace(b"}", b',"extra":1}', 1), id="unknown-field"),
+        pytest.param(lambda text: text[:-1] + b',"caseId":"final-response"}', id="repeated-key"),
+        pytest.param(
+            lambda text: text.replace(b'"checks":[{', b'"checks":[{"x":1,', 1), id="extra"
+        ),
+    ],
+)
+def test_edited_sample_lines_are_declined_or_agree(mutation: Any, catalog: Catalog) -> None:
+    """Hand edits that make a line no longer plain or valid are declined or give equal output."""
+    path = next((ROOT / "observations").rglob("*.jsonl"))
+    for line in path.read_bytes().splitlines()[:40]:
+        edited = mutation(line)
+        assert edited != line
+        assert_same_or_declined(edited, catalog, Policy())
+
+
+# (observed, budget, the fast path answers): spellings the C code makes itself (integers
+# JavaScript holds exactly, doubles repr writes without an exponent) and the ones it asks jsformat
+# for (exponents, -0). Integers past 2**53 are declined before scoring.
+OVER_BUDGET = [
+    (180001, 180000, True),
+    (2**53, 2**53 - 1, True),
+    (2**53 + 2, 2**53, False),
+    (10**22, 10**21, False),
+    (0.6749, 0.5, True),
+    (1e-7, 0, True),
+    (1.5e-5, 1e-5, True),
+    (1.2345678901234568e20, 1e20, True),
+    (1e21, 1e16, True),
+    (5, -0.0, True),
+    (1, -5, True),
+]
+
+
+@pytest.mark.parametrize(
+    ("observed", "limit", "answered"), OVER_BUDGET, ids=[repr(case[:2]) for case in OVER_BUDGET]
+)
+def test_numbers_over_budget_are_spelt_as_the_general_path_spells_them(
+    observed: float, limit: float, answered: bool, catalog: Catalog
+) -> None:
+    """Every efficiency metric over its budget names both numbers in a reason."""
+    document = json.loads(_sample_lines()[0])
+    names = ("latencyMs", "totalTokens", "costUsd", "attempts")
+    document["base"]["efficiency"] = dict.fromkeys(names, observed)
+    document["base"]["budget"] = {f"max{name[0].upper()}{name[1:]}": limit for name in names}
+    raw = runner_line(document)
+    expected = general_path(raw, catalog, Policy())
+    assert not isinstance(expected, InputError)
+    assert expected[0].count("exceeds budget") == 4
+    assert assert_same_or_declined(raw, catalog, Policy()) is answered
+
+
+def test_secret_shaped_candidate_is_declined(catalog: Catalog) -> None:
+    """Ids are checked for secrets before the fast path writes them; the Python path rejects."""
+    line = next((ROOT / "observations").rglob("*.jsonl")).read_bytes().splitlines()[0]
+    document = json.loads(line)
+    document["candidateId"] = "sk-" + "a" * 24
+    raw = runner_line(document)
+    assert fast_path(raw, catalog, Policy()) is None
+    rejected = general_path(raw, catalog, Policy())
+    assert isinstance(rejected, InputError)
+    assert rejected.rule == "secret_in_identifier"
+
+
+def _sample_lines() -> list[bytes]:
+    return next((ROOT / "observations").rglob("*.jsonl")).read_bytes().splitlines()
+
+
+def _text_and_summary(chunk: Any, scorer: Any) -> tuple[list[Any], str]:
+    """A chunk's jsonl output with runs of text joined, errors as records, and its summary."""
+    items, summary = scorer.text(chunk)
+    joined: list[Any] = []
+    for item in items:
+        if isinstance(item, str) and joined and isinstance(joined[-1], str):
+            joined[-1] += item
+        else:
+            joined.append(item if isinstance(item, str) else item.to_record())
+    return joined, summary.line()
+
+
+def _mixed_block() -> bytes:
+    """26 plain sample lines after a byte order mark, CRLF, blank and whitespace-only lines,
+    broken JSON, an unknown field and a secret-shaped candidate id."""
+    lines = _sample_lines()[:30]
+    secret = json.loads(lines[3])
+    secret["candidateId"] = "sk-" + "b" * 24
+    return b"\n".join(
+        [
+            b"\xef\xbb\xbf" + lines[0],
+            lines[1] + b"\r",
+            b"",
+            b" \t ",
+            b"{not json",
+            lines[2].replace(b"}", b',"extra":1}', 1),
+            runner_line(secret),
+            *lines[4:],
+            b"",
+        ]
+    )
+
+
+@pytest.mark.parametrize("first_line", [1, 41])
+def test_a_block_with_lines_to_decline_equals_the_general_path(
+    first_line: int, monkeypatch: pytest.MonkeyPatch, catalog: Catalog
+) -> None:
+    """A block mixing plain lines with blank, CRLF, broken, unknown-field and secret-shaped
+    lines (and a byte order mark) gives the general path's text, errors, line numbers and
+    summary."""
+    block = _mixed_block()
+    chunk = _Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), block, first_line)
+    compiled = _ChunkScorer(catalog, Policy(), "jsonl")
+    assert compiled.fast is not None
+    fast = _text_and_summary(chunk, compiled)
+    monkeypatch.setattr(compiled, "fast", None)
+    general = _text_and_summary(chunk, compiled)
+    assert fast == general
+    rules = [item["rule"] for item in fast[0] if isinstance(item, dict)]
+    # Broken JSON and the secret-shaped id; a BOM is only skipped at the start of a file.
+    assert len(rules) == (2 if first_line == 1 else 3)
+
+
+def _rows_and_summary(chunk: Any, scorer: Any) -> tuple[list[Any], str]:
+    """A chunk's aggregation rows (NaN spelt out, with each value's type), errors as records,
+    and its summary."""
+    items, summary = scorer.rows(chunk)
+    shown: list[Any] = []
+    for item in items:
+        if isinstance(item, InputError):
+            shown.append(item.to_record())
+            continue
+        key, row = item
+        shown.append((key, [("nan" if value != value else value, type(value)) for value in row]))
+    return shown, summary.line()
+
+
+def rows_of(raw: bytes, catalog: Catalog, policy: Policy) -> tuple[list[Any], list[Any]]:
+    """The rows of one line through the fast path and through the general path."""
+    chunk = _Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), raw, 1)
+    scorer = _ChunkScorer(catalog, policy, _ROWS)
+    fast = _rows_and_summary(chunk, scorer)
+    scorer.fast = None
+    return fast[0], _rows_and_summary(chunk, scorer)[0]
+
+
+@PROFILE
+@given(data=st.data())
+def test_rows_of_generated_observations_equal_the_general_path_rows(
+    data: st.DataObject, catalog: Catalog
+) -> None:
+    """Parquet rows made from the C scorecard equal the general path's, value and type."""
+    document = data.draw(audited_observations(catalog))
+    policy = data.draw(policies())
+    raw = runner_line(document)
+    assert fast_path(raw, catalog, policy) is not None  # C scored it
+    fast, general = rows_of(raw, catalog, policy)
+    assert fast == general
+    assert len(fast) == 1
+
+
+@pytest.mark.parametrize("row", SCORED[::7], ids=[row["id"] for row in SCORED[::7]])
+def test_rows_of_conformance_observations_equal_the_general_path_rows(
+    row: dict[str, Any], catalog: Catalog
+) -> None:
+    """Every seventh scored conformance row, as a Parquet row: the same either way."""
+    raw = runner_line(row["observation"])
+    assert fast_path(raw, catalog, Policy()) is not None  # C scored it
+    fast, general = rows_of(raw, catalog, Policy())
+    assert fast == general
+
+
+def test_rows_of_ids_holding_unicode_line_separators_equal_the_general_path_rows(
+    catalog: Catalog,
+) -> None:
+    """JSON leaves U+2028, U+2029 and U+0085 raw in a scorecard line: they do not end it."""
+    document = json.loads(_sample_lines()[0])
+    document["candidateId"] = "codex\u2028luna\u2029\x85x"
+    raw = runner_line(document)
+    assert fast_path(raw, catalog, Policy()) is not None  # C scored it
+    fast, general = rows_of(raw, catalog, Policy())
+    assert fast == general
+    assert len(fast) == 1
+
+
+@pytest.mark.parametrize("first_line", [1, 41])
+def test_a_block_with_lines_to_decline_gives_the_general_path_rows(
+    first_line: int, catalog: Catalog
+) -> None:
+    """Rows of plain lines (from C) and of declined lines (general path) keep their places
+    among blank, CRLF, broken and secret-shaped lines; errors keep their line numbers."""
+    block = _mixed_block()
+    chunk = _Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), block, first_line)
+    scorer = _ChunkScorer(catalog, Policy(), _ROWS)
+    assert scorer.fast is not None
+    fast = _rows_and_summary(chunk, scorer)
+    scorer.fast = None
+    assert fast == _rows_and_summary(chunk, scorer)
+    # 30 sample lines, less the secret-shaped one and, past a file's start, the one after a BOM.
+    assert sum(isinstance(item, tuple) for item in fast[0]) == 29 - (first_line != 1)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_parquet_rows_of_the_samples_are_the_same_without_the_extension(
+    workers: int, monkeypatch: pytest.MonkeyPatch, catalog: Catalog
+) -> None:
+    """The sample bundles (with candidate manifests: model and tier) as rows, numbered: the
+    same values, types and summary with the extension and without."""
+
+    def run() -> tuple[list[Any], str]:
+        summary = RunSummary()
+        rows = score_rows_parallel(
+            [str(ROOT / "observations")],
+            catalog=catalog,
+            policy=Policy(),
+            workers=workers,
+            summary=summary,
+            chunk_bytes=1 << 16,
+        )
+        shown = [
+            [("nan" if value != value else value, type(value)) for value in row]
+            for row in rows
+            if not isinstance(row, InputError)
+        ]
+        return shown, summary.line()
+
+    compiled = run()
+    monkeypatch.setattr(fastpath, "_fastscore", None)
+    assert run() == compiled
+    assert len(compiled[0]) == 560
+    assert any(row[3][0] is not None for row in compiled[0])  # a model from a manifest
+
+
+def test_a_line_the_decoder_rejects_is_declined(catalog: Catalog) -> None:
+    """Text that is not an observation at all comes back for the general path, counted nowhere."""
+    scorer = fastpath.fast_scorer(catalog, Policy())
+    assert scorer is not None
+    assert scorer.score_block(b"[1, 2]\n\n{}", 7, BUNDLE) == (
+        [(7, b"[1, 2]"), (9, b"{}")],
+        (0, 0, 0, 0),
+    )
+
+
+def test_a_policy_doubles_cannot_hold_exactly_has_no_plan() -> None:
+    """Weights beyond 2**53 would round in C arithmetic; such policies take the Python path."""
+    policy = Policy.from_overrides({"semantic_outcome": 2**60})
+    assert fastpath.policy_plan(policy) is None
+    assert fastpath.policy_plan(Policy()) is not None
+
+
+def test_output_is_the_same_without_the_extension(
+    monkeypatch: pytest.MonkeyPatch, catalog: Catalog
+) -> None:
+    """Where the extension is missing, every record takes the Python path: same text, same
+    summary."""
+
+    def run() -> tuple[str, str]:
+        summary = RunSummary()
+        pieces = score_text(
+            [str(ROOT / "observations")],
+            catalog=catalog,
+            policy=Policy(),
+            workers=1,
+            summary=summary,
+        )
+        return "".join(piece for piece in pieces if isinstance(piece, str)), summary.line()
+
+    compiled = run()
+    monkeypatch.setattr(fastpath, "_fastscore", None)
+    assert fastpath.fast_scorer(catalog, Policy()) is None
+    assert run() == compiled
+    assert compiled[0].count("\n") == 560
