@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scorecard.contract._secrets import find_secret, is_secret_key, redact
 
@@ -197,3 +199,51 @@ def test_secret_shaped_candidate_ids_are_rejected(observation: dict[str, Any]) -
         validate_observation(observation)
     assert (raised.value.rule, raised.value.pointer) == ("secret_in_identifier", "/candidateId")
     assert "abcdefghijkl" not in str(raised.value)
+
+
+#: Common spellings of the promised families, each with the part that must not survive.
+SPELLINGS = [
+    ("GITHUB_TOKEN=ghx0aZ9bY8cX7dW6", "ghx0aZ9bY8cX7dW6"),
+    ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCY", "wJalrXUtnFEMIK7MDENGbPxRfiCY"),
+    ("client_secret: 9f8e7d6c5b4a3210", "9f8e7d6c5b4a3210"),
+    ("https://api.example/cb?access_token=QWxhZGRpbjpvcGVu&x=1", "QWxhZGRpbjpvcGVu"),
+    ('{"password": "correct-horse-battery"}', "correct-horse-battery"),
+    ('{"apiKey":"k3yk3yk3yk3yk3y"}', "k3yk3yk3yk3yk3y"),
+    ("密钥sk-proj-Zq8xW2vN4mK7pL1rT5yU9iO3", "Zq8xW2vN4mK7pL1rT5yU9iO3"),
+    ("x_ghp_0123456789abcdefghijklmnopqrstuvwxyz", "0123456789abcdefghijklmnopqrstuvwxyz"),
+    ("xapp-1-A0123456789-0123456789-abcdef", "A0123456789-0123456789-abcdef"),
+    ("ya29.a0AfH6SMBx1234567890abcdefghij", "a0AfH6SMBx1234567890abcdefghij"),
+    ("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"),
+    (
+        "-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0fakefake\n-----END PGP PRIVATE KEY BLOCK-----",
+        "lQOYBF0fakefake",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "needle"), SPELLINGS)
+def test_common_spellings_are_recognised_and_redacted(text: str, needle: str) -> None:
+    """Environment-style names, URL parameters, JSON in text and glued tokens are all caught."""
+    assert find_secret(text) is not None
+    assert needle not in redact(text)
+
+
+#: Text that may sit right before or after a secret in free text.
+_CONTEXT = st.lists(
+    st.sampled_from([*"_ :;,.()[]{}<>/\\|\"'=\t\n", "密钥", "トークン", "é", "—"]), max_size=6
+).map("".join)
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(
+    kind=st.sampled_from(sorted(CANARIES)),
+    before=_CONTEXT,
+    after=_CONTEXT,
+)
+def test_a_secret_in_any_context_never_survives(kind: str, before: str, after: str) -> None:
+    """Whatever punctuation, underscore or CJK text surrounds a canary, none of it is left."""
+    text = f"{before}{CANARIES[kind]}{after}"
+    assert find_secret(text) is not None
+    cleaned = redact(text)
+    assert "[redacted]" in cleaned
+    assert all(needle not in cleaned for needle in NEEDLES)

@@ -30,30 +30,56 @@ REFERENCE_SECRET = (
     re.compile(_REFERENCE_SOURCE, re.IGNORECASE | re.ASCII),
 )
 
+#: Where a secret may start: not inside an ASCII word. Python's ``\b`` would also refuse a start
+#: right after an underscore (``GITHUB_TOKEN``, ``_ghp_...``) or a CJK character, which are
+#: word characters to it; a token glued to such text is still a token.
+_START = r"(?<![A-Za-z0-9])"
+_END = r"(?![A-Za-z0-9])"
+
+#: A credential-named key: any prefix (``GITHUB_``, ``client_``, ``access_``), the name, and the
+#: few suffixes credential names carry (``AWS_SECRET_ACCESS_KEY``). Quotes around it allow the
+#: key of JSON or YAML inside free text (``{"password": "..."}``).
+_CREDENTIAL_KEY = (
+    r"[A-Za-z0-9_.-]*?(?:api[_-]?key|secret|token|password|passwd|access[_-]?key|auth)"
+    r"(?:[_-](?:access[_-])?key)?"
+)
+
 #: Named patterns of secret-shaped values, checked in this order.
 SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "pem_private_key",
         re.compile(
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+            r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"
         ),
     ),
-    ("provider_api_key", re.compile(r"\bsk-(?:[A-Za-z0-9_-]*-)?[A-Za-z0-9_]{16,}")),
-    ("bearer_token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/=-]{16,}", re.IGNORECASE)),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),
-    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{30,}")),
-    ("stripe_key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}")),
-    ("pypi_token", re.compile(r"\bpypi-[A-Za-z0-9_-]{50,}")),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("provider_api_key", re.compile(_START + r"sk-(?:[A-Za-z0-9_-]*-)?[A-Za-z0-9_]{16,}")),
+    ("bearer_token", re.compile(_START + r"Bearer\s+[A-Za-z0-9._~+/=-]{16,}", re.IGNORECASE)),
+    (
+        "github_token",
+        re.compile(_START + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
+    ),
+    (
+        "slack_token",
+        re.compile(_START + r"(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,})"),
+    ),
+    ("google_api_key", re.compile(_START + r"(?:AIza[0-9A-Za-z_-]{30,}|ya29\.[0-9A-Za-z_-]{20,})")),
+    (
+        "stripe_key",
+        re.compile(
+            _START + r"(?:(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{20,})"
+        ),
+    ),
+    ("npm_token", re.compile(_START + r"npm_[A-Za-z0-9]{36}")),
+    ("pypi_token", re.compile(_START + r"pypi-[A-Za-z0-9_-]{50,}")),
+    ("aws_access_key", re.compile(_START + r"(?:AKIA|ASIA)[0-9A-Z]{16}" + _END)),
+    (
+        "jwt",
+        re.compile(_START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ),
     (
         "credential_assignment",
-        re.compile(
-            r"""(?i)\b(?:api[_-]?key|secret|token|password|passwd|access[_-]?key|auth)"""
-            r"""\s*[=:]\s*["']?[^\s"',;&]{8,}"""
-        ),
+        re.compile(r"(?i)" + _START + _CREDENTIAL_KEY + r"""["']?\s*[=:]\s*["']?[^\s"',;&]{8,}"""),
     ),
 )
 
@@ -79,6 +105,9 @@ _ANCHORS = (
     "akia",
     "asia",
     "eyj",
+    "xapp",
+    "ya29",
+    "whsec",
     "private key",
     "key",
     "secret",
