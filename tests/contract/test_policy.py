@@ -120,3 +120,22 @@ def test_an_unknown_top_level_key_is_rejected(tmp_path: Path) -> None:
     with pytest.raises(PolicyError) as raised:
         load_policy(path)
     assert (raised.value.rule, raised.value.pointer) == ("policy_unknown_key", "/weigths")
+
+
+def _alias_bomb(levels: int) -> str:
+    """A "billion laughs" document: each level lists the previous one nine times."""
+    lines = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for level in range(1, levels + 1):
+        lines.append(f"l{level}: &l{level} [{', '.join([f'*l{level - 1}'] * 9)}]")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("levels", [1, 6])
+def test_a_policy_with_aliases_is_refused_before_it_expands(tmp_path: Path, levels: int) -> None:
+    """Aliases are a located error, found without expanding them (6 levels would be 9**7 strings)."""
+    path = tmp_path / "policy.yaml"
+    path.write_text(_alias_bomb(levels))
+    with pytest.raises(PolicyError) as caught:
+        load_policy(path)
+    assert caught.value.rule == "yaml_alias"
+    assert caught.value.pointer == "/l1/0"

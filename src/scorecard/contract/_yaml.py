@@ -4,6 +4,10 @@ PyYAML implements YAML 1.1, where unquoted ``on``/``off``/``yes``/``no`` are boo
 saying ``capture: on`` would silently mean ``capture: true``. Parsing here records every such
 scalar so validation errors can say what happened, and rejects duplicate keys, which PyYAML
 would otherwise resolve silently by keeping the last.
+
+Anchors and aliases are refused: no case or policy needs them, and a few hundred bytes of nested
+aliases (a "billion laughs" document) would otherwise expand into gigabytes before any check.
+The refusal comes while the node graph is indexed, before anything is constructed.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ def parse_yaml(text: str, *, source: str, error_type: type[InputError] = InputEr
         if node is None:
             raise error_type("the document is empty", rule="empty_document", source=source)
         parsed = ParsedYaml(data=None)
-        _index(node, "", parsed, error_type, source)
+        _index(node, "", parsed, error_type, source, set())
         parsed.data = loader.construct_document(node)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
@@ -77,8 +81,21 @@ def _index(
     parsed: ParsedYaml,
     error_type: type[InputError],
     source: str,
+    seen_nodes: set[int],
 ) -> None:
     parsed.lines[pointer] = node.start_mark.line + 1
+    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+        # The composer makes an alias the very node its anchor names: meeting a node twice is
+        # meeting an alias.
+        if id(node) in seen_nodes:
+            raise error_type(
+                "YAML aliases are not accepted (write the value out)",
+                rule="yaml_alias",
+                pointer=pointer,
+                source=source,
+                line=node.start_mark.line + 1,
+            )
+        seen_nodes.add(id(node))
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
         for key_node, value_node in node.value:
@@ -93,10 +110,10 @@ def _index(
                     line=key_node.start_mark.line + 1,
                 )
             seen.add(key)
-            _index(value_node, child, parsed, error_type, source)
+            _index(value_node, child, parsed, error_type, source, seen_nodes)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _index(item, f"{pointer}/{index}", parsed, error_type, source)
+            _index(item, f"{pointer}/{index}", parsed, error_type, source, seen_nodes)
     elif (
         isinstance(node, yaml.ScalarNode)
         and node.tag == "tag:yaml.org,2002:bool"
