@@ -180,3 +180,47 @@ def test_bundle_id_command_reports_a_bad_manifest(tmp_path: Path) -> None:
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1
     assert "malformed_json" in done.stderr
+
+
+def _nested(levels: int) -> dict[str, Any]:
+    document: dict[str, Any] = {"schema": "paperclip.runner.eval-bundle.v1"}
+    inner = document
+    for _ in range(levels):
+        inner["k"] = {}
+        inner = inner["k"]
+    return document
+
+
+def test_a_deeply_nested_manifest_is_a_located_error() -> None:
+    """600 levels (deeper than the recursive checks could walk) are refused with a pointer."""
+    with pytest.raises(ManifestError) as caught:
+        parse_manifest(json.dumps(_nested(600)), source="bundle.json")
+    assert caught.value.rule == "too_deep"
+    assert caught.value.pointer == "/k" * 65
+
+
+def test_a_manifest_at_the_depth_limit_is_accepted() -> None:
+    """64 levels below the manifest object are still a manifest."""
+    assert parse_manifest(json.dumps(_nested(64))).id.startswith("evb-")
+
+
+def test_a_deep_manifest_loses_only_its_own_bundle(tmp_path: Path) -> None:
+    """`score` rejects the deep bundle with one line and still scores the other bundle."""
+    root = Path(__file__).resolve().parents[2]
+    deep = tmp_path / "deep"
+    deep.mkdir()
+    (deep / "bundle.json").write_text(json.dumps(_nested(600)), encoding="utf-8")
+    sample = root / "observations" / "2026-11-08-nightly" / "observations.jsonl"
+    (deep / "observations.jsonl").write_bytes(sample.read_bytes())
+    good = root / "observations" / "2026-11-15-nightly"
+    done = subprocess.run(
+        [sys.executable, "-m", "scorecard", "score", str(deep), str(good), "--format", "jsonl"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "[too_deep]" in done.stderr
+    expected = len((good / "observations.jsonl").read_text().splitlines())
+    assert len(done.stdout.splitlines()) == expected

@@ -148,14 +148,46 @@ def _reject_secrets(value: Any, pointer: str, source: str | None) -> None:
             )
 
 
+#: Deepest nesting a manifest may have; the real ones are four levels deep. The checks and the
+#: content id walk the document recursively, so a deeper one is refused before them.
+MAX_MANIFEST_DEPTH = 64
+
+
+def _too_deep(document: Any) -> str | None:
+    """The pointer of the first value nested deeper than :data:`MAX_MANIFEST_DEPTH`, else None."""
+    pending: list[tuple[Any, str, int]] = [(document, "", 0)]
+    while pending:
+        value, pointer, depth = pending.pop()
+        if depth > MAX_MANIFEST_DEPTH:
+            return pointer
+        if isinstance(value, dict):
+            pending.extend((item, pointer + join(key), depth + 1) for key, item in value.items())
+        elif isinstance(value, list):
+            pending.extend(
+                (item, pointer + join(index), depth + 1) for index, item in enumerate(value)
+            )
+    return None
+
+
 def parse_manifest(text: str, *, source: str | None = None) -> BundleInfo:
     """Parse a ``bundle.json`` text into a :class:`BundleInfo`, or raise :class:`ManifestError`."""
     from ._json import parse_json_document
 
-    document = parse_json_document(text, source=source, error_type=ManifestError)
+    try:
+        document = parse_json_document(text, source=source, error_type=ManifestError)
+    except RecursionError:
+        raise ManifestError("manifest nested too deeply", rule="too_deep", source=source) from None
     if not isinstance(document, dict):
         raise ManifestError(
             "a bundle manifest must be a JSON object", rule="wrong_type", source=source
+        )
+    deep = _too_deep(document)
+    if deep is not None:
+        raise ManifestError(
+            f"manifest nested deeper than {MAX_MANIFEST_DEPTH} levels",
+            rule="too_deep",
+            pointer=deep,
+            source=source,
         )
     _reject_secrets(document, "", source)
     schema = document.get("schema")
