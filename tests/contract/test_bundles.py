@@ -13,6 +13,7 @@ import pytest
 from scorecard.contract._bundles import folder_bundle_id, parse_manifest
 from scorecard.contract._errors import ManifestError
 from scorecard.contract._jsformat import canonical_json, format_js_number, js_json
+from scorecard.contract._secrets import find_secret
 
 
 def campaign(**changes: Any) -> dict[str, Any]:
@@ -104,6 +105,9 @@ def test_a_campaign_manifest_states_its_id_and_roster() -> None:
         (campaign(candidates=[]), "too_short", "/candidates"),
         (campaign(extra=1), "unknown_field", "/extra"),
         (campaign(apiKey="hunter2hunter2"), "secret_in_manifest", "/apiKey"),
+        (campaign(apiKey={"value": "hunter2hunter2"}), "secret_in_manifest", "/apiKey"),
+        (campaign(password=["hunter2hunter2"]), "secret_in_manifest", "/password"),
+        (campaign(token=12345678), "secret_in_manifest", "/token"),
         (
             campaign(promptPolicy="use sk-abcdefghijklmnopqrstu"),
             "secret_in_manifest",
@@ -131,6 +135,25 @@ def test_a_repeated_candidate_is_rejected() -> None:
         "duplicate_candidate_id",
         "/candidates/1/id",
     )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ghp_0123456789abcdefghijklmnopqrstuvwxyz",
+        "run GITHUB_TOKEN=abcdefgh12345678",
+        "sk-proj-Zq8xW2vN4mK7pL1rT5yU9iO3",
+        "xoxb 123456789012 abcdefghijkl",
+    ],
+)
+def test_a_secret_shaped_folder_name_never_becomes_an_id(name: str) -> None:
+    """The folder id is redacted, also when only the cleaning would have formed the token."""
+    bundle_id = folder_bundle_id(name)
+    assert bundle_id.startswith("local-")
+    assert "redacted" in bundle_id
+    assert find_secret(bundle_id) is None
+    assert "0123456789abcdefghij" not in bundle_id
+    assert "Zq8xW2vN4mK7" not in bundle_id
 
 
 def test_a_folder_without_manifest_gets_a_readable_id() -> None:

@@ -24,7 +24,7 @@ from ._errors import ManifestError
 from ._jsformat import canonical_json, js_json
 from ._models import Provider, _WireModel
 from ._pointer import join
-from ._secrets import find_secret, is_secret_key
+from ._secrets import find_secret, is_secret_key, redact
 from ._structure import structural_error
 
 __all__ = [
@@ -117,16 +117,31 @@ def eval_bundle_id(manifest: Any) -> str:
 
 
 def folder_bundle_id(folder_name: str) -> str:
-    """The documented id of a folder without a manifest: ``local-<folder name>``."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", folder_name).strip("-") or "root"
+    """The documented id of a folder without a manifest: ``local-<folder name>``.
+
+    A secret-shaped folder name is redacted (``local-redacted``): the id is written in every
+    output, Parquet partition names included.
+    """
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", redact(folder_name)).strip("-") or "root"
+    if find_secret(cleaned) is not None:  # a secret that only the cleaning put together
+        cleaned = "redacted"
     return "local-" + cleaned
+
+
+def _carries_value(item: Any) -> bool:
+    """Whether a credential-named field holds something: anything but null, a flag or emptiness."""
+    if item is None or isinstance(item, bool):
+        return False
+    if isinstance(item, (str, list, dict)):
+        return len(item) > 0
+    return True
 
 
 def _reject_secrets(value: Any, pointer: str, source: str | None) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             child = pointer + join(str(key))
-            if is_secret_key(str(key)) and isinstance(item, str) and item:
+            if is_secret_key(str(key)) and _carries_value(item):
                 raise ManifestError(
                     "manifest carries a credential-named field (value withheld)",
                     rule="secret_in_manifest",
