@@ -40,6 +40,8 @@ from tests.aggregate.test_frames import make_record
         (-0.0005, 0.0),  # ties go toward +infinity, and -0 prints as 0
         (-0.0015, -0.001),
         (1 / 3, 0.333),
+        (math.inf, math.inf),  # Math.round(Infinity * 1000) / 1000 is Infinity
+        (-math.inf, -math.inf),
     ],
 )
 def test_js_round_matches_javascript(value: float, expected: float) -> None:

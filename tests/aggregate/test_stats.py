@@ -134,6 +134,15 @@ def test_sign_flip_tests_each_column() -> None:
     assert p_values.tolist() == [2 / 16, 1.0]
 
 
+def test_sign_flip_of_a_column_with_no_data_is_nan_not_zero() -> None:
+    """A missing difference leaves its column untested; the other column keeps its exact p."""
+    differences = [[math.nan, 0.1], [0.2, 0.1], [0.1, 0.2], [-0.1, 0.1], [0.3, 0.3], [0.2, 0.1]]
+    p_values, method = sign_flip_test(differences, seed=0)
+    assert math.isnan(p_values[0])
+    assert p_values[1] == 2 / 2**6  # all six gains: only the all-plus and all-minus signs tie
+    assert method == "exact"
+
+
 def test_holm_adjustment_by_hand() -> None:
     """p = (0.01, 0.04, 0.03, 0.005): 4 x 0.005, 3 x 0.01, then max(2 x 0.03, 1 x 0.04)."""
     adjusted = holm_adjust([0.01, 0.04, 0.03, 0.005])

@@ -150,6 +150,19 @@ def test_reliability_averages_over_the_cases_that_have_k_repetitions() -> None:
     assert table["pass_hat_k"].tolist() == pytest.approx([2 / 3, 0.5, 0.0])
 
 
+def test_cost_per_pass_leaves_out_runs_without_a_cost() -> None:
+    """Two passes, one costing 0.3 and one with no cost: 0.3 per pass, as the cost mean reads it."""
+    costed = {"attempts": 1, "toolCount": 1, "costUsd": 0.3, "settlementMs": 100}
+    uncosted = {"attempts": 1, "toolCount": 1, "settlementMs": 100}
+    records = [
+        _passing("a", "final-response", 1, True, metrics=costed),
+        _passing("a", "final-response", 2, True, metrics=uncosted),
+    ]
+    row = cost_frame(records_frame(records), ["candidate"]).iloc[0]
+    assert row["cost_usd_mean"] == pytest.approx(0.3)
+    assert row["cost_per_pass"] == pytest.approx(0.3)
+
+
 def test_cost_frame_summarises_cost_and_latency_next_to_quality() -> None:
     """Costs 0.1 and 0.3 with one pass: mean 0.2, per pass 0.4; settlement median and p95."""
     records = [

@@ -48,9 +48,14 @@ _COUNT_COLUMNS = (
 
 
 def js_round(value: float | None) -> float | None:
-    """``Math.round(value * 1000) / 1000`` in IEEE doubles (ties toward +infinity); None stays."""
+    """``Math.round(value * 1000) / 1000`` in IEEE doubles (ties toward +infinity); None stays.
+
+    NaN is None (JSON's null); an infinity stays itself, as ``Math.round`` leaves it.
+    """
     if value is None or math.isnan(value):
         return None
+    if math.isinf(value):
+        return value
     scaled = value * 1000
     whole = math.floor(scaled)
     # scaled - floor(scaled) is exact for doubles, so this is Math.round's tie rule, not

@@ -149,10 +149,19 @@ def sign_flip_test(
     one of the 2**n sign vectors is enumerated; above it ``resamples`` seeded random sign vectors
     give ``(1 + hits) / (1 + resamples)``. Sums within a tiny tolerance of the observed one count
     as ties (floating-point sums of the same values in another order may differ in the last bit).
+    A column with a missing difference (NaN) has no test: its p-value is NaN, never 0.
     """
     values = np.asarray(differences, dtype=np.float64)
     if values.ndim == 1:
         values = values[:, None]
+    missing = np.isnan(values).any(axis=0)
+    if missing.any():
+        p_values, method = sign_flip_test(
+            values[:, ~missing], seed=seed, key=key, resamples=resamples
+        )
+        result = np.full(values.shape[1], np.nan)
+        result[~missing] = p_values
+        return result, method
     n = values.shape[0]
     observed = np.abs(values.sum(axis=0))
     tolerance = 1e-12 * (1.0 + np.abs(values).sum(axis=0))

@@ -321,10 +321,12 @@ def cost_frame(frame: pd.DataFrame, by: Sequence[str] = DEFAULT_GROUPS) -> pd.Da
             known = values[~np.isnan(values)]
             record[f"{name}_mean"] = float(known.mean()) if known.size else np.nan
             record[f"{name}_sum"] = float(known.sum()) if known.size else np.nan
+        # Runs without a cost are left out of the cost mean; they are left out here too, or
+        # their passes would make the known costs look cheaper per pass.
+        costed = ~np.isnan(metrics["cost_usd"][positions])
+        costed_passes = int(arrays.passed[positions][costed].sum())
         record["cost_per_pass"] = (
-            record["cost_usd_sum"] / passes
-            if passes and not np.isnan(record["cost_usd_sum"])
-            else np.nan
+            record["cost_usd_sum"] / costed_passes if costed_passes else np.nan
         )
         for name in ("settlement_ms", "first_progress_ms"):
             values = metrics[name][positions]
