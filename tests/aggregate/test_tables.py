@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import random
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import binomtest
@@ -141,13 +143,48 @@ def test_case_reliability_follows_the_binomial_formulas() -> None:
         assert got[4:] == pytest.approx(want[4:], abs=1e-12)
 
 
-def test_reliability_averages_over_the_cases_that_have_k_repetitions() -> None:
-    """k=1: (1/3 + 1)/2; k=2: pass@2 (2/3 + 1)/2, pass^2 (0 + 1)/2; k=3: final-response only."""
+def test_reliability_averages_every_k_over_the_same_cases() -> None:
+    """K = 3 (final-response's runs): k = 1..3 over that case alone, by the binomial formulas."""
     table = reliability_frame(records_frame(_reliability_records()), ["candidate"])
     assert table["k"].tolist() == [1, 2, 3]
-    assert table["cases"].tolist() == [2, 2, 1]
-    assert table["pass_at_k"].tolist() == pytest.approx([2 / 3, 5 / 6, 1.0])
-    assert table["pass_hat_k"].tolist() == pytest.approx([2 / 3, 0.5, 0.0])
+    assert table["cases"].tolist() == [1, 1, 1]
+    assert table["pass_at_k"].tolist() == pytest.approx(
+        [float(_pass_at(3, 1, k)) for k in (1, 2, 3)]
+    )
+    assert table["pass_hat_k"].tolist() == pytest.approx(
+        [float(_pass_hat(3, 1, k)) for k in (1, 2, 3)]
+    )
+
+
+def test_reliability_of_equal_repetitions_uses_every_case() -> None:
+    """Two cases of two runs each (1 and 2 passes): k = 1, 2 averaged over both."""
+    records = [
+        *_reliability_records()[4:],
+        _passing("a", "final-response", 1, True),
+        _passing("a", "final-response", 2, False),
+    ]
+    table = reliability_frame(records_frame(records), ["candidate"])
+    assert table["cases"].tolist() == [2, 2]
+    expected_at = [float((_pass_at(2, 1, k) + _pass_at(2, 2, k)) / 2) for k in (1, 2)]
+    expected_hat = [float((_pass_hat(2, 1, k) + _pass_hat(2, 2, k)) / 2) for k in (1, 2)]
+    assert table["pass_at_k"].tolist() == pytest.approx(expected_at)
+    assert table["pass_hat_k"].tolist() == pytest.approx(expected_hat)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_reliability_curves_are_monotone(seed: int) -> None:
+    """For any mix of cases and repetition counts, pass@k rises, pass^k falls, pass^k <= pass@k."""
+    rng = random.Random(seed)
+    records = []
+    for case in CASE_IDS[: rng.randint(1, 6)]:
+        for repetition in range(1, rng.randint(1, 4) + 1):
+            records.append(_passing("a", case, repetition, rng.random() < 0.6))
+    table = reliability_frame(records_frame(records), ["candidate"])
+    at, hat = table["pass_at_k"].to_numpy(), table["pass_hat_k"].to_numpy()
+    assert (np.diff(at) >= -1e-12).all()
+    assert (np.diff(hat) <= 1e-12).all()
+    assert (hat <= at + 1e-12).all()
+    assert len(set(table["cases"])) == 1
 
 
 def test_cost_per_pass_leaves_out_runs_without_a_cost() -> None:

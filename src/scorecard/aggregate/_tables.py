@@ -276,11 +276,23 @@ def case_reliability_frame(frame: pd.DataFrame, by: Sequence[str] = DEFAULT_GROU
 
 
 def reliability_frame(frame: pd.DataFrame, by: Sequence[str] = DEFAULT_GROUPS) -> pd.DataFrame:
-    """Per group and k: pass@k and pass^k averaged over the cases with at least k repetitions."""
+    """Per group and k: pass@k and pass^k averaged over one case set for every k.
+
+    The set is the group's cases with the most scoreable repetitions (``K``, so k = 1..K); every
+    k is averaged over the same cases (``cases``), so pass@k never falls and pass^k never rises
+    with k, and pass^2 cannot exceed pass@1 the way it could if each k averaged the cases that
+    happen to reach it. With cases of unequal repetition counts pass@1 here is the pass rate of
+    those cases, not of the whole group.
+    """
     per_case = case_reliability_frame(frame, by)
+    if by:
+        most = per_case.groupby(list(by), observed=True)["repetitions"].transform("max")
+    else:
+        most = pd.Series(per_case["repetitions"].max(), index=per_case.index)
+    kept = per_case.loc[(per_case["repetitions"] == most).to_numpy()]
     keys = [*by, "k"]
     table = (
-        per_case.groupby(keys, observed=True, sort=True)
+        kept.groupby(keys, observed=True, sort=True)
         .agg(
             cases=("case", "size"),
             pass_at_k=("pass_at_k", "mean"),
