@@ -43,6 +43,7 @@ from ._models import (
 )
 from ._pointer import join, pointer_from_location
 from ._policy import DEFAULT_WEIGHTS, Policy
+from ._printable import printable
 from ._secrets import find_secret, matches_reference_secret, redact
 from ._structure import structural_error
 from ._wire import (
@@ -110,6 +111,7 @@ __all__ = [
     "parse_plain_json",
     "parse_yaml",
     "pointer_from_location",
+    "printable",
     "redact",
     "structural_error",
 ]

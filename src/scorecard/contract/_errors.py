@@ -15,6 +15,7 @@ JSON Pointer instead. Gate failures are results, not exceptions.
 
 from __future__ import annotations
 
+from ._printable import printable
 from ._secrets import redact
 
 __all__ = [
@@ -91,7 +92,7 @@ class InputError(ScorecardError):
         return where
 
     def __str__(self) -> str:
-        return redact(f"{self.location()}: {self.message} [{self.rule}]")
+        return printable(redact(f"{self.location()}: {self.message} [{self.rule}]"))
 
     def to_record(self) -> dict[str, object]:
         """The ``--errors`` JSON line for this error (secret-shaped text redacted)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from scorecard.contract import DIMENSIONS, Catalog, redact
+from scorecard.contract import DIMENSIONS, Catalog, printable, redact
 
 from ._record import ScoredRecord
 from ._scoring import raw_dimension_results
@@ -103,4 +103,5 @@ def render_explanation(explanation: dict[str, Any]) -> str:
         lines.append(f"    {mark} {finding['code']} at {finding['pointer']}: {detail}")
         if finding["hint"]:
             lines.append(f"        hint: {finding['hint']}")
-    return "\n".join(lines) + "\n"
+    # Every field is the producer's text: one escaping pass keeps each line one line, inert.
+    return "\n".join(printable(line) for line in lines) + "\n"

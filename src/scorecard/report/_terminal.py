@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from scorecard.contract import DIMENSIONS
+from scorecard.contract import DIMENSIONS, printable
 from scorecard.core import ScoredRecord
 
 __all__ = ["DIMENSION_ABBREVIATIONS", "scorecard_table"]
@@ -57,10 +57,11 @@ def _row(record: ScoredRecord, one_bundle: bool) -> list[Cell]:
     card = record.card
     dimensions = card["dimensions"]
     overall = card["overall"]
+    # Ids are the producer's text: shown escaped, never interpreted by the terminal.
     return [
-        *(() if one_bundle else ((card["bundleId"], ""),)),
-        (card["caseId"], ""),
-        (card["candidateId"], ""),
+        *(() if one_bundle else ((printable(card["bundleId"]), ""),)),
+        (printable(card["caseId"]), ""),
+        (printable(card["candidateId"]), ""),
         (str(record.repetition), ""),
         (_CLASS_LABELS[card["classification"]], ""),
         *(_cell(dimensions[name]["score"], dimensions[name]["passed"]) for name in DIMENSIONS),
@@ -72,7 +73,7 @@ def _row(record: ScoredRecord, one_bundle: bool) -> list[Cell]:
 
 def _table(title: str, one_bundle: bool, rows: Sequence[Sequence[Cell]]) -> Table:
     table = Table(
-        title=title,
+        title=Text(title),  # a bundle id is text, never rich markup
         caption="* gate dimension   "
         + "  ".join(f"{short}={name}" for name, short in DIMENSION_ABBREVIATIONS.items()),
         show_lines=False,
@@ -107,7 +108,7 @@ def scorecard_table(
     """
     bundles = sorted({record.card["bundleId"] for record in records})
     one_bundle = len(bundles) == 1
-    title = f"scorecards of bundle {bundles[0]}" if one_bundle else "scorecards"
+    title = f"scorecards of bundle {printable(bundles[0])}" if one_bundle else "scorecards"
     rows = [_row(record, one_bundle) for record in records]
     if width is None and not stream.isatty():
         width = 200  # files and pipes: wide enough for every column, stable for golden files
