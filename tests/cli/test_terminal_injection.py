@@ -21,7 +21,18 @@ from scorecard.contract import printable
 
 #: Characters a terminal acts on or hides (C0, DEL, C1, bidi and zero-width controls, separators).
 _RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
-HOSTILE = ["\ud800", "\x1b[31m", "\x1b]0;pwned\x07", "\x07", "\u202e", "\n", "\r", "\x9b2J", "\u200b", "\t"]
+HOSTILE = [
+    "\ud800",
+    "\x1b[31m",
+    "\x1b]0;pwned\x07",
+    "\x07",
+    "\u202e",
+    "\n",
+    "\r",
+    "\x9b2J",
+    "\u200b",
+    "\t",
+]
 
 
 def _raw_characters(text: str) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from typing import Annotated
 
 import typer
 
@@ -21,9 +22,34 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-#: Command modules under ``scorecard.cli._common``; each defines ``register(app)``.
+
+def _print_version(value: bool) -> None:
+    if value:
+        from scorecard import __version__
+
+        sys.stdout.write(f"scorecard {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Turn paperclip agent-runner evaluation runs into scorecards people can trust."""
+
+
+#: Command modules ``scorecard.cli._<name>``; each defines ``register(app)``.
 COMMAND_MODULES = ("score", "bundle_id", "explain", "compare", "plot", "gate", "distributed")
 
 for _name in COMMAND_MODULES:

@@ -1,0 +1,36 @@
+"""The command line's own options: ``--version`` and ``-h`` everywhere ``--help`` works."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+from typer.testing import CliRunner
+
+from scorecard.cli._app import COMMAND_MODULES, app
+from tests.conftest import ROOT
+
+COMMANDS = ["score", "bundle-id", "explain", "compare", "plot", "gate", "score-dask"]
+
+
+def test_version_prints_the_project_version() -> None:
+    """`scorecard --version` prints the version pyproject.toml declares, and exits 0."""
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    result = CliRunner().invoke(app, ["--version"])
+    assert (result.exit_code, result.stdout) == (0, f"scorecard {declared}\n")
+
+
+def test_every_command_module_is_listed() -> None:
+    """The commands tested here are the ones the app registers."""
+    assert len(COMMANDS) == len(COMMAND_MODULES)
+
+
+@pytest.mark.parametrize("command", [[], *([name] for name in COMMANDS)])
+def test_short_help_is_the_same_as_long_help(command: list[str]) -> None:
+    """`-h` prints exactly what `--help` prints, for the app and every command."""
+    runner = CliRunner()
+    short = runner.invoke(app, [*command, "-h"])
+    long = runner.invoke(app, [*command, "--help"])
+    assert (short.exit_code, long.exit_code) == (0, 0)
+    assert short.stdout == long.stdout
+    assert "Usage:" in short.stdout
