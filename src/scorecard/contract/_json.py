@@ -8,6 +8,7 @@ here, reported with the JSON Pointer of where they stand.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Final
 
 import msgspec
@@ -107,6 +108,24 @@ _MESSAGES = {
 }
 
 
+_TRAILING_COMMA = re.compile(r",\s*$")
+#: Lines of a pretty-printed document, as they look when read one by one as JSON Lines.
+_PRETTY_PIECES = re.compile(r'^\s*(?:[\[{]|[\]}],?|"(?:[^"\\]|\\.)*"\s*:.*)\s*$')
+
+
+def _explain_syntax(text: str, error: json.JSONDecodeError) -> str:
+    """Python's message, or what a person would call the mistake when it is a common one."""
+    before = text[: error.pos]
+    if error.pos < len(text) and text[error.pos] in "]}" and _TRAILING_COMMA.search(before):
+        return f"trailing comma before '{text[error.pos]}' (JSON allows none)"
+    if "\n" not in text.strip() and _PRETTY_PIECES.match(text):
+        return (
+            f"{error.msg}; the line looks like part of a pretty-printed document "
+            "(JSON Lines needs each document on one line; a .json file may span lines)"
+        )
+    return error.msg
+
+
 def parse_json_document(
     text: str,
     *,
@@ -120,7 +139,7 @@ def parse_json_document(
         document = json.loads(text, object_pairs_hook=hooks.pairs, parse_constant=hooks.constant)
     except json.JSONDecodeError as error:
         raise error_type(
-            f"malformed JSON: {error.msg} at column {error.colno}",
+            f"malformed JSON: {_explain_syntax(text, error)} at column {error.colno}",
             rule="malformed_json",
             source=source,
             line=(line if line is not None else error.lineno),
