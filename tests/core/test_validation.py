@@ -8,6 +8,7 @@ import pytest
 
 from scorecard.contract._errors import InputError, ObservationError
 from scorecard.contract._json import parse_json_document
+from scorecard.contract._models import CASE_IDS
 from scorecard.core._validation import collect_unknown_fields, validate_observation
 
 
@@ -185,3 +186,31 @@ def test_json_text_problems_are_located(text: str, rule: str, pointer: str) -> N
     with pytest.raises(InputError) as raised:
         parse_json_document(text, source="f.jsonl", line=7)
     assert (raised.value.rule, raised.value.pointer, raised.value.line) == (rule, pointer, 7)
+
+
+@pytest.mark.parametrize(
+    ("case_id", "hint"),
+    [
+        ("final-responze", "(did you mean final-response?)"),
+        ("Trace-Lineage", "(did you mean trace-lineage?)"),
+        ("restart_recovery", "(did you mean restart-recovery?)"),
+    ],
+)
+def test_a_near_miss_case_id_gets_a_suggestion(
+    observation: dict[str, Any], case_id: str, hint: str
+) -> None:
+    """An unknown case id close to a catalog id names that id (and never echoes the input)."""
+    observation["caseId"] = case_id
+    with pytest.raises(ObservationError) as caught:
+        validate_observation(observation)
+    assert caught.value.rule == "unknown_case_id"
+    assert caught.value.message.endswith(hint)
+    assert case_id not in caught.value.message
+
+
+def test_a_far_case_id_lists_the_catalog(observation: dict[str, Any]) -> None:
+    """With no close match the message lists every catalog id, in catalog order."""
+    observation["caseId"] = "zzz-unrelated"
+    with pytest.raises(ObservationError) as caught:
+        validate_observation(observation)
+    assert caught.value.message.endswith("(known: " + ", ".join(CASE_IDS) + ")")

@@ -7,6 +7,7 @@ never quotes input values, so a secret in the input cannot leak through an error
 
 from __future__ import annotations
 
+import difflib
 import functools
 from dataclasses import dataclass
 from typing import Any, cast
@@ -132,11 +133,20 @@ def identifier_secret(value: str) -> str | None:
     return find_secret(value)
 
 
+def _case_hint(case_id: str) -> str:
+    """``(did you mean X?)`` for a near miss, else the known ids; never the given value."""
+    close = difflib.get_close_matches(case_id.strip().lower(), CASE_IDS, n=1, cutoff=0.6)
+    if close:
+        return f" (did you mean {close[0]}?)"
+    return f" (known: {', '.join(CASE_IDS)})"
+
+
 def check_contract_rules(observation: dict[str, Any]) -> None:
     """SCORING.md section 1, rules 2 to 5, on a structurally valid observation."""
     if observation["caseId"] not in _CASE_IDS:
         raise ObservationError(
-            "workflow observation identity is invalid: caseId is not one of the 12 catalog ids",
+            "workflow observation identity is invalid: caseId is not one of the 12 catalog ids"
+            + _case_hint(observation["caseId"]),
             rule="unknown_case_id",
             pointer="/caseId",
         )
