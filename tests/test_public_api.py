@@ -199,6 +199,8 @@ PACKAGES = {
         "ROW_FIELDS",
         "Row",
         "RunSummary",
+        "atomic_binary_writer",
+        "atomic_folder",
         "atomic_writer",
         "count_input_files",
         "default_workers",

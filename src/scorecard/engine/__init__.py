@@ -4,7 +4,15 @@ Heavy optional backends are public submodules imported on demand:
 :mod:`scorecard.engine.parquet` (pyarrow) and :mod:`scorecard.engine.distributed` (Dask).
 """
 
-from ._io import atomic_writer, load_policy, read_json_lines, read_records, scoring_policy
+from ._io import (
+    atomic_binary_writer,
+    atomic_folder,
+    atomic_writer,
+    load_policy,
+    read_json_lines,
+    read_records,
+    scoring_policy,
+)
 from ._parallel import default_workers, score_rows_parallel, score_text
 from ._pipeline import RunSummary, score_paths, score_records
 from ._rows import (
@@ -25,6 +33,8 @@ __all__ = [
     "LoadedRecords",
     "Row",
     "RunSummary",
+    "atomic_binary_writer",
+    "atomic_folder",
     "atomic_writer",
     "count_input_files",
     "default_workers",
