@@ -189,7 +189,7 @@ def test_a_parquet_file_is_synced_before_it_is_renamed(
         synced.append(os.readlink(f"/proc/self/fd/{handle}"))
         real_fsync(handle)
 
-    monkeypatch.setattr(scorecard_io.os, "fsync", fsync)
+    monkeypatch.setattr(os, "fsync", fsync)
     write_parquet(sample_rows, tmp_path / "out.parquet")
     assert len(synced) == 1
     assert Path(synced[0]).parent == tmp_path
