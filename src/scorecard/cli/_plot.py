@@ -11,7 +11,14 @@ import typer
 
 from scorecard.contract import InputError
 
-from ._common import EXIT_BAD_INPUT, CasesOption, PolicyOption, print_errors
+from ._common import (
+    EXIT_BAD_INPUT,
+    CasesOption,
+    PolicyOption,
+    WorkersOption,
+    print_errors,
+    worker_count,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure  # noqa: TID251  (a type only; no import at run time)
@@ -100,6 +107,7 @@ def plot(
     ] = ImageFormat.png,
     cases: CasesOption = None,
     policy_file: PolicyOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Plot scored runs: dimension heatmap, overall scores, paired differences, pass^k, quality
     against cost, trends across bundles, candidates by provider.
@@ -121,7 +129,7 @@ def plot(
             )
         catalog = load_catalog(cases)
         policy = load_policy(policy_file) if policy_file else None
-        loaded = load_records(paths, catalog=catalog, policy=policy)
+        loaded = load_records(paths, catalog=catalog, policy=policy, workers=worker_count(workers))
         if loaded.errors:
             print_errors(loaded.errors)
             raise typer.Exit(EXIT_BAD_INPUT)

@@ -26,6 +26,7 @@ from ._rows import (
     record_row,
     scored_row,
 )
+from ._run import ScoringRun, score_run
 
 __all__ = [
     "CLASSIFICATIONS",
@@ -33,6 +34,7 @@ __all__ = [
     "LoadedRecords",
     "Row",
     "RunSummary",
+    "ScoringRun",
     "atomic_binary_writer",
     "atomic_folder",
     "atomic_writer",
@@ -47,6 +49,7 @@ __all__ = [
     "score_paths",
     "score_records",
     "score_rows_parallel",
+    "score_run",
     "score_text",
     "scored_row",
     "scoring_policy",

@@ -42,6 +42,7 @@ except ImportError:  # pragma: no cover - built by every install that has a C co
 __all__ = [
     "BLOCK_SIZE",
     "STDIN",
+    "Discovery",
     "InputFile",
     "RawRecord",
     "atomic_binary_writer",
@@ -128,21 +129,21 @@ class _Bundles:
         )
 
 
-def discover_inputs(
-    paths: Iterable[str], *, bundle_id: str | None = None
-) -> Iterator[InputFile | InputError]:
-    """Observation files under ``paths`` with their bundles, in deterministic order.
+class Discovery:
+    """Finds the observation files of given paths one path at a time, reading each manifest once
+    and reporting a broken one once, however many of the paths lead to it."""
 
-    A folder is searched recursively for ``*.json`` and ``*.jsonl`` files (manifests excluded);
-    ``-`` is JSON Lines on stdin. ``bundle_id`` overrides every discovered id.
-    """
-    bundles = _Bundles()
-    reported: set[str] = set()
-    override = BundleInfo(id=bundle_id, kind="override") if bundle_id else None
-    for given in paths:
+    def __init__(self, *, bundle_id: str | None = None) -> None:
+        self._bundles = _Bundles()
+        self._reported: set[str] = set()
+        self._override = BundleInfo(id=bundle_id, kind="override") if bundle_id else None
+
+    def inputs(self, given: str) -> Iterator[InputFile | InputError]:
+        """The files under one given path (see :func:`discover_inputs`), in sorted order."""
+        override = self._override
         if given == STDIN:
             yield InputFile(STDIN, override or BundleInfo(id="local-stdin", kind="stdin"))
-            continue
+            return
         root = Path(given)
         if root.is_dir():
             files = sorted(
@@ -157,12 +158,12 @@ def discover_inputs(
             root = root.parent
         else:
             yield InputError("no such file or folder", rule="not_found", source=given)
-            continue
+            return
         for file in files:
-            bundle = bundles.for_file(file, root)
+            bundle = self._bundles.for_file(file, root)
             if isinstance(bundle, ManifestError):
-                if bundle.source not in reported:
-                    reported.add(str(bundle.source))
+                if bundle.source not in self._reported:
+                    self._reported.add(str(bundle.source))
                     yield bundle
                 continue
             if override is not None:
@@ -174,6 +175,19 @@ def discover_inputs(
                     candidates=bundle.candidates,
                 )
             yield InputFile(str(file), bundle)
+
+
+def discover_inputs(
+    paths: Iterable[str], *, bundle_id: str | None = None
+) -> Iterator[InputFile | InputError]:
+    """Observation files under ``paths`` with their bundles, in deterministic order.
+
+    A folder is searched recursively for ``*.json`` and ``*.jsonl`` files (manifests excluded);
+    ``-`` is JSON Lines on stdin. ``bundle_id`` overrides every discovered id.
+    """
+    discovery = Discovery(bundle_id=bundle_id)
+    for given in paths:
+        yield from discovery.inputs(given)
 
 
 def _decode(raw: bytes, *, source: str, line: int | None) -> str:
