@@ -467,28 +467,6 @@ _fdatasync = getattr(os, "fdatasync", os.fsync)
 
 
 @contextlib.contextmanager
-def _replacing(path: str | Path) -> Iterator[int]:
-    """A new file beside ``path`` (its handle) that replaces ``path`` when the
-    block finishes, or is removed on any exception (including Ctrl-C)."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # mkstemp makes the file private (0600); give it the mode a plain open() would.
-    umask = os.umask(0)
-    os.umask(umask)
-    handle, temporary = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
-    )
-    try:
-        os.chmod(temporary, 0o666 & ~umask)
-        yield handle
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
-
-
-@contextlib.contextmanager
 def _synced(stream: _SyncingText | _SyncingBytes) -> Iterator[None]:
     """Close ``stream`` at the end of the block, its data on disk first unless the block failed."""
     with stream:
@@ -545,6 +523,28 @@ def atomic_folder(path: str | Path) -> Iterator[Path]:
             os.replace(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+@contextlib.contextmanager
+def _replacing(path: str | Path) -> Iterator[int]:
+    """A new file beside ``path`` (its handle) that replaces ``path`` when the
+    block finishes, or is removed on any exception (including Ctrl-C)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # mkstemp makes the file private (0600); give it the mode a plain open() would.
+    umask = os.umask(0)
+    os.umask(umask)
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+    )
+    try:
+        os.chmod(temporary, 0o666 & ~umask)
+        yield handle
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
         raise
 
 

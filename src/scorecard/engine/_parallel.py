@@ -331,16 +331,6 @@ def _rows(scorer: _ChunkScorer, chunk: _Chunk) -> Rows:
     return scorer.rows(chunk)
 
 
-def _scored_rows(scored: _ScoredInput) -> Rows:
-    """The rows of an already-scored input, with their own run numbers (no counts: nothing is
-    scored)."""
-    items: list[tuple[RunKey | None, Row] | InputError] = [
-        item if isinstance(item, InputError) else (None, item)
-        for item in scored_input_rows(scored.source)
-    ]
-    return items, RunSummary()
-
-
 def _row_from_scorecard(card_line: str, raw: bytes, bundle: BundleInfo) -> tuple[RunKey, Row]:
     """The run key and row of a line the fast path scored: ``card_line`` is its scorecard, and
     the record around it is the one :meth:`~scorecard.core.ScoredRecord.record_json` makes
@@ -477,6 +467,16 @@ def _in_order(
                 yield item, future.result()
             elif not isinstance(item, _Chunk):
                 yield item, _here(item, read)
+
+
+def _scored_rows(scored: _ScoredInput) -> Rows:
+    """The rows of an already-scored input, with their own run numbers (no counts: nothing is
+    scored)."""
+    items: list[tuple[RunKey | None, Row] | InputError] = [
+        item if isinstance(item, InputError) else (None, item)
+        for item in scored_input_rows(scored.source)
+    ]
+    return items, RunSummary()
 
 
 def _numbered(run: _Run, summary: RunSummary) -> Iterator[tuple[int, Any] | InputError]:
