@@ -7,7 +7,8 @@ than scoring them). Plain ``jsonl`` records take the compiled fast path
 (:mod:`scorecard.fast._fastpath`). Chunks come back in submission order; the main process numbers
 repetitions and counts the summary exactly as the serial path does, so the bytes written do not
 depend on the worker count. At most ``WINDOW x workers`` chunks are in flight, which bounds
-memory however large the input is."""
+memory however large the input is. The entry point is :func:`scorecard.engine.score_run`; the
+functions here are its views (text, rows, records)."""
 
 from __future__ import annotations
 
