@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -438,6 +439,34 @@ def test_every_scoring_command_takes_workers_and_gives_the_same_result(
         results.append((done.stdout, done.stderr.replace(named, b"OUT"), written))
     assert results[0] == results[1]
     assert results[0][0] or results[0][2]
+
+
+@pytest.mark.parametrize("command", ["compare", "gate", "explain", "plot"])
+def test_bad_input_is_located_for_every_scoring_command_and_any_worker_count(
+    tmp_path: Path, command: str
+) -> None:
+    """A broken line among good ones: exit 2, the error located by file and line, never a
+    traceback, and the same messages for one worker and two."""
+    folder = tmp_path / "bundle"
+    folder.mkdir()
+    lines = (NIGHTLY / "observations.jsonl").read_text(encoding="utf-8").splitlines()
+    shutil.copy(NIGHTLY / "bundle.json", folder / "bundle.json")
+    broken = folder / "observations.jsonl"
+    broken.write_text("\n".join([*lines[:5], "{broken", *lines[5:]]) + "\n", encoding="utf-8")
+    args = {
+        "compare": ["compare", str(folder)],
+        "gate": ["gate", str(folder)],
+        "explain": ["explain", str(folder), "--format", "json"],
+        "plot": ["plot", "heatmap", str(folder), "--out", str(tmp_path / "x.png")],
+    }[command]
+    stderrs = []
+    for workers in ("1", "2"):
+        done = run(*args, "--workers", workers)
+        assert done.returncode == 2
+        stderrs.append(done.stderr.decode())
+    assert stderrs[0] == stderrs[1]
+    assert f"error: {broken}:6" in stderrs[0]
+    assert "Traceback" not in stderrs[0]
 
 
 @pytest.mark.parametrize("command", ["compare", "gate", "explain", "plot"])
