@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -376,7 +377,7 @@ def test_errors_survive_the_trip_between_processes() -> None:
     assert (type(copy_), copy_.to_record()) == (ObservationError, error.to_record())
 
 
-@pytest.mark.parametrize("output_format", ["jsonl", "records", "audit"])
+@pytest.mark.parametrize("output_format", ["jsonl", "records", "audit", "json", "table"])
 def test_worker_count_does_not_change_a_byte(tmp_path: Path, output_format: str) -> None:
     """1 worker and 2 workers write identical output, errors and summary."""
     sample = ROOT / "observations"
@@ -402,7 +403,85 @@ def test_worker_count_does_not_change_a_byte(tmp_path: Path, output_format: str)
         assert done.returncode == 2, done.stderr
         outputs.append((out.read_bytes(), errors.read_bytes(), done.stderr))
     assert outputs[0] == outputs[1]
-    assert outputs[0][0].count(b"\n") == 560
+    if output_format in ("jsonl", "records", "audit"):
+        assert outputs[0][0].count(b"\n") == 560
+    assert outputs[0][1].count(b"\n") == 2
+
+
+NIGHTLY = ROOT / "observations" / "2026-11-22-nightly"
+BASELINE = ROOT / "observations" / "2026-11-15-nightly"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected_status"),
+    [
+        (["compare", str(ROOT / "observations"), "--bundle", "campaign-2026-11-22"], 0),
+        (["compare", str(ROOT / "observations"), "--across-bundles", "codex-luna"], 0),
+        (["gate", str(NIGHTLY), "--baseline", str(BASELINE)], 1),
+        (["explain", str(NIGHTLY), "--failing-only", "--format", "json"], 0),
+        (["plot", "heatmap", str(ROOT / "observations"), "--out", "{out}.png"], 0),
+    ],
+    ids=["compare", "compare-across", "gate", "explain", "plot"],
+)
+def test_every_scoring_command_takes_workers_and_gives_the_same_result(
+    tmp_path: Path, command: list[str], expected_status: int
+) -> None:
+    """compare, gate, explain and plot score observations on --workers processes; stdout,
+    stderr, exit status and files written are the same for one worker and two."""
+    results = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"out-{workers}"
+        args = [arg.replace("{out}", str(out)) for arg in command]
+        done = run(*args, "--workers", workers)
+        written = out.with_suffix(".png").read_bytes() if command[0] == "plot" else b""
+        assert done.returncode == expected_status, done.stderr
+        named = str(out).encode()
+        results.append((done.stdout, done.stderr.replace(named, b"OUT"), written))
+    assert results[0] == results[1]
+    assert results[0][0] or results[0][2]
+
+
+@pytest.mark.parametrize("command", ["compare", "gate", "explain", "plot"])
+def test_bad_input_is_located_for_every_scoring_command_and_any_worker_count(
+    tmp_path: Path, command: str
+) -> None:
+    """A broken line among good ones: exit 2, the error located by file and line, never a
+    traceback, and the same messages for one worker and two."""
+    folder = tmp_path / "bundle"
+    folder.mkdir()
+    lines = (NIGHTLY / "observations.jsonl").read_text(encoding="utf-8").splitlines()
+    shutil.copy(NIGHTLY / "bundle.json", folder / "bundle.json")
+    broken = folder / "observations.jsonl"
+    broken.write_text("\n".join([*lines[:5], "{broken", *lines[5:]]) + "\n", encoding="utf-8")
+    args = {
+        "compare": ["compare", str(folder)],
+        "gate": ["gate", str(folder)],
+        "explain": ["explain", str(folder), "--format", "json"],
+        "plot": ["plot", "heatmap", str(folder), "--out", str(tmp_path / "x.png")],
+    }[command]
+    stderrs = []
+    for workers in ("1", "2"):
+        done = run(*args, "--workers", workers)
+        assert done.returncode == 2
+        stderrs.append(done.stderr.decode())
+    assert stderrs[0] == stderrs[1]
+    assert f"error: {broken}:6" in stderrs[0]
+    assert "Traceback" not in stderrs[0]
+
+
+@pytest.mark.parametrize("command", ["compare", "gate", "explain", "plot"])
+def test_zero_workers_is_a_usage_error(command: str) -> None:
+    """--workers 0 exits 2 with the option named, never a traceback."""
+    args = {
+        "compare": ["compare", str(NIGHTLY)],
+        "gate": ["gate", str(NIGHTLY)],
+        "explain": ["explain", str(NIGHTLY)],
+        "plot": ["plot", "heatmap", str(NIGHTLY), "--out", "x.png"],
+    }[command]
+    done = run(*args, "--workers", "0")
+    assert done.returncode == 2
+    assert "--workers" in done.stderr.decode()
+    assert "Traceback" not in done.stderr.decode()
 
 
 def test_an_unreadable_file_is_one_located_error(

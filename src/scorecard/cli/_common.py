@@ -21,8 +21,10 @@ __all__ = [
     "BundleIdOption",
     "CasesOption",
     "PolicyOption",
+    "WorkersOption",
     "load_catalog_and_policy",
     "print_errors",
+    "worker_count",
 ]
 
 EXIT_OK = 0
@@ -41,6 +43,16 @@ PolicyOption = Annotated[
 ]
 BundleIdOption = Annotated[
     str | None, typer.Option("--bundle-id", help="Use this bundle id for every record.")
+]
+WorkersOption = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        min=1,
+        help="Processes to score observations on (default: all cores). Results are identical "
+        "for any count.",
+        show_default=False,
+    ),
 ]
 
 
@@ -68,3 +80,10 @@ def load_catalog_and_policy(cases: Path | None, policy_file: Path | None) -> tup
     except InputError as error:
         print_errors([error])
         raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+def worker_count(workers: int | None) -> int:
+    """The processes a command scores on: ``--workers``, or every core this process may use."""
+    from scorecard.engine import default_workers
+
+    return workers or default_workers()

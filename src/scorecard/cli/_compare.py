@@ -13,7 +13,14 @@ import typer
 
 from scorecard.contract import InputError
 
-from ._common import EXIT_BAD_INPUT, CasesOption, PolicyOption, print_errors
+from ._common import (
+    EXIT_BAD_INPUT,
+    CasesOption,
+    PolicyOption,
+    WorkersOption,
+    print_errors,
+    worker_count,
+)
 
 
 class GroupBy(enum.StrEnum):
@@ -102,6 +109,7 @@ def compare(
     ] = None,
     cases: CasesOption = None,
     policy_file: PolicyOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Compare candidates (or providers) of one bundle with intervals, or one candidate across
     bundles with paired verdicts (better / worse / inconclusive).
@@ -127,7 +135,13 @@ def compare(
         catalog = load_catalog(cases)
         policy = load_policy(policy_file) if policy_file else None
         with _progress(paths) as on_file:
-            loaded = load_records(paths, catalog=catalog, policy=policy, on_file=on_file)
+            loaded = load_records(
+                paths,
+                catalog=catalog,
+                policy=policy,
+                on_file=on_file,
+                workers=worker_count(workers),
+            )
         if loaded.errors:
             print_errors(loaded.errors)
             raise typer.Exit(EXIT_BAD_INPUT)

@@ -15,8 +15,10 @@ from ._common import (
     BundleIdOption,
     CasesOption,
     PolicyOption,
+    WorkersOption,
     load_catalog_and_policy,
     print_errors,
+    worker_count,
 )
 
 
@@ -49,17 +51,21 @@ def explain(
     policy_file: PolicyOption = None,
     bundle_id: BundleIdOption = None,
     cases: CasesOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Show each matching run's scorecard, failing dimensions with the fields behind every
     reason (JSON Pointers), and the case-assertion audit."""
     from scorecard.contract import js_json
     from scorecard.core import explain_record, render_explanation
-    from scorecard.engine import score_paths
+    from scorecard.engine import score_run
 
     catalog, policy = load_catalog_and_policy(cases, policy_file)
     errors: list[InputError] = []
     explanations = []
-    for result in score_paths(paths, catalog=catalog, policy=policy, bundle_id=bundle_id):
+    run = score_run(
+        paths, catalog=catalog, policy=policy, workers=worker_count(workers), bundle_id=bundle_id
+    )
+    for result in run.records():
         if isinstance(result, InputError):
             errors.append(result)
             continue

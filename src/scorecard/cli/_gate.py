@@ -17,7 +17,15 @@ import typer
 
 from scorecard.contract import InputError
 
-from ._common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CasesOption, print_errors
+from ._common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    CasesOption,
+    WorkersOption,
+    print_errors,
+    worker_count,
+)
 
 if TYPE_CHECKING:
     from scorecard.contract import Catalog, Policy
@@ -49,10 +57,10 @@ def _read_records_file(path: str) -> tuple[list[RunFacts], list[InputError]]:
 
 
 def _load_side(
-    path: str, catalog: Callable[[], Catalog], policy: Policy | None
+    path: str, catalog: Callable[[], Catalog], policy: Policy | None, workers: int
 ) -> tuple[GateSide | None, list[InputError]]:
     """One side from a records file, or from observations scored here."""
-    from scorecard.engine import is_records_file, score_paths
+    from scorecard.engine import is_records_file, score_run
     from scorecard.gate import gate_side, run_facts
 
     facts: list[RunFacts] = []
@@ -65,7 +73,8 @@ def _load_side(
             )
         facts, errors = _read_records_file(path)
     else:
-        for result in score_paths([path], catalog=catalog(), policy=policy):
+        run = score_run([path], catalog=catalog(), policy=policy, workers=workers)
+        for result in run.records():
             if isinstance(result, InputError):
                 errors.append(result)
             else:
@@ -135,6 +144,7 @@ def gate(
         int, typer.Option("--seed", min=0, help="Seed of the bootstrap resampling.")
     ] = 0,
     cases: CasesOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Judge a bundle for CI: safety gate, and paired regressions against a baseline.
 
@@ -180,10 +190,10 @@ def gate(
                 catalogs.append(load_catalog(cases))
             return catalogs[0]
 
-        current_side, errors = _load_side(current, catalog, policy)
+        current_side, errors = _load_side(current, catalog, policy, worker_count(workers))
         baseline_side = None
         if baseline is not None:
-            baseline_side, more = _load_side(baseline, catalog, policy)
+            baseline_side, more = _load_side(baseline, catalog, policy, worker_count(workers))
             errors += more
     except InputError as error:
         raise bad_input([error]) from None

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-import contextlib
 import enum
-import os
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from scorecard.contract import InputError
 
-from ._common import EXIT_BAD_INPUT, CasesOption, PolicyOption, print_errors
+from ._common import (
+    EXIT_BAD_INPUT,
+    CasesOption,
+    PolicyOption,
+    WorkersOption,
+    print_errors,
+    worker_count,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure  # noqa: TID251  (a type only; no import at run time)
@@ -41,30 +44,11 @@ class ImageFormat(enum.StrEnum):
     svg = "svg"
 
 
-@contextlib.contextmanager
-def binary_atomic_writer(path: Path) -> Iterator[IO[bytes]]:
-    """Like :func:`scorecard.engine.atomic_writer`, for bytes: readers see the old file or the whole
-    new one, never a half-written image; on any error the temporary file is removed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    umask = os.umask(0)
-    os.umask(umask)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.chmod(temporary, 0o666 & ~umask)
-        with os.fdopen(handle, "wb") as stream:
-            yield stream
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
-
-
 def _save(figure: Figure, path: Path, image_format: str) -> None:
+    from scorecard.engine import atomic_binary_writer
+
     metadata = {"Date": None} if image_format == "svg" else {"Software": None}
-    with binary_atomic_writer(path) as stream:
+    with atomic_binary_writer(path) as stream:
         figure.savefig(stream, format=image_format, metadata=metadata)
     sys.stderr.write(f"wrote {path}\n")
 
@@ -123,6 +107,7 @@ def plot(
     ] = ImageFormat.png,
     cases: CasesOption = None,
     policy_file: PolicyOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Plot scored runs: dimension heatmap, overall scores, paired differences, pass^k, quality
     against cost, trends across bundles, candidates by provider.
@@ -144,7 +129,7 @@ def plot(
             )
         catalog = load_catalog(cases)
         policy = load_policy(policy_file) if policy_file else None
-        loaded = load_records(paths, catalog=catalog, policy=policy)
+        loaded = load_records(paths, catalog=catalog, policy=policy, workers=worker_count(workers))
         if loaded.errors:
             print_errors(loaded.errors)
             raise typer.Exit(EXIT_BAD_INPUT)

@@ -19,8 +19,10 @@ from ._common import (
     BundleIdOption,
     CasesOption,
     PolicyOption,
+    WorkersOption,
     load_catalog_and_policy,
     print_errors,
+    worker_count,
 )
 
 if TYPE_CHECKING:
@@ -85,15 +87,7 @@ def score(
             "per bundle.",
         ),
     ] = False,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            min=1,
-            help="Processes to score on (default: all cores). Output is identical for any count.",
-            show_default=False,
-        ),
-    ] = None,
+    workers: WorkersOption = None,
     scheduler: Annotated[
         str | None,
         typer.Option(
@@ -128,14 +122,7 @@ def score(
             errors_file=errors_file,
         )
         return
-    from scorecard.engine import (
-        RunSummary,
-        atomic_writer,
-        default_workers,
-        score_paths,
-        score_rows_parallel,
-        score_text,
-    )
+    from scorecard.engine import atomic_writer, score_run
 
     catalog, policy = load_catalog_and_policy(cases, policy_file)
     parquet = out is not None and out.suffix == ".parquet"
@@ -149,35 +136,20 @@ def score(
     if output_format is None:
         interactive = out is None and sys.stdout.isatty()
         output_format = OutputFormat.table if interactive else OutputFormat.jsonl
-    summary = RunSummary()
+    run = score_run(
+        paths, catalog=catalog, policy=policy, workers=worker_count(workers), bundle_id=bundle_id
+    )
+    summary = run.summary
     errors: list[InputError] = []
-    workers = workers or default_workers()
     results: Iterator[ScoredRecord | str | Row | InputError]
-    # Streaming formats and Parquet go through chunks (with one worker, in this process);
-    # the table and the JSON array need every record, so they take the serial path.
+    # Parquet is written from rows, the streaming formats from text; the table and the JSON
+    # array need the records themselves.
     if parquet:
-        results = score_rows_parallel(
-            paths,
-            catalog=catalog,
-            policy=policy,
-            workers=workers,
-            bundle_id=bundle_id,
-            summary=summary,
-        )
+        results = run.rows()
     elif output_format.value in _STREAMING:
-        results = score_text(
-            paths,
-            catalog=catalog,
-            policy=policy,
-            workers=workers,
-            output_format=output_format.value,
-            bundle_id=bundle_id,
-            summary=summary,
-        )
+        results = run.text(output_format.value)
     else:
-        results = score_paths(
-            paths, catalog=catalog, policy=policy, bundle_id=bundle_id, summary=summary
-        )
+        results = run.records()
     with contextlib.ExitStack() as stack:
         error_stream = (
             stack.enter_context(atomic_writer(errors_file)) if errors_file is not None else None
@@ -271,7 +243,7 @@ def _write_parquet(
     from scorecard.engine.parquet import write_parquet
 
     def rows() -> Iterator[Row]:
-        # Rows come ready from the chunk scorers (score_rows_parallel).
+        # Rows come ready from the chunk scorers (ScoringRun.rows).
         for result in results:
             if not isinstance(result, tuple):
                 raise TypeError("Parquet is written from aggregation rows")

@@ -4,7 +4,15 @@ Heavy optional backends are public submodules imported on demand:
 :mod:`scorecard.engine.parquet` (pyarrow) and :mod:`scorecard.engine.distributed` (Dask).
 """
 
-from ._io import atomic_writer, load_policy, read_json_lines, read_records, scoring_policy
+from ._io import (
+    atomic_binary_writer,
+    atomic_folder,
+    atomic_writer,
+    load_policy,
+    read_json_lines,
+    read_records,
+    scoring_policy,
+)
 from ._parallel import default_workers, score_rows_parallel, score_text
 from ._pipeline import RunSummary, score_paths, score_records
 from ._rows import (
@@ -18,6 +26,7 @@ from ._rows import (
     record_row,
     scored_row,
 )
+from ._run import ScoringRun, score_run
 
 __all__ = [
     "CLASSIFICATIONS",
@@ -25,6 +34,9 @@ __all__ = [
     "LoadedRecords",
     "Row",
     "RunSummary",
+    "ScoringRun",
+    "atomic_binary_writer",
+    "atomic_folder",
     "atomic_writer",
     "count_input_files",
     "default_workers",
@@ -37,6 +49,7 @@ __all__ = [
     "score_paths",
     "score_records",
     "score_rows_parallel",
+    "score_run",
     "score_text",
     "scored_row",
     "scoring_policy",

@@ -10,10 +10,11 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -41,8 +42,11 @@ except ImportError:  # pragma: no cover - built by every install that has a C co
 __all__ = [
     "BLOCK_SIZE",
     "STDIN",
+    "Discovery",
     "InputFile",
     "RawRecord",
+    "atomic_binary_writer",
+    "atomic_folder",
     "atomic_writer",
     "count_newlines",
     "discover_inputs",
@@ -125,21 +129,21 @@ class _Bundles:
         )
 
 
-def discover_inputs(
-    paths: Iterable[str], *, bundle_id: str | None = None
-) -> Iterator[InputFile | InputError]:
-    """Observation files under ``paths`` with their bundles, in deterministic order.
+class Discovery:
+    """Finds the observation files of given paths one path at a time, reading each manifest once
+    and reporting a broken one once, however many of the paths lead to it."""
 
-    A folder is searched recursively for ``*.json`` and ``*.jsonl`` files (manifests excluded);
-    ``-`` is JSON Lines on stdin. ``bundle_id`` overrides every discovered id.
-    """
-    bundles = _Bundles()
-    reported: set[str] = set()
-    override = BundleInfo(id=bundle_id, kind="override") if bundle_id else None
-    for given in paths:
+    def __init__(self, *, bundle_id: str | None = None) -> None:
+        self._bundles = _Bundles()
+        self._reported: set[str] = set()
+        self._override = BundleInfo(id=bundle_id, kind="override") if bundle_id else None
+
+    def inputs(self, given: str) -> Iterator[InputFile | InputError]:
+        """The files under one given path (see :func:`discover_inputs`), in sorted order."""
+        override = self._override
         if given == STDIN:
             yield InputFile(STDIN, override or BundleInfo(id="local-stdin", kind="stdin"))
-            continue
+            return
         root = Path(given)
         if root.is_dir():
             files = sorted(
@@ -154,12 +158,12 @@ def discover_inputs(
             root = root.parent
         else:
             yield InputError("no such file or folder", rule="not_found", source=given)
-            continue
+            return
         for file in files:
-            bundle = bundles.for_file(file, root)
+            bundle = self._bundles.for_file(file, root)
             if isinstance(bundle, ManifestError):
-                if bundle.source not in reported:
-                    reported.add(str(bundle.source))
+                if bundle.source not in self._reported:
+                    self._reported.add(str(bundle.source))
                     yield bundle
                 continue
             if override is not None:
@@ -171,6 +175,19 @@ def discover_inputs(
                     candidates=bundle.candidates,
                 )
             yield InputFile(str(file), bundle)
+
+
+def discover_inputs(
+    paths: Iterable[str], *, bundle_id: str | None = None
+) -> Iterator[InputFile | InputError]:
+    """Observation files under ``paths`` with their bundles, in deterministic order.
+
+    A folder is searched recursively for ``*.json`` and ``*.jsonl`` files (manifests excluded);
+    ``-`` is JSON Lines on stdin. ``bundle_id`` overrides every discovered id.
+    """
+    discovery = Discovery(bundle_id=bundle_id)
+    for given in paths:
+        yield from discovery.inputs(given)
 
 
 def _decode(raw: bytes, *, source: str, line: int | None) -> str:
@@ -362,38 +379,35 @@ def read_records(
 
 
 SYNC_EVERY = 8 << 20
-"""Characters an atomic write takes between two background flushes to disk."""
+"""Characters (bytes, for a binary file) an atomic write takes between two background flushes
+to disk."""
 
 
-class _SyncingText(io.TextIOWrapper):
-    """A text file whose data the operating system writes to disk while it grows.
+class _BackgroundSync:
+    """Hands a growing file's data to the operating system every :data:`SYNC_EVERY` characters
+    (or bytes) and waits for ``fdatasync`` in a background thread, so the ``fsync`` that ends an
+    atomic write waits for the last stretch only, instead of for the whole file after the work
+    is done. The thread starts at the first flush: a short write never has one (and
+    ``scorecard score`` forks its worker processes before it)."""
 
-    Every :data:`SYNC_EVERY` characters the text is handed to the OS and a background thread
-    waits for ``fdatasync``, so the ``fsync`` that ends an atomic write waits for the last
-    stretch only, instead of for the whole file after the work is done. The thread starts at the
-    first flush: a short write never has one (and ``scorecard score`` forks its worker processes
-    before it).
-    """
-
-    def __init__(self, handle: int, encoding: str) -> None:
-        super().__init__(io.BufferedWriter(io.FileIO(handle, "w")), encoding=encoding, newline="\n")
+    def __init__(self, handle: int, flush: Callable[[], None]) -> None:
         self._handle = handle
+        self._flush = flush
         self._unsynced = 0
         self._wanted = threading.Event()
         self._stopping = False
         self._syncer: threading.Thread | None = None
 
-    def write(self, text: str) -> int:
-        written = super().write(text)
-        self._unsynced += written
+    def wrote(self, count: int) -> None:
+        """Note ``count`` more characters (or bytes) written."""
+        self._unsynced += count
         if self._unsynced >= SYNC_EVERY:
             self._unsynced = 0
-            self.flush()
+            self._flush()
             if self._syncer is None:
                 self._syncer = threading.Thread(target=self._sync, name="sync", daemon=True)
                 self._syncer.start()
             self._wanted.set()
-        return written
 
     def _sync(self) -> None:
         while True:
@@ -406,7 +420,7 @@ class _SyncingText(io.TextIOWrapper):
             except OSError:
                 return  # the closing fsync, in the writing thread, reports it
 
-    def stop_syncing(self) -> None:
+    def stop(self) -> None:
         """Wait for the background flush to finish (before the file is closed)."""
         if self._syncer is not None:
             self._stopping = True
@@ -414,8 +428,38 @@ class _SyncingText(io.TextIOWrapper):
             self._syncer.join()
             self._syncer = None
 
+
+class _SyncingText(io.TextIOWrapper):
+    """A text file whose data the operating system writes to disk while it grows."""
+
+    def __init__(self, handle: int, encoding: str) -> None:
+        super().__init__(io.BufferedWriter(io.FileIO(handle, "w")), encoding=encoding, newline="\n")
+        self.background = _BackgroundSync(handle, self.flush)
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        self.background.wrote(written)
+        return written
+
     def close(self) -> None:
-        self.stop_syncing()
+        self.background.stop()
+        super().close()
+
+
+class _SyncingBytes(io.BufferedWriter):
+    """A binary file whose data the operating system writes to disk while it grows."""
+
+    def __init__(self, handle: int) -> None:
+        super().__init__(io.FileIO(handle, "w"))
+        self.background = _BackgroundSync(handle, self.flush)
+
+    def write(self, data: Any) -> int:
+        written = super().write(data)
+        self.background.wrote(written)
+        return written
+
+    def close(self) -> None:
+        self.background.stop()
         super().close()
 
 
@@ -423,13 +467,69 @@ _fdatasync = getattr(os, "fdatasync", os.fsync)
 
 
 @contextlib.contextmanager
+def _synced(stream: _SyncingText | _SyncingBytes) -> Iterator[None]:
+    """Close ``stream`` at the end of the block, its data on disk first unless the block failed."""
+    with stream:
+        yield
+        stream.background.stop()
+        stream.flush()
+        os.fsync(stream.fileno())
+
+
+@contextlib.contextmanager
 def atomic_writer(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]:
-    """Open ``path`` for writing so that readers see either the old file or the complete new one.
+    """Open ``path`` for writing text so that readers see either the old file or the complete
+    new one.
 
     Writes go to a temporary file beside ``path`` that replaces it only when the block finishes
     and the data is on disk; on any exception (including Ctrl-C) the temporary file is removed
     and ``path`` is untouched. A large file is flushed to disk while it is written.
     """
+    with _replacing(path) as handle:
+        stream = _SyncingText(handle, encoding)
+        with _synced(stream):
+            yield stream
+
+
+@contextlib.contextmanager
+def atomic_binary_writer(path: str | Path) -> Iterator[IO[bytes]]:
+    """:func:`atomic_writer` for bytes (images, Parquet files): the same temporary file, the
+    same flushing while it grows, the same replacement at the end."""
+    with _replacing(path) as handle:
+        stream = _SyncingBytes(handle)
+        with _synced(stream):
+            yield stream
+
+
+@contextlib.contextmanager
+def atomic_folder(path: str | Path) -> Iterator[Path]:
+    """A new folder to fill that replaces the file or folder ``path`` when the block finishes
+    (a Parquet dataset), or is removed with everything in it on any exception."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    umask = os.umask(0)
+    os.umask(umask)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        os.chmod(staging, 0o777 & ~umask)
+        yield staging
+        if target.exists():
+            # A folder cannot replace a folder in one step: move the old one aside first.
+            retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
+            os.replace(target, retired / "old")
+            os.replace(staging, target)
+            shutil.rmtree(retired)
+        else:
+            os.replace(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+@contextlib.contextmanager
+def _replacing(path: str | Path) -> Iterator[int]:
+    """A new file beside ``path`` (its handle) that replaces ``path`` when the
+    block finishes, or is removed on any exception (including Ctrl-C)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     # mkstemp makes the file private (0600); give it the mode a plain open() would.
@@ -440,11 +540,7 @@ def atomic_writer(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[s
     )
     try:
         os.chmod(temporary, 0o666 & ~umask)
-        with _SyncingText(handle, encoding) as stream:
-            yield stream
-            stream.stop_syncing()
-            stream.flush()
-            os.fsync(stream.fileno())
+        yield handle
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

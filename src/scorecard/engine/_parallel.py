@@ -7,7 +7,8 @@ than scoring them). Plain ``jsonl`` records take the compiled fast path
 (:mod:`scorecard.fast._fastpath`). Chunks come back in submission order; the main process numbers
 repetitions and counts the summary exactly as the serial path does, so the bytes written do not
 depend on the worker count. At most ``WINDOW x workers`` chunks are in flight, which bounds
-memory however large the input is."""
+memory however large the input is. The entry point is :func:`scorecard.engine.score_run`; the
+functions here are its views (text, rows, records)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
@@ -29,8 +30,8 @@ from scorecard.fast import FastScorer, Piece, fast_scorer
 
 from ._io import (
     STDIN,
+    Discovery,
     RawRecord,
-    discover_inputs,
     line_blocks,
     line_ranges,
     numbered_lines,
@@ -39,9 +40,12 @@ from ._io import (
     unreadable,
 )
 from ._pipeline import STREAMING_FORMATS, RunSummary, score_record
-from ._rows import ROW_FIELDS, Row, record_row, scored_row
+from ._rows import ROW_FIELDS, Row, is_scored_input, record_row, scored_input_rows, scored_row
 
-__all__ = ["default_workers", "score_rows_parallel", "score_text"]
+if TYPE_CHECKING:
+    from scorecard.core import ScoredRecord
+
+__all__ = ["default_workers", "score_rows_parallel", "score_scored_records", "score_text"]
 
 CHUNK_BYTES = 2 << 20
 """About how much JSON Lines text one worker call scores."""
@@ -87,35 +91,49 @@ class _Chunk:
         return block
 
 
+@dataclass(frozen=True)
+class _ScoredInput:
+    """A given path already scored (a records file or Parquet), read as rows in its turn."""
+
+    source: str
+
+
 def _chunks(
     paths: Iterable[str],
     bundle_id: str | None,
     stdin: IO[bytes] | None,
     size: int,
     spans: bool = False,
-) -> Iterator[_Chunk | InputError]:
+    read_scored: bool = False,
+) -> Iterator[_Chunk | _ScoredInput | InputError]:
     """The chunks of every input; with ``spans``, those of JSON Lines files say where their
-    block is instead of carrying it (the main process of a pool only finds line ends)."""
-    for item in discover_inputs(paths, bundle_id=bundle_id):
-        if isinstance(item, InputError):
-            yield item
+    block is instead of carrying it (the main process of a pool only finds line ends); with
+    ``read_scored``, a given records file or Parquet path is one :class:`_ScoredInput`."""
+    discovery = Discovery(bundle_id=bundle_id)
+    for given in paths:
+        if read_scored and is_scored_input(given):
+            yield _ScoredInput(given)
             continue
-        try:
-            if item.path == STDIN:
-                yield from _line_chunks(stdin or sys.stdin.buffer, "<stdin>", item.bundle, size)
+        for item in discovery.inputs(given):
+            if isinstance(item, InputError):
+                yield item
                 continue
-            with open(item.path, "rb") as stream:
-                if item.path.endswith(".jsonl") and spans:
-                    for first_line, offset, length in line_ranges(stream, size):
-                        yield _Chunk(
-                            item.path, item.bundle, first_line=first_line, span=(offset, length)
-                        )
-                elif item.path.endswith(".jsonl"):
-                    yield from _line_chunks(stream, item.path, item.bundle, size)
-                else:
-                    yield _Chunk(item.path, item.bundle, whole_file=stream.read())
-        except OSError as error:
-            yield unreadable(item.path, error)
+            try:
+                if item.path == STDIN:
+                    yield from _line_chunks(stdin or sys.stdin.buffer, "<stdin>", item.bundle, size)
+                    continue
+                with open(item.path, "rb") as stream:
+                    if item.path.endswith(".jsonl") and spans:
+                        for first_line, offset, length in line_ranges(stream, size):
+                            yield _Chunk(
+                                item.path, item.bundle, first_line=first_line, span=(offset, length)
+                            )
+                    elif item.path.endswith(".jsonl"):
+                        yield from _line_chunks(stream, item.path, item.bundle, size)
+                    else:
+                        yield _Chunk(item.path, item.bundle, whole_file=stream.read())
+            except OSError as error:
+                yield unreadable(item.path, error)
 
 
 def _line_chunks(stream: IO[bytes], source: str, bundle: BundleInfo, size: int) -> Iterator[_Chunk]:
@@ -139,6 +157,8 @@ def _line_chunks(stream: IO[bytes], source: str, bundle: BundleInfo, size: int) 
 _REPETITION_PLACEHOLDER = '"repetition":0,'
 # Workers asked for aggregation rows instead of lines; the main process sets the run number.
 _ROWS = "rows"
+# Workers asked for the scored records themselves (what explain and the gate read).
+_RECORDS = "scored records"
 _REPETITION_COLUMN = ROW_FIELDS.index("repetition")
 
 Outcome = tuple[Tally, Any] | InputError
@@ -147,9 +167,10 @@ Text = tuple[list[str | InputError], RunSummary]
 """A chunk of ``jsonl``: runs of whole output lines and the errors between them, in input order,
 and the chunk's counts."""
 RunKey = tuple[str, str, str]
-Rows = tuple[list[tuple[RunKey, Row] | InputError], RunSummary]
-"""A chunk as aggregation rows: each with its run key (the main process numbers the runs) or an
-error, in input order, and the chunk's counts."""
+Rows = tuple[list[tuple[RunKey | None, Row] | InputError], RunSummary]
+"""A chunk as aggregation rows: each with its run key (the main process numbers the runs; None
+for a row read already scored, which keeps its number) or an error, in input order, and the
+chunk's counts."""
 
 
 class _RowFacts(msgspec.Struct):
@@ -228,7 +249,7 @@ class _ChunkScorer:
         cards = iter(
             [line for piece in pieces if isinstance(piece, str) for line in piece.split("\n")[:-1]]
         )
-        items: list[tuple[RunKey, Row] | InputError] = []
+        items: list[tuple[RunKey | None, Row] | InputError] = []
         # The C code skips the lines numbered_lines skips: pair each other line with its output.
         for number, raw in numbered_lines(block, chunk.first_line):
             if number in declined:
@@ -265,7 +286,7 @@ class _ChunkScorer:
         return block, pieces
 
     @staticmethod
-    def _keyed(outcome: Outcome, summary: RunSummary) -> tuple[RunKey, Row] | InputError:
+    def _keyed(outcome: Outcome, summary: RunSummary) -> tuple[RunKey | None, Row] | InputError:
         """A rows outcome counted into ``summary``: its run key and row, or its error."""
         if isinstance(outcome, InputError):
             summary.rejected += 1
@@ -294,6 +315,8 @@ class _ChunkScorer:
             return result
         if self.format == _ROWS:
             return result.tally(), scored_row(result.numbered(1))  # the main process renumbers it
+        if self.format == _RECORDS:
+            return result.tally(), result
         return result.tally(), result.render(self.format)
 
 
@@ -362,16 +385,43 @@ class _Run:
     bundle_id: str | None
     stdin: IO[bytes] | None
     chunk_bytes: int
+    on_file: Callable[[str], None] | None = None
+    """Called with each input's name when its first result is handed on."""
 
-    def map(self, work: Callable[[_ChunkScorer, _Chunk], T]) -> Iterator[T | InputError]:
-        """``work`` on every chunk, results in input order; with one worker, in this process."""
+    def map(
+        self,
+        work: Callable[[_ChunkScorer, _Chunk], T],
+        read: Callable[[_ScoredInput], T] | None = None,
+    ) -> Iterator[T | InputError]:
+        """``work`` on every chunk, results in input order; with one worker, in this process.
+        With ``read``, given paths already scored are read by it, here, in their turn."""
         chunks = _chunks(
-            self.paths, self.bundle_id, self.stdin, self.chunk_bytes, spans=self.workers > 1
+            self.paths,
+            self.bundle_id,
+            self.stdin,
+            self.chunk_bytes,
+            spans=self.workers > 1,
+            read_scored=read is not None,
         )
+        announced: str | None = None
+        for item, result in self._results(chunks, work, read):
+            source = item.source
+            if self.on_file is not None and source is not None and source != announced:
+                announced = source
+                self.on_file(source)
+            yield result
+
+    def _results(
+        self,
+        chunks: Iterator[_Chunk | _ScoredInput | InputError],
+        work: Callable[[_ChunkScorer, _Chunk], T],
+        read: Callable[[_ScoredInput], T] | None,
+    ) -> Iterator[tuple[_Chunk | _ScoredInput | InputError, T | InputError]]:
         if self.workers == 1:
             scorer = _ChunkScorer(self.catalog, self.policy, self.output_format)
             for chunk in chunks:
-                yield chunk if isinstance(chunk, InputError) else work(scorer, chunk)
+                result = work(scorer, chunk) if isinstance(chunk, _Chunk) else _here(chunk, read)
+                yield chunk, result
             return
         methods = multiprocessing.get_all_start_methods()
         with ProcessPoolExecutor(
@@ -380,29 +430,54 @@ class _Run:
             initializer=_start_worker,
             initargs=(self.catalog, self.policy, self.output_format),
         ) as executor:
-            yield from _in_order(chunks, executor, work, WINDOW * self.workers)
+            yield from _in_order(chunks, executor, work, read, WINDOW * self.workers)
+
+
+def _here(
+    item: _ScoredInput | InputError, read: Callable[[_ScoredInput], T] | None
+) -> T | InputError:
+    """The result of an item the main process handles: an error as it is, a scored input read."""
+    if isinstance(item, InputError):
+        return item
+    if read is None:
+        raise TypeError("a scored input in a run that does not read them")
+    return read(item)
 
 
 def _in_order(
-    chunks: Iterator[_Chunk | InputError],
+    chunks: Iterator[_Chunk | _ScoredInput | InputError],
     executor: ProcessPoolExecutor,
     work: Callable[[_ChunkScorer, _Chunk], T],
+    read: Callable[[_ScoredInput], T] | None,
     window: int,
-) -> Iterator[T | InputError]:
-    pending: deque[Future[T] | InputError] = deque()
+) -> Iterator[tuple[_Chunk | _ScoredInput | InputError, T | InputError]]:
+    pending: deque[tuple[_Chunk | _ScoredInput | InputError, Future[T] | None]] = deque()
     exhausted = False
     while pending or not exhausted:
         while not exhausted and len(pending) < window:
             item = next(chunks, None)
             if item is None:
                 exhausted = True
-            elif isinstance(item, InputError):
-                pending.append(item)
+            elif isinstance(item, _Chunk):
+                pending.append((item, executor.submit(_in_worker, work, item)))
             else:
-                pending.append(executor.submit(_in_worker, work, item))
+                pending.append((item, None))  # errors and scored inputs: here, in their turn
         if pending:
-            head = pending.popleft()
-            yield head if isinstance(head, InputError) else head.result()
+            item, future = pending.popleft()
+            if future is not None:
+                yield item, future.result()
+            elif not isinstance(item, _Chunk):
+                yield item, _here(item, read)
+
+
+def _scored_rows(scored: _ScoredInput) -> Rows:
+    """The rows of an already-scored input, with their own run numbers (no counts: nothing is
+    scored)."""
+    items: list[tuple[RunKey | None, Row] | InputError] = [
+        item if isinstance(item, InputError) else (None, item)
+        for item in scored_input_rows(scored.source)
+    ]
+    return items, RunSummary()
 
 
 def _numbered(run: _Run, summary: RunSummary) -> Iterator[tuple[int, Any] | InputError]:
@@ -435,6 +510,7 @@ def score_text(
     summary: RunSummary | None = None,
     stdin: IO[bytes] | None = None,
     chunk_bytes: int = CHUNK_BYTES,
+    on_file: Callable[[str], None] | None = None,
 ) -> Iterator[str | InputError]:
     """Text of a streaming format (``jsonl``, ``records``, ``audit``) in pieces of whole lines,
     each ending in a newline, and the errors between them, in input order; scored on ``workers``
@@ -447,7 +523,9 @@ def score_text(
     if output_format not in STREAMING_FORMATS:
         raise ValueError(f"not a streaming format: {output_format}")
     summary = summary if summary is not None else RunSummary()
-    run = _Run(paths, catalog, policy, workers, output_format, bundle_id, stdin, chunk_bytes)
+    run = _Run(
+        paths, catalog, policy, workers, output_format, bundle_id, stdin, chunk_bytes, on_file
+    )
     if output_format != "jsonl":
         for item in _numbered(run, summary):
             if isinstance(item, InputError):
@@ -466,6 +544,31 @@ def score_text(
         yield from items
 
 
+def score_scored_records(
+    paths: Iterable[str],
+    *,
+    catalog: Catalog | Path | None,
+    policy: Policy,
+    workers: int,
+    bundle_id: str | None = None,
+    summary: RunSummary | None = None,
+    stdin: IO[bytes] | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    on_file: Callable[[str], None] | None = None,
+) -> Iterator[ScoredRecord | InputError]:
+    """The scored records themselves, numbered, and the errors between them, in input order;
+    scored by the general path on ``workers`` processes (one: in this process), equal to
+    :func:`scorecard.engine.score_paths`."""
+    summary = summary if summary is not None else RunSummary()
+    run = _Run(paths, catalog, policy, workers, _RECORDS, bundle_id, stdin, chunk_bytes, on_file)
+    for item in _numbered(run, summary):
+        if isinstance(item, InputError):
+            yield item
+            continue
+        number, record = item
+        yield record.numbered(number)
+
+
 def score_rows_parallel(
     paths: Iterable[str],
     *,
@@ -476,17 +579,21 @@ def score_rows_parallel(
     summary: RunSummary | None = None,
     stdin: IO[bytes] | None = None,
     chunk_bytes: int = CHUNK_BYTES,
+    on_file: Callable[[str], None] | None = None,
+    read_scored: bool = False,
 ) -> Iterator[Row | InputError]:
     """Aggregation rows (:data:`scorecard.engine.ROW_FIELDS`) scored on ``workers``
     processes (one: in this process), equal to :func:`~scorecard.engine.scored_row`
     of the serial run.
 
     Workers build the rows, so the main process only numbers runs (what Parquet output needs).
+    With ``read_scored``, a given path that is a records file or Parquet is read as rows in its
+    turn, with its own run numbers (what :func:`~scorecard.engine.load_records` needs).
     """
-    run = _Run(paths, catalog, policy, workers, _ROWS, bundle_id, stdin, chunk_bytes)
+    run = _Run(paths, catalog, policy, workers, _ROWS, bundle_id, stdin, chunk_bytes, on_file)
     summary = summary if summary is not None else RunSummary()
     repetitions: Counter[RunKey] = Counter()
-    for result in run.map(_rows):
+    for result in run.map(_rows, _scored_rows if read_scored else None):
         if isinstance(result, InputError):
             summary.rejected += 1
             yield result
@@ -498,6 +605,9 @@ def score_rows_parallel(
                 yield item
                 continue
             key, row = item
+            if key is None:
+                yield row
+                continue
             repetitions[key] += 1
             number = repetitions[key]
             yield (*row[:_REPETITION_COLUMN], number, *row[_REPETITION_COLUMN + 1 :])

@@ -1,8 +1,10 @@
-"""The scoring run: records in, scorecards (or located errors) out, streaming and in input order.
+"""The general path, record by record: records in, scorecards (or located errors) out,
+streaming and in input order.
 
-This is the library function behind ``scorecard score``; the CLI only parses arguments, calls
-:func:`score_records` and prints. The scored record it yields is defined in
-:mod:`scorecard.core` (``docs/records.md``).
+:func:`score_record` is what the chunk scorers of the one run (:func:`scorecard.engine.score_run`,
+behind every command) call for each record the fast path does not take; :func:`score_records`
+and :func:`score_paths` run it serially, the reference the run is tested against. The scored
+record it yields is defined in :mod:`scorecard.core` (``docs/records.md``).
 """
 
 from __future__ import annotations

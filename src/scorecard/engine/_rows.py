@@ -24,8 +24,7 @@ from scorecard.contract import (
 )
 from scorecard.core import RECORD_SCHEMA, ScoredRecord
 
-from ._io import InputFile, RawRecord, discover_inputs, read_json_lines, read_records
-from ._pipeline import score_records
+from ._io import InputFile, discover_inputs, read_json_lines
 
 __all__ = [
     "CLASSIFICATIONS",
@@ -35,8 +34,10 @@ __all__ = [
     "count_input_files",
     "is_parquet",
     "is_records_file",
+    "is_scored_input",
     "load_records",
     "record_row",
+    "scored_input_rows",
     "scored_row",
 ]
 
@@ -324,27 +325,31 @@ def is_parquet(path: str | Path) -> bool:
     return Path(path).suffix == ".parquet" and Path(path).exists()
 
 
-def _read_parquet(path: Path, loaded: LoadedRecords) -> None:
+def is_scored_input(path: str | Path) -> bool:
+    """Whether ``path`` is read as rows rather than scored: a records file or Parquet."""
+    return is_records_file(path) or is_parquet(path)
+
+
+def _parquet_rows(path: Path) -> Iterator[Row | InputError]:
     from .parquet import read_parquet_rows
 
     try:
         rows = read_parquet_rows(path)
     except (OSError, ValueError) as error:  # pyarrow's errors derive from these
-        loaded.errors.append(
-            InputError(
-                f"cannot read Parquet: {type(error).__name__}", rule="unreadable", source=str(path)
-            )
+        yield InputError(
+            f"cannot read Parquet: {type(error).__name__}", rule="unreadable", source=str(path)
         )
         return
-    for row in rows:
-        loaded.add(row)
+    yield from rows
 
 
-def _read_scored(path: Path, loaded: LoadedRecords) -> None:
+def scored_input_rows(path: str | Path) -> Iterator[Row | InputError]:
+    """The rows of a records file or Parquet file or dataset, and the located error of every
+    record that cannot be read."""
     if is_parquet(path):
-        _read_parquet(path, loaded)
+        yield from _parquet_rows(Path(path))
     else:
-        _read_records_file(path, loaded)
+        yield from _records_file_rows(str(path))
 
 
 def count_input_files(paths: Sequence[str | Path]) -> int:
@@ -354,29 +359,16 @@ def count_input_files(paths: Sequence[str | Path]) -> int:
     )
 
 
-def _read_records_file(path: Path, loaded: LoadedRecords) -> None:
-    source = str(path)
+def _records_file_rows(source: str) -> Iterator[Row | InputError]:
     for item in read_json_lines(source):
         if isinstance(item, InputError):
-            loaded.errors.append(item)
+            yield item
             continue
         number, document = item
         try:
-            loaded.add(record_row(document))
+            yield record_row(document)
         except InputError as error:
-            loaded.errors.append(error.located(source=source, line=number))
-
-
-def _announce(
-    records: Iterable[RawRecord | InputError], on_file: Callable[[str], None]
-) -> Iterator[RawRecord | InputError]:
-    current: str | None = None
-    for record in records:
-        source = record.source
-        if source is not None and source != current:
-            current = source
-            on_file(source)
-        yield record
+            yield error.located(source=source, line=number)
 
 
 def load_records(
@@ -385,40 +377,48 @@ def load_records(
     catalog: Catalog | None = None,
     policy: Policy | None = None,
     on_file: Callable[[str], None] | None = None,
+    workers: int = 1,
 ) -> LoadedRecords:
     """Read scored-record files and score observation files/folders, in the order given.
 
     A ``.jsonl`` file whose first record is a ``scorecard.record.v1`` is read as records, a
     ``.parquet`` file or bundle-partitioned dataset (``scorecard score --out X.parquet``) as rows; any
     other path is scored with ``catalog`` (default: :func:`~scorecard.contract.load_catalog`) and
-    ``policy`` in one scoring run, so repetitions are numbered across all of them. ``on_file`` is
-    called with each file name as reading reaches it (progress bars). Problems never stop the
-    reading: they are collected, located, in :attr:`LoadedRecords.errors`.
+    ``policy`` in one scoring run (:func:`~scorecard.engine.score_run`: the fast path where it
+    accepts a line, on ``workers`` processes; one: in this process), so repetitions are
+    numbered across all of them. ``on_file`` is called with each file name as reading reaches
+    it (progress bars). Problems never stop the reading: they are collected, located, in
+    :attr:`LoadedRecords.errors`. The rows do not depend on ``workers``.
     """
+    # Imported here: the run's modules import this one (rows are defined here).
+    from ._run import score_run
+
     loaded = LoadedRecords()
-    kinds = [(str(given), is_records_file(given) or is_parquet(given)) for given in paths]
-    if all(is_records for _, is_records in kinds):
-        for given, _ in kinds:
-            if on_file is not None:
-                on_file(given)
-            _read_scored(Path(given), loaded)
-        return loaded
-
-    def observations() -> Iterator[RawRecord | InputError]:
-        # Records files are read in their turn, so rows stay in the order the paths were given.
-        for given, is_records in kinds:
-            if is_records:
-                if on_file is not None:
-                    on_file(given)
-                _read_scored(Path(given), loaded)
-            else:
-                raw: Iterable[RawRecord | InputError] = read_records([given])
-                yield from (_announce(raw, on_file) if on_file is not None else raw)
-
-    catalog = catalog if catalog is not None else load_catalog()
-    for result in score_records(observations(), catalog=catalog, policy=policy):
-        if isinstance(result, InputError):
-            loaded.errors.append(result)
+    given = [str(path) for path in paths]
+    items: Iterable[Row | InputError]
+    if all(is_scored_input(path) for path in given):
+        items = _announced_rows(given, on_file)  # nothing to score: no catalog, no workers
+    else:
+        run = score_run(
+            given,
+            catalog=catalog if catalog is not None else load_catalog(),
+            policy=policy,
+            workers=workers,
+            on_file=on_file,
+        )
+        items = run.rows(read_scored=True)
+    for item in items:
+        if isinstance(item, InputError):
+            loaded.errors.append(item)
         else:
-            loaded.add(scored_row(result))
+            loaded.add(item)
     return loaded
+
+
+def _announced_rows(
+    paths: Sequence[str], on_file: Callable[[str], None] | None
+) -> Iterator[Row | InputError]:
+    for path in paths:
+        if on_file is not None:
+            on_file(path)
+        yield from scored_input_rows(path)

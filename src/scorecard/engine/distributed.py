@@ -22,9 +22,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import shutil
-import tempfile
-import uuid
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +37,8 @@ from scorecard.core import Tally
 from ._io import (
     STDIN,
     RawRecord,
+    atomic_binary_writer,
+    atomic_folder,
     atomic_writer,
     discover_inputs,
     numbered_lines,
@@ -203,40 +202,15 @@ def _scorecard_lines(scored: _Scored) -> list[str]:
 
 
 def _write_part(scored: _Scored, repetitions: list[int], path: str) -> int:
-    """Write task: the range's rows with their repetition numbers, as one Parquet file."""
+    """Write task: the range's rows with their repetition numbers, as one Parquet file (written
+    atomically: a retried task, after a lost worker, never leaves half a file under the name)."""
     assert scored.rows is not None
     numbers = pa.array(repetitions, type=pa.int64())
     batch = scored.rows.set_column(_REPETITION, PARTITION_SCHEMA.field(_REPETITION), numbers)
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # A retried task (lost worker) must never leave half a file under the final name.
-    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        table = pa.Table.from_batches([batch], schema=PARTITION_SCHEMA)
-        pq.write_table(table, temporary, compression="zstd", row_group_size=ROW_GROUP)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+    table = pa.Table.from_batches([batch], schema=PARTITION_SCHEMA)
+    with atomic_binary_writer(path) as stream:
+        pq.write_table(table, stream, compression="zstd", row_group_size=ROW_GROUP)
     return int(batch.num_rows)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _publish(staging: Path, target: Path) -> None:
-    """Put the finished dataset in place, replacing an older one (as ``write_parquet`` does)."""
-    if target.exists():
-        retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
-        os.replace(target, retired / "old")
-        os.replace(staging, target)
-        shutil.rmtree(retired)
-    else:
-        os.replace(staging, target)
 
 
 @dataclass
@@ -431,24 +405,20 @@ def score_on_dask(
     policy = policy or Policy()
     run = DistributedRun(summary if summary is not None else RunSummary())
     target = Path(out).absolute()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    os.chmod(staging, 0o777 & ~_umask())
-    driver = _Driver(client, staging, policy, scorecards_out is not None)
-    try:
-        with contextlib.ExitStack() as stack:
-            scorecards = (
-                stack.enter_context(atomic_writer(scorecards_out))
-                if scorecards_out is not None
-                else None
-            )
-            steps = driver.score(_plan(paths, bundle_id, split_bytes), catalog)
-            run.tasks = sum(1 for step in steps if step.scored is not None)
-            writes = driver.number_and_write(steps, run, scorecards)
-            run.rows = sum(driver.client.gather(writes))
-            _publish(staging, target)
-    except BaseException:
-        driver.cancel()
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    with atomic_folder(target) as staging:
+        driver = _Driver(client, staging, policy, scorecards_out is not None)
+        try:
+            with contextlib.ExitStack() as stack:
+                scorecards = (
+                    stack.enter_context(atomic_writer(scorecards_out))
+                    if scorecards_out is not None
+                    else None
+                )
+                steps = driver.score(_plan(paths, bundle_id, split_bytes), catalog)
+                run.tasks = sum(1 for step in steps if step.scored is not None)
+                writes = driver.number_and_write(steps, run, scorecards)
+                run.rows = sum(driver.client.gather(writes))
+        except BaseException:
+            driver.cancel()
+            raise
     return run

@@ -8,10 +8,6 @@ folder renamed into place). The schema is :data:`PARQUET_SCHEMA` (``docs/records
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
-import tempfile
 import urllib.parse
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -22,6 +18,7 @@ import pyarrow.parquet as pq
 
 from scorecard.contract import DIMENSIONS
 
+from ._io import atomic_binary_writer, atomic_folder
 from ._rows import ROW_FIELDS, Row
 
 __all__ = ["PARQUET_SCHEMA", "read_parquet_rows", "rows_of", "write_parquet"]
@@ -79,18 +76,14 @@ def _batches(rows: Iterable[Row]) -> Iterator[pa.RecordBatch]:
 
 def _write_file(rows: Iterable[Row], path: Path) -> int:
     count = 0
-    with pq.ParquetWriter(path, PARQUET_SCHEMA, compression="zstd") as writer:
+    with (
+        atomic_binary_writer(path) as stream,
+        pq.ParquetWriter(stream, PARQUET_SCHEMA, compression="zstd") as writer,
+    ):
         for batch in _batches(rows):
             writer.write_batch(batch)
             count += batch.num_rows
     return count
-
-
-def _umask() -> int:
-    # Temporary files and folders are private; the results get the mode open() would give.
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _bundle_folder(bundle: str) -> str:
@@ -102,37 +95,10 @@ def write_parquet(
     rows: Iterable[Row], path: str | Path, *, partition_by_bundle: bool = False
 ) -> int:
     """Write ``rows`` to ``path`` atomically; return how many were written."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     if not partition_by_bundle:
-        handle, temporary = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
-        )
-        os.close(handle)
-        os.chmod(temporary, 0o666 & ~_umask())
-        try:
-            count = _write_file(rows, Path(temporary))
-            os.replace(temporary, target)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
-            raise
-        return count
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    os.chmod(staging, 0o777 & ~_umask())
-    try:
-        count = _write_partitions(rows, staging)
-        if target.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
-            os.replace(target, retired / "old")
-            os.replace(staging, target)
-            shutil.rmtree(retired)
-        else:
-            os.replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return count
+        return _write_file(rows, Path(path))
+    with atomic_folder(path) as staging:
+        return _write_partitions(rows, staging)
 
 
 def _write_partitions(rows: Iterable[Row], folder: Path) -> int:

@@ -1,0 +1,142 @@
+"""The one scoring run behind every command and the library: ``score_run(paths, ...)``.
+
+::
+
+    run = score_run(paths, catalog=..., policy=..., workers=N)
+    run.text("jsonl")   pieces of output text (jsonl, records, audit), errors between them
+    run.rows()          aggregation rows (Parquet, frames, compare, plot)
+    run.records()       scored records (explain, the gate, the json and table outputs)
+    run.summary         the counts, as results come
+
+Whatever is asked for, the inputs are discovered, read in chunks and numbered the same way, in
+input order: paths as given, files of a folder sorted, records in file order. Plain JSON Lines
+take the compiled fast path for text and rows, every other line the general path in its place;
+errors stay located and in input order. With more than one worker the chunks are scored on
+processes (:mod:`scorecard.engine._parallel`) and the results do not depend on their number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from scorecard.contract import Catalog, InputError, Policy
+
+from ._parallel import CHUNK_BYTES, score_rows_parallel, score_scored_records, score_text
+from ._pipeline import RunSummary
+
+if TYPE_CHECKING:
+    from scorecard.core import ScoredRecord
+
+    from ._rows import Row
+
+__all__ = ["ScoringRun", "score_run"]
+
+
+@dataclass(frozen=True)
+class ScoringRun:
+    """The observations under some paths, and how to score them; iterate one of its views once."""
+
+    paths: tuple[str, ...]
+    """Files, folders (searched recursively) and ``-`` (JSON Lines on :attr:`stdin`)."""
+    catalog: Catalog | Path | None
+    """A loaded catalog (handed to the workers as it is), or the folder each worker loads it
+    from (``None``: the bundled cases)."""
+    policy: Policy
+    """The scoring policy."""
+    workers: int
+    """Processes to score on; one: this process."""
+    bundle_id: str | None = None
+    """Overrides every discovered bundle id."""
+    stdin: IO[bytes] | None = None
+    """What ``-`` reads (default: this process's standard input)."""
+    on_file: Callable[[str], None] | None = None
+    """Called with each input's name as its first result is handed on (progress)."""
+    summary: RunSummary = field(default_factory=RunSummary)
+    """Counted as results come."""
+    chunk_bytes: int = CHUNK_BYTES
+    """About how much JSON Lines text one worker call scores."""
+
+    def text(self, output_format: str = "jsonl") -> Iterator[str | InputError]:
+        """A streaming format (``jsonl``, ``records``, ``audit``) in pieces of whole lines, each
+        ending in a newline, and the errors between them."""
+        return score_text(
+            self.paths,
+            catalog=self.catalog,
+            policy=self.policy,
+            workers=self.workers,
+            output_format=output_format,
+            bundle_id=self.bundle_id,
+            summary=self.summary,
+            stdin=self.stdin,
+            chunk_bytes=self.chunk_bytes,
+            on_file=self.on_file,
+        )
+
+    def rows(self, *, read_scored: bool = False) -> Iterator[Row | InputError]:
+        """Aggregation rows (:data:`~scorecard.engine.ROW_FIELDS`) and the errors between them.
+
+        With ``read_scored``, a given path that is a records file or Parquet is read as rows in
+        its turn (keeping its run numbers) instead of being scored as observations.
+        """
+        return score_rows_parallel(
+            self.paths,
+            catalog=self.catalog,
+            policy=self.policy,
+            workers=self.workers,
+            bundle_id=self.bundle_id,
+            summary=self.summary,
+            stdin=self.stdin,
+            chunk_bytes=self.chunk_bytes,
+            on_file=self.on_file,
+            read_scored=read_scored,
+        )
+
+    def records(self) -> Iterator[ScoredRecord | InputError]:
+        """The scored records themselves (the general path) and the errors between them."""
+        return score_scored_records(
+            self.paths,
+            catalog=self.catalog,
+            policy=self.policy,
+            workers=self.workers,
+            bundle_id=self.bundle_id,
+            summary=self.summary,
+            stdin=self.stdin,
+            chunk_bytes=self.chunk_bytes,
+            on_file=self.on_file,
+        )
+
+
+def score_run(
+    paths: Iterable[str | Path],
+    *,
+    catalog: Catalog | Path | None = None,
+    policy: Policy | None = None,
+    workers: int | None = None,
+    bundle_id: str | None = None,
+    stdin: IO[bytes] | None = None,
+    on_file: Callable[[str], None] | None = None,
+    summary: RunSummary | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> ScoringRun:
+    """The scoring run of the observations under ``paths``: read one of its views
+    (:meth:`~ScoringRun.text`, :meth:`~ScoringRun.rows`, :meth:`~ScoringRun.records`).
+
+    ``workers`` processes score it (``None`` or one: this process; the CLI's default is every
+    core); the results are the same for any number. Nothing is read until a view is iterated.
+    """
+    if workers is not None and workers < 1:
+        raise ValueError("workers must be at least 1")
+    return ScoringRun(
+        tuple(str(path) for path in paths),
+        catalog,
+        policy if policy is not None else Policy(),
+        workers or 1,
+        bundle_id,
+        stdin,
+        on_file,
+        summary if summary is not None else RunSummary(),
+        chunk_bytes,
+    )
