@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -68,6 +68,18 @@ def print_errors(errors: Iterable[InputError], *, limit: int = MAX_ERRORS_SHOWN)
             hidden += 1
     if hidden:
         sys.stderr.write(f"error: ... and {hidden} more (write them all with --errors FILE)\n")
+
+
+def check_outputs(
+    outputs: dict[str, Path | None], inputs: Sequence[str] = (), *, folders: Sequence[str] = ()
+) -> None:
+    """Exit 2, before any work, when an output path is empty, a folder or one of the inputs."""
+    from scorecard.engine import output_problems
+
+    problems = output_problems(outputs, inputs, folders=folders)
+    if problems:
+        print_errors(problems)
+        raise typer.Exit(EXIT_BAD_INPUT)
 
 
 def load_catalog_and_policy(cases: Path | None, policy_file: Path | None) -> tuple[Catalog, Policy]:

@@ -20,6 +20,7 @@ from ._common import (
     CasesOption,
     PolicyOption,
     WorkersOption,
+    check_outputs,
     load_catalog_and_policy,
     print_errors,
     worker_count,
@@ -104,6 +105,8 @@ def score(
     Exit status: 0 when every record was scored, 2 when any was rejected or an argument is bad
     (the good records are still written). A one-line summary goes to stderr.
     """
+    dataset = ["--out"] if partition_by_bundle or scheduler is not None else []
+    check_outputs({"--out": out, "--errors": errors_file}, paths, folders=dataset)
     if scheduler is not None:
         if out is None or out.suffix != ".parquet":
             print_errors(

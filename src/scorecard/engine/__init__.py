@@ -13,6 +13,7 @@ from ._io import (
     read_records,
     scoring_policy,
 )
+from ._output import is_special_file, output_problems
 from ._parallel import default_workers, score_rows_parallel, score_text
 from ._pipeline import RunSummary, score_paths, score_records
 from ._rows import (
@@ -41,8 +42,10 @@ __all__ = [
     "count_input_files",
     "default_workers",
     "is_records_file",
+    "is_special_file",
     "load_policy",
     "load_records",
+    "output_problems",
     "read_json_lines",
     "read_records",
     "record_row",

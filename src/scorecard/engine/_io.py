@@ -34,6 +34,8 @@ from scorecard.contract import (
     parse_yaml,
 )
 
+from ._output import is_special_file
+
 try:
     from scorecard.fast._fastscore import count_newlines as _count_newlines
 except ImportError:  # pragma: no cover - built by every install that has a C compiler
@@ -483,8 +485,13 @@ def atomic_writer(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[s
 
     Writes go to a temporary file beside ``path`` that replaces it only when the block finishes
     and the data is on disk; on any exception (including Ctrl-C) the temporary file is removed
-    and ``path`` is untouched. A large file is flushed to disk while it is written.
+    and ``path`` is untouched. A large file is flushed to disk while it is written. A special
+    file (``/dev/null``, a FIFO, a link to ``/dev/stdout``) is written to in place instead.
     """
+    if is_special_file(path):
+        with open(path, "w", encoding=encoding, newline="\n") as special:
+            yield special
+        return
     with _replacing(path) as handle:
         stream = _SyncingText(handle, encoding)
         with _synced(stream):
@@ -494,7 +501,12 @@ def atomic_writer(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[s
 @contextlib.contextmanager
 def atomic_binary_writer(path: str | Path) -> Iterator[IO[bytes]]:
     """:func:`atomic_writer` for bytes (images, Parquet files): the same temporary file, the
-    same flushing while it grows, the same replacement at the end."""
+    same flushing while it grows, the same replacement at the end (or, for a special file, the
+    same writing in place)."""
+    if is_special_file(path):
+        with open(path, "wb") as special:
+            yield special
+        return
     with _replacing(path) as handle:
         stream = _SyncingBytes(handle)
         with _synced(stream):
