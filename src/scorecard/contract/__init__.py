@@ -42,7 +42,14 @@ from ._models import (
     WorkflowObservation,
 )
 from ._pointer import join, pointer_from_location
-from ._policy import DEFAULT_WEIGHTS, Policy
+from ._policy import (
+    DEFAULT_WEIGHTS,
+    SCORING_KEYS,
+    Policy,
+    PolicyFile,
+    parse_policy_file,
+    scoring_policy,
+)
 from ._record import (
     CLASSIFICATIONS,
     METRIC_KEYS,
@@ -86,6 +93,7 @@ __all__ = [
     "ROW_COLUMNS",
     "ROW_FIELDS",
     "SCORECARD_V2_SCHEMA",
+    "SCORING_KEYS",
     "BaseDict",
     "BundleInfo",
     "CampaignManifest",
@@ -106,6 +114,7 @@ __all__ = [
     "ObservationError",
     "Policy",
     "PolicyError",
+    "PolicyFile",
     "Row",
     "ScorecardDict",
     "ScorecardError",
@@ -130,10 +139,12 @@ __all__ = [
     "parse_json_document",
     "parse_manifest",
     "parse_plain_json",
+    "parse_policy_file",
     "parse_yaml",
     "pointer_from_location",
     "record_row",
     "redact",
     "row_of",
+    "scoring_policy",
     "structural_error",
 ]
