@@ -219,25 +219,22 @@ class _Written(str):
 def _json_text(value: Any) -> str:
     """``value`` as ``js_json`` writes it, from the pieces of :mod:`._lines`."""
     kind = type(value)
+    if kind is str:
+        return json_string(value)
+    if kind is dict:
+        return "{" + ",".join([f"{json_string(k)}:{_json_text(v)}" for k, v in value.items()]) + "}"
     if kind is _Written:
         return value  # type: ignore[no-any-return]
-    if kind is dict:
-        return "{" + ",".join(f"{json_string(k)}:{_json_text(v)}" for k, v in value.items()) + "}"
     if kind is list:
         return "[" + ",".join([_json_text(item) for item in value]) + "]"
     return json_scalar(value)
 
 
+_KEY_TEXTS = tuple(f"{json_string(key)}:" for key in RECORD_KEYS)
+
+
 def record_line(record: ScoredRecord) -> str:
     """The scored record (``scorecard.record.v1``) as one line, equal to ``js_json`` of it."""
     values = record._record_values(record._record_audit(), _Written(scorecard_line(record.card)))
-    return (
-        "{"
-        + ",".join(
-            [
-                f"{json_string(key)}:{_json_text(value)}"
-                for key, value in zip(RECORD_KEYS, values, strict=True)
-            ]
-        )
-        + "}"
-    )
+    pairs = zip(_KEY_TEXTS, values, strict=True)
+    return "{" + ",".join([key + _json_text(value) for key, value in pairs]) + "}"
