@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import math
 from types import MappingProxyType
 from typing import Any
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from scorecard.contract import ROW_COLUMNS, ROW_FIELDS, InputError, load_catalog, record_row, row_of
 from scorecard.contract._record import walk_row
-from scorecard.core import ScoredRecord
+from scorecard.core import ScoredRecord, record_line
 from scorecard.engine import read_records, score_records, scored_row
 from tests.conftest import ROOT
 
@@ -281,11 +282,14 @@ def _scored() -> list[ScoredRecord]:
 
 
 def test_rows_of_scored_records_are_the_rows_of_their_records() -> None:
-    """scored_row (through row_of) gives the row of the record the records format writes."""
+    """scored_row (through row_of) gives the row of the record the records format writes, as
+    data and as the line read back."""
     records = _scored()
     assert len(records) == 560
     for record in records:
-        assert _same(scored_row(record), record_row(record.record_json()))
+        row = scored_row(record)
+        assert _same(row, record_row(record.record_json()))
+        assert _same(row, record_row(json.loads(record_line(record))))
 
 
 def test_row_of_is_the_row_of_the_record_with_those_values() -> None:
@@ -304,3 +308,58 @@ def test_row_of_is_the_row_of_the_record_with_those_values() -> None:
         scorecard=record["scorecard"],
     )
     assert _same(row, EXPECTED_ROW)
+
+
+def test_the_first_sample_record_holds_its_observation_and_roster_facts() -> None:
+    """The record of the first sample line: keys in order, model and tier from the roster."""
+    first = _scored()[0].record_json()
+    assert list(first) == [
+        "schema",
+        "bundleId",
+        "caseId",
+        "candidateId",
+        "provider",
+        "model",
+        "tier",
+        "repetition",
+        "classification",
+        "metrics",
+        "failure",
+        "source",
+        "gatePassed",
+        "audit",
+        "scorecard",
+    ]
+    assert {key: first[key] for key in list(first)[:13]} == {
+        "schema": "scorecard.record.v1",
+        "bundleId": "campaign-2026-11-01",
+        "caseId": "final-response",
+        "candidateId": "codex-luna",
+        "provider": "codex",
+        "model": "gpt-5.6-luna",
+        "tier": "strong",
+        "repetition": 1,
+        "classification": "completed",
+        "metrics": {
+            "attempts": 1,
+            "toolCount": 1,
+            "timeToFirstVisibleProgressMs": 3280,
+            "settlementMs": 54682,
+            "totalTokens": 39132,
+            "costUsd": 0.5386,
+        },
+        "failure": None,
+        "source": {
+            "file": str(ROOT / "observations/2026-11-01-nightly/observations.jsonl"),
+            "line": 1,
+            "index": None,
+        },
+        "gatePassed": True,
+    }
+    assert first["audit"] == {
+        "passed": 13,
+        "failed": 0,
+        "notObserved": 0,
+        "findings": [],
+        "gates": False,
+    }
