@@ -190,9 +190,12 @@ REFUSED: dict[str, tuple[list[Any], str]] = {
         ["done", None, ["completed"]],
         "must be one of completed, candidate_failure, infrastructure_failure, skipped",
     ),
-    "score": ([math.inf, math.nan, True, "0.5"], "must be a finite number or null"),
+    "score": ([math.inf, math.nan, True, "0.5", 10**400], "must be a finite number or null"),
     "flag": ([1, 0, "true"], "must be true, false or null"),
-    "measure": ([-1.5, -1, math.inf, False, "1"], "must be a non-negative number or null"),
+    "measure": (
+        [-1.5, -1, math.inf, False, "1", 10**400],
+        "must be a non-negative number or null",
+    ),
     "count": ([True, -1, 1.0, None], "must be a non-negative integer"),
 }
 REFUSALS = [

@@ -161,7 +161,12 @@ def _object(value: Any, pointer: str) -> Mapping[str, Any]:
 
 
 def _finite(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer no double holds
+        return False
 
 
 def _id(value: Any, pointer: str) -> str:
@@ -280,7 +285,8 @@ def walk_row(record: Any) -> Row:
 def _parser_source(columns: tuple[Column, ...]) -> str:
     """The source of :func:`record_row` for ``columns``: each parent object looked up once, each
     value tested in exact types, the kind's check called only when that test fails; a missing
-    key or a parent that is not an object hands the record to :func:`walk_row`."""
+    key, a parent that is not an object or an integer too large for a double hands the record to
+    :func:`walk_row`."""
     body: list[str] = []
     parents: dict[tuple[str, ...], str] = {(): "record"}
     for index, column in enumerate(columns):
@@ -306,7 +312,7 @@ def _parser_source(columns: tuple[Column, ...]) -> str:
             "        return _walk(record)",
             "    try:",
             *(f"        {line}" for line in body),
-            "    except (KeyError, TypeError, AttributeError):",
+            "    except (KeyError, TypeError, AttributeError, OverflowError):",
             "        return _walk(record)",
             f"    return ({values})",
             "",
