@@ -1,17 +1,32 @@
-"""Shared fixtures: where things are, the catalog, schema validators, a valid observation."""
+"""Shared fixtures: where things are, the catalog, schema validators, a valid observation, and
+the two scoring engines (the Python general path and the C fast path) behind one fixture."""
 
 from __future__ import annotations
 
 import copy
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from jsonschema import Draft202012Validator
 
+from scorecard.contract._bundles import BundleInfo
 from scorecard.contract._catalog import Catalog, load_catalog
+from scorecard.contract._errors import InputError
+from scorecard.contract._jsformat import js_json
+from scorecard.contract._policy import Policy
+from scorecard.contract._secrets import redact
+from scorecard.core._audit import audit_observation
+from scorecard.core._recognize import PlainObservation, is_plainly_valid
+from scorecard.core._scoring import score_observation
+from scorecard.core._validation import validate_observation
+from scorecard.engine._io import parse_line
+from scorecard.engine._pipeline import score_record
+from scorecard.fast import _fastpath as fastpath
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -75,3 +90,122 @@ def write_jsonl(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+# --- the two engines ---------------------------------------------------------------------------
+
+#: What one scored line adds to the run summary: (scored, gate failures, unscoreable, audit failed).
+Counts = tuple[int, int, int, int]
+Scored = tuple[str, Counts]
+"""A ``jsonl`` line (with its newline) and its counts."""
+BUNDLE = "local-engine"
+
+
+def runner_line(document: Any) -> bytes:
+    """``document`` written as runners write it (compact, their field order), when the
+    recogniser accepts it; otherwise compact JSON in the document's own order."""
+    try:
+        return msgspec.json.encode(msgspec.convert(document, PlainObservation, strict=True))
+    except (msgspec.ValidationError, TypeError):
+        return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def general_path(
+    raw: bytes, catalog: Catalog, policy: Policy, bundle_id: str = BUNDLE
+) -> Scored | InputError:
+    """What the Python path makes of one JSON Lines record: its text and summary counts."""
+    bundle = BundleInfo(id=bundle_id, kind="override")
+    record = parse_line(raw, number=1, source="t.jsonl", bundle=bundle)
+    result = score_record(record, catalog=catalog, policy=policy)
+    if isinstance(result, InputError):
+        return result
+    tally = result.tally()
+    gate_failure = tally.gate_failed and not tally.unscoreable
+    counts = (1, int(gate_failure), int(tally.unscoreable), tally.audit_failed)
+    return result.render("jsonl") + "\n", counts
+
+
+def fast_path(
+    raw: bytes, catalog: Catalog, policy: Policy, bundle_id: str = BUNDLE
+) -> Scored | None:
+    """What the C extension makes of one line: its text and counts, or None when it declines."""
+    scorer = fastpath.fast_scorer(catalog, policy)
+    if scorer is None:
+        return None
+    pieces, counts = scorer.score_block(raw, 1, bundle_id)
+    if pieces == [(1, raw)]:
+        assert counts == (0, 0, 0, 0)
+        return None
+    assert len(pieces) == 1
+    assert isinstance(pieces[0], str)
+    return pieces[0], counts
+
+
+def must_be_scored_in_c(raw: bytes, policy: Policy, general: Scored | InputError) -> bool:
+    """Whether the fast path has to answer ``raw``: a plainly valid observation in runner
+    order that the general path scores, under a policy C arithmetic holds exactly."""
+    try:
+        document = json.loads(raw)
+    except ValueError:
+        return False
+    return (
+        not isinstance(general, InputError)
+        and fastpath.policy_plan(policy) is not None
+        and is_plainly_valid(document, parsed_json=True)
+        and runner_line(document) == raw
+    )
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One of the scorer's two implementations, scoring one JSON Lines line.
+
+    ``python`` is the general path, the definition. ``c`` is the compiled fast path, falling
+    back to the general path (as ``scorecard score`` does) only for a line it may decline; a
+    decline of a line it must score (:func:`must_be_scored_in_c`) fails the test, so a field one
+    twin misses never hides behind the slow path.
+    """
+
+    name: str
+
+    def score_line(
+        self, raw: bytes, catalog: Catalog, policy: Policy, bundle_id: str = BUNDLE
+    ) -> Scored | InputError:
+        """The line's scorecard text and counts, or the located error."""
+        general = general_path(raw, catalog, policy, bundle_id)
+        if self.name == "python":
+            return general
+        fast = fast_path(raw, catalog, policy, bundle_id)
+        if fast is None:
+            assert not must_be_scored_in_c(raw, policy, general), (
+                f"the C fast path declined a line it must score: {raw[:300]!r}"
+            )
+            return general
+        return fast
+
+
+@pytest.fixture(scope="session", params=["python", "c"])
+def engine(request: pytest.FixtureRequest) -> Engine:
+    """Each scoring engine in turn (pallets/markupsafe runs its suite against both twins so)."""
+    if request.param == "c":
+        assert fastpath.compiled(), "the C extension is not built"
+    return Engine(request.param)
+
+
+def model_scored(
+    document: Any, catalog: Catalog, policy: Policy, bundle_id: str = BUNDLE
+) -> Scored:
+    """What the model-level API makes of a valid document (``score_observation`` on the
+    pydantic model, serialised by ``js_json``; the audit's failed findings counted): the
+    oracle both engines are held to."""
+    model = validate_observation(document)
+    case = catalog[model.case_id]
+    card = score_observation(model, case, bundle_id=bundle_id, policy=policy)
+    data = card.model_dump(by_alias=True)
+    for dimension in data["dimensions"].values():
+        dimension["reasons"] = [redact(reason) for reason in dimension["reasons"]]
+    overall = data["overall"]
+    unscoreable = overall["score"] is None
+    failed = sum(finding.status == "failed" for finding in audit_observation(case, document))
+    counts = (1, int(overall["gatePassed"] is False and not unscoreable), int(unscoreable), failed)
+    return js_json(data) + "\n", counts

@@ -391,5 +391,29 @@ PyInit__fastscore(void)
         (comma_space = PyUnicode_InternFromString(", ")) == NULL) {
         return NULL;
     }
-    return PyModule_Create(&module_definition);
+    PyObject *module = PyModule_Create(&module_definition);
+    if (module == NULL) {
+        return NULL;
+    }
+    /* FIELD_NAMES: the observation fields the C code reads, for the test that checks them
+       against the models (tests/contract/test_mirrors.py). */
+#define NAME(name) s_##name,
+    PyObject *names[] = {NAMES(NAME)};
+#undef NAME
+    Py_ssize_t count = (Py_ssize_t)(sizeof(names) / sizeof(names[0]));
+    PyObject *field_names = PyTuple_New(count);
+    if (field_names == NULL) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    for (Py_ssize_t index = 0; index < count; index++) {
+        Py_INCREF(names[index]);
+        PyTuple_SET_ITEM(field_names, index, names[index]);
+    }
+    if (PyModule_AddObject(module, "FIELD_NAMES", field_names) < 0) {
+        Py_DECREF(field_names);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
 }

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from scorecard.contract._errors import PolicyError
-from scorecard.contract._policy import Policy
+from scorecard.contract._policy import Policy, parse_policy_file
 from scorecard.engine._io import load_policy
+from scorecard.gate._rules import gate_policy
 
 
 def test_defaults_are_the_reference_weights_and_thresholds() -> None:
@@ -139,3 +140,54 @@ def test_a_policy_with_aliases_is_refused_before_it_expands(tmp_path: Path, leve
         load_policy(path)
     assert caught.value.rule == "yaml_alias"
     assert caught.value.pointer == "/l1/0"
+
+
+SCORING_PROBLEMS = [
+    ("weights:\n  semantic_outcome: -1\n", "/weights/semantic_outcome", 2),
+    ("thresholds:\n  trace_completeness: 2\n", "/thresholds/trace_completeness", 2),
+    ("weights: 3\n", "/weights", 1),
+    ("auditGate: yes please\n", "/auditGate", 1),
+    ("weights:\n  no_such_dimension: 1\n", "/weights/no_such_dimension", 2),
+]
+
+
+@pytest.mark.parametrize(("text", "pointer", "line"), SCORING_PROBLEMS)
+def test_a_scoring_section_is_refused_alike_by_score_and_gate(
+    tmp_path: Path, text: str, pointer: str, line: int
+) -> None:
+    """``--policy`` files and gate policy files share one parser: the same error for both."""
+    path = tmp_path / "p.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(PolicyError) as scored:
+        load_policy(path)
+    with pytest.raises(PolicyError) as gated:
+        gate_policy(text, source=str(path))
+    assert (scored.value.pointer, scored.value.line, scored.value.source) == (
+        pointer,
+        line,
+        str(path),
+    )
+    assert str(gated.value) == str(scored.value)
+    assert gated.value.rule == scored.value.rule
+
+
+def test_the_file_says_which_sections_it_may_hold(tmp_path: Path) -> None:
+    """A ``gate`` section is the gate's: ``--policy`` refuses it, the gate reads it."""
+    path = tmp_path / "p.yaml"
+    path.write_text("gate:\n  failOnInconclusive: true\nweights: {}\n", encoding="utf-8")
+    with pytest.raises(PolicyError) as raised:
+        load_policy(path)
+    assert (raised.value.pointer, raised.value.line, raised.value.rule) == (
+        "/gate",
+        2,  # the line of the value
+        "policy_unknown_key",
+    )
+    assert raised.value.message == (
+        "unknown policy key; expected weights, thresholds and/or auditGate"
+    )
+    parsed = parse_policy_file(path.read_text(encoding="utf-8"), source="p.yaml", gate=True)
+    assert parsed.policy == Policy()
+    assert parsed.gate == {"failOnInconclusive": True}
+    assert parse_policy_file("gate: {}\n", source="p.yaml", gate=True).policy is None
+    (tmp_path / "empty.json").write_text("{}", encoding="utf-8")
+    assert load_policy(tmp_path / "empty.json") == Policy()

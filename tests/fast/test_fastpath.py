@@ -11,7 +11,6 @@ import json
 import random
 from typing import Any
 
-import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,15 +18,25 @@ from hypothesis import strategies as st
 from scorecard.contract._bundles import BundleInfo
 from scorecard.contract._catalog import Catalog
 from scorecard.contract._errors import InputError
-from scorecard.contract._models import DIMENSIONS, GATE_DIMENSIONS
+from scorecard.contract._models import DIMENSIONS, GATE_DIMENSIONS, WorkflowObservation
 from scorecard.contract._policy import Policy
-from scorecard.core._recognize import PlainObservation, is_plainly_valid
-from scorecard.engine._io import parse_line
+from scorecard.core._recognize import is_plainly_valid
+from scorecard.core._validation import validate_observation
 from scorecard.engine._parallel import _ROWS, _Chunk, _ChunkScorer, score_rows_parallel, score_text
-from scorecard.engine._pipeline import RunSummary, score_record
+from scorecard.engine._pipeline import RunSummary
 from scorecard.fast import _fastpath as fastpath
-from scorecard.fast._fastpath import Counts
-from tests.conftest import ROOT, conformance_rows
+from tests.conftest import (
+    BUNDLE,
+    ROOT,
+    Engine,
+    conformance_rows,
+    fast_path,
+    general_path,
+    model_scored,
+    must_be_scored_in_c,
+    runner_line,
+)
+from tests.contract.test_mirrors import all_keys, model_fields
 from tests.strategies import corrupted, observations
 
 PROFILE = settings(
@@ -36,54 +45,16 @@ PROFILE = settings(
 ROWS = conformance_rows()
 SCORED = [row for row in ROWS if "error" not in row["expected"]]
 REJECTED = [row for row in ROWS if "error" in row["expected"]]
-BUNDLE = "local-fastpath"
-
-
-def runner_line(document: Any) -> bytes:
-    """``document`` written as runners write it (compact, their field order), when the
-    recogniser accepts it; otherwise compact JSON in the document's own order."""
-    try:
-        return msgspec.json.encode(msgspec.convert(document, PlainObservation, strict=True))
-    except (msgspec.ValidationError, TypeError):
-        return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def general_path(
-    raw: bytes, catalog: Catalog, policy: Policy, bundle_id: str = BUNDLE
-) -> tuple[str, Counts] | InputError:
-    """What the Python path makes of one JSON Lines record: its text and summary counts."""
-    bundle = BundleInfo(id=bundle_id, kind="override")
-    record = parse_line(raw, number=1, source="t.jsonl", bundle=bundle)
-    result = score_record(record, catalog=catalog, policy=policy)
-    if isinstance(result, InputError):
-        return result
-    tally = result.tally()
-    gate_failure = tally.gate_failed and not tally.unscoreable
-    counts = (1, int(gate_failure), int(tally.unscoreable), tally.audit_failed)
-    return result.render("jsonl") + "\n", counts
-
-
-def fast_path(
-    raw: bytes, catalog: Catalog, policy: Policy, bundle_id: str = BUNDLE
-) -> tuple[str, Counts] | None:
-    """What the C extension makes of one line: its text and counts, or None when it declines."""
-    scorer = fastpath.fast_scorer(catalog, policy)
-    assert scorer is not None
-    pieces, counts = scorer.score_block(raw, 1, bundle_id)
-    if pieces == [(1, raw)]:
-        assert counts == (0, 0, 0, 0)
-        return None
-    assert len(pieces) == 1
-    assert isinstance(pieces[0], str)
-    return pieces[0], counts
 
 
 def assert_same_or_declined(raw: bytes, catalog: Catalog, policy: Policy) -> bool:
-    """The fast path equals the Python path or declines; True when it answered."""
-    fast = fast_path(raw, catalog, policy)
+    """The fast path equals the Python path or declines a line it may decline (never a plainly
+    valid runner-order line the Python path scores); True when it answered."""
+    fast, general = fast_path(raw, catalog, policy), general_path(raw, catalog, policy)
     if fast is None:
+        assert not must_be_scored_in_c(raw, policy, general)
         return False
-    assert fast == general_path(raw, catalog, policy)
+    assert fast == general
     return True
 
 
@@ -225,6 +196,72 @@ def test_generated_observations_take_the_fast_path_and_agree(
     document = data.draw(audited_observations(catalog))
     policy = data.draw(policies())
     assert assert_same_or_declined(runner_line(document), catalog, policy)
+
+
+@PROFILE
+@given(data=st.data())
+def test_generated_observations_score_in_each_engine_as_the_models_do(
+    data: st.DataObject, catalog: Catalog, engine: Engine
+) -> None:
+    """Valid observations with audit evidence, under generated policies: each engine writes the
+    model-level scorer's line and counts (C without falling back: they are plainly valid)."""
+    document = data.draw(audited_observations(catalog))
+    policy = data.draw(policies())
+    expected = model_scored(document, catalog, policy)
+    assert engine.score_line(runner_line(document), catalog, policy) == expected
+
+
+def _value(shape: Any) -> Any:
+    """A valid value of a model field's shape that no contract rule refuses."""
+    kind, detail = shape
+    if kind == "fields":
+        return _filled(detail, {})
+    if kind == "list":
+        return [_value(detail)]
+    return {
+        "string": "x",
+        "boolean": False,
+        "integer": 1,
+        "number": 1.5,
+        "object": {},
+        "literal": sorted(detail)[0] if kind == "literal" else None,
+    }[kind]
+
+
+def _filled(model: Any, document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with every field of ``model`` it lacks added, all the way down."""
+    for key, (_, shape) in model_fields(model).items():
+        if key not in document:
+            document[key] = _value(shape)
+        elif shape[0] == "fields":
+            _filled(shape[1], document[key])
+        elif shape[0] == "list" and shape[1][0] == "fields":
+            for item in document[key]:
+                _filled(shape[1][1], item)
+    return document
+
+
+def _keys(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        return set(value) | {key for item in value.values() for key in _keys(item)}
+    if isinstance(value, list):
+        return {key for item in value for key in _keys(item)}
+    return set()
+
+
+def test_an_observation_with_every_model_field_is_scored_alike_in_each_engine(
+    observation: dict[str, Any], catalog: Catalog, engine: Engine
+) -> None:
+    """Every field the models define, filled in from the models themselves: the recogniser
+    accepts it, and each engine (C without falling back) writes the model-level scorer's line.
+    A field added to the models alone makes the C engine decline it, and this test fail."""
+    document = _filled(WorkflowObservation, observation)
+    assert all_keys(WorkflowObservation) <= _keys(document)
+    assert validate_observation(document).model_extra == {}
+    assert is_plainly_valid(document)
+    raw = runner_line(document)
+    assert must_be_scored_in_c(raw, Policy(), general_path(raw, catalog, Policy()))
+    assert engine.score_line(raw, catalog, Policy()) == model_scored(document, catalog, Policy())
 
 
 @PROFILE

@@ -18,7 +18,15 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from scorecard.contract import CASE_IDS, DIMENSIONS, GATE_DIMENSIONS, Catalog, InputError, Policy
+from scorecard.contract import (
+    CASE_IDS,
+    DIMENSIONS,
+    GATE_DIMENSIONS,
+    ROW_COLUMNS,
+    Catalog,
+    InputError,
+    Policy,
+)
 from scorecard.core import ScoredRecord
 from scorecard.engine import (
     CLASSIFICATIONS,
@@ -79,8 +87,9 @@ LONG_COLUMNS: tuple[str, ...] = (
     "score",
     "passed",
 )
-_FLAG_FIELDS = frozenset((*PASSED_COLUMNS, "gate_passed", "passed"))
-_FLOAT_FIELDS = frozenset((*SCORE_COLUMNS, "overall_score", *METRIC_COLUMNS[:4]))
+# dtypes follow the row's column table: flags are nullable booleans, numbers NaN when missing.
+_FLAG_FIELDS = frozenset(column.name for column in ROW_COLUMNS if column.arrow_type == "bool_")
+_FLOAT_FIELDS = frozenset(column.name for column in ROW_COLUMNS if column.arrow_type == "float64")
 
 RecordSource = (
     str

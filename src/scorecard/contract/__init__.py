@@ -1,6 +1,6 @@
-"""The single definition of each contract: wire models, typed views, policy, catalog, bundles,
-errors, and their text forms (strict JSON and YAML, JavaScript number spelling, JSON Pointers,
-secret redaction). Everything else imports these; this package imports nothing of scorecard.
+"""The single definition of each contract: wire models, typed views, the scored record and its
+row, policy, catalog, bundles, errors, and their text forms (strict JSON and YAML, JavaScript
+number spelling, JSON Pointers, secret redaction). Everything else imports these; this package imports nothing of scorecard.
 """
 
 from ._bundles import (
@@ -42,8 +42,28 @@ from ._models import (
     WorkflowObservation,
 )
 from ._pointer import join, pointer_from_location
-from ._policy import DEFAULT_WEIGHTS, Policy
+from ._policy import (
+    DEFAULT_WEIGHTS,
+    SCORING_KEYS,
+    Policy,
+    PolicyFile,
+    parse_policy_file,
+    scoring_policy,
+)
 from ._printable import printable
+from ._record import (
+    CLASSIFICATIONS,
+    METRIC_KEYS,
+    RECORD_KEYS,
+    RECORD_SCHEMA,
+    ROW_COLUMNS,
+    ROW_FIELDS,
+    Column,
+    ColumnKind,
+    Row,
+    record_row,
+    row_of,
+)
 from ._secrets import find_secret, matches_reference_secret, redact
 from ._structure import structural_error
 from ._wire import (
@@ -61,13 +81,20 @@ from ._yaml import parse_yaml
 __all__ = [
     "CAMPAIGN_SCHEMA",
     "CASE_IDS",
+    "CLASSIFICATIONS",
     "DEFAULT_WEIGHTS",
     "DIMENSIONS",
     "GATE_DIMENSIONS",
     "MANIFEST_NAME",
+    "METRIC_KEYS",
     "NOT_PLAIN",
     "OBSERVATION_SCHEMA",
+    "RECORD_KEYS",
+    "RECORD_SCHEMA",
+    "ROW_COLUMNS",
+    "ROW_FIELDS",
     "SCORECARD_V2_SCHEMA",
+    "SCORING_KEYS",
     "BaseDict",
     "BundleInfo",
     "CampaignManifest",
@@ -78,6 +105,8 @@ __all__ = [
     "Catalog",
     "CheckDict",
     "Classification",
+    "Column",
+    "ColumnKind",
     "DimensionDict",
     "DimensionName",
     "InputError",
@@ -86,6 +115,8 @@ __all__ = [
     "ObservationError",
     "Policy",
     "PolicyError",
+    "PolicyFile",
+    "Row",
     "ScorecardDict",
     "ScorecardError",
     "ScorecardV1",
@@ -109,9 +140,13 @@ __all__ = [
     "parse_json_document",
     "parse_manifest",
     "parse_plain_json",
+    "parse_policy_file",
     "parse_yaml",
     "pointer_from_location",
     "printable",
+    "record_row",
     "redact",
+    "row_of",
+    "scoring_policy",
     "structural_error",
 ]

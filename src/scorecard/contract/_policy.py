@@ -10,8 +10,17 @@ from typing import Any
 
 from ._errors import PolicyError
 from ._models import DIMENSIONS, GATE_DIMENSIONS, DimensionName
+from ._yaml import parse_yaml
 
-__all__ = ["DEFAULT_THRESHOLDS", "DEFAULT_WEIGHTS", "Policy"]
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "DEFAULT_WEIGHTS",
+    "SCORING_KEYS",
+    "Policy",
+    "PolicyFile",
+    "parse_policy_file",
+    "scoring_policy",
+]
 
 #: Reference default weights (gates always weigh 0).
 DEFAULT_WEIGHTS: Mapping[DimensionName, float] = MappingProxyType(
@@ -141,3 +150,79 @@ def _number(value: object, pointer: str, source: str | None) -> float:
     if not math.isfinite(value):
         raise PolicyError("must be finite", rule="policy_type", pointer=pointer, source=source)
     return value
+
+
+SCORING_KEYS = ("weights", "thresholds", "auditGate")
+"""The keys of a policy file's scoring section (``scorecard score --policy``)."""
+
+
+@dataclass(frozen=True)
+class PolicyFile:
+    """A policy file's sections, checked as far as the contract knows them."""
+
+    policy: Policy | None
+    """The scoring section as a :class:`Policy`; None when the file has no scoring key."""
+    gate: Any
+    """The ``gate`` section as written (None when absent), for the gate to check."""
+    lines: Mapping[str, int]
+    """Line of each value by JSON Pointer, to locate the gate section's errors."""
+
+
+def parse_policy_file(text: str, *, source: str, gate: bool = False) -> PolicyFile:
+    """The sections of a policy file's text (YAML or JSON): ``weights``, ``thresholds`` and
+    ``auditGate`` (``docs/policy.md``), and with ``gate`` a ``gate`` section (``docs/gate.md``).
+
+    Any other key, a document that is not a mapping and a bad scoring value raise a
+    :class:`PolicyError` located by JSON Pointer and line.
+    """
+    parsed = parse_yaml(text, source=source, error_type=PolicyError)
+    document = parsed.data
+    sections = (*SCORING_KEYS, "gate") if gate else SCORING_KEYS
+    if not isinstance(document, dict):
+        shape = (
+            "a gate policy must be a mapping (gate, and optionally weights, thresholds, auditGate)"
+            if gate
+            else "a policy must be a mapping with weights and/or thresholds"
+        )
+        raise PolicyError(shape, rule="policy_shape", source=source, line=1)
+    for key in document:
+        if key not in sections:
+            pointer = f"/{key}"
+            raise PolicyError(
+                "unknown policy key; expected "
+                + ("gate, " if gate else "")
+                + "weights, thresholds and/or auditGate",
+                rule="policy_unknown_key",
+                pointer=pointer,
+                source=source,
+                line=parsed.lines.get(pointer),
+            )
+    policy = None
+    if any(key in document for key in SCORING_KEYS):
+        policy = scoring_policy(document, source=source, lines=parsed.lines)
+    return PolicyFile(policy, document.get("gate"), parsed.lines)
+
+
+def scoring_policy(
+    document: Mapping[str, Any], *, source: str | None, lines: Mapping[str, int]
+) -> Policy:
+    """The scoring section (``weights``, ``thresholds``, ``auditGate``) of a parsed policy
+    document, errors located at the line of the offending value."""
+    audit_gate = document.get("auditGate", False)
+    if not isinstance(audit_gate, bool):
+        raise PolicyError(
+            "auditGate must be true or false",
+            rule="policy_type",
+            pointer="/auditGate",
+            source=source,
+            line=lines.get("/auditGate"),
+        )
+    try:
+        return Policy.from_overrides(
+            document.get("weights"),
+            document.get("thresholds"),
+            source=source,
+            audit_gate=audit_gate,
+        )
+    except PolicyError as error:
+        raise error.located(line=lines.get(error.pointer)) from None

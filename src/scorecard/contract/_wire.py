@@ -4,6 +4,10 @@ The pydantic models in :mod:`scorecard.contract._models` define and validate the
 has passed them (strict mode: no coercion, so the document itself *is* the validated value), the
 scorer and the audit read the plain parsed JSON through these ``TypedDict`` views: no copies, no
 model objects, and mypy still checks every key. Open objects may carry more keys than listed.
+
+Each view lists every field of its model, with the same key, presence and kind of value:
+``tests/contract/test_mirrors.py`` checks them against the models, as it checks the recogniser's
+structs (``core/_recognize.py``) and the fields the C fast path reads.
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ __all__ = [
     "EfficiencyDict",
     "EvidenceDict",
     "FailureDict",
+    "LifecycleDict",
     "MetricsDict",
     "ObservationDict",
     "OverallDict",
+    "PresentationDict",
     "ScorecardDict",
     "TraceDict",
     "TraceLineageDict",
@@ -29,8 +35,16 @@ __all__ = [
 
 
 class WireEventDict(TypedDict):
-    """A PRP wire event (only the keys the scorer reads)."""
+    """A PRP wire event."""
 
+    schema: NotRequired[str]
+    schemaVersion: NotRequired[int]
+    sourceEventId: NotRequired[str]
+    sourceSeq: NotRequired[int]
+    sourceInstanceId: NotRequired[str]
+    sourceKind: NotRequired[str]
+    priority: NotRequired[int]
+    emittedAt: NotRequired[str]
     eventType: str
     runId: NotRequired[str]
     normalizedSessionId: NotRequired[str]
@@ -80,6 +94,7 @@ class BaseDict(TypedDict):
     """``base``: the v1 evaluation observation."""
 
     caseId: str
+    provenance: NotRequired[dict[str, Any]]
     controlPlaneOwned: bool
     expectedCalls: list[str]
     observedCalls: list[str]
@@ -101,15 +116,25 @@ class CheckDict(TypedDict):
 
 
 class EvidenceDict(TypedDict):
-    """Lifecycle, continuation or presentation evidence."""
+    """Evidence checks (``continuation``; lifecycle and presentation add their fields)."""
 
     checks: list[CheckDict]
+
+
+class LifecycleDict(EvidenceDict):
+    """``lifecycle``."""
+
     issueStatus: NotRequired[str]
     runStatus: NotRequired[str]
     attempts: NotRequired[int]
     runs: NotRequired[int]
     semanticDisposition: NotRequired[str]
     recoveryOwner: NotRequired[str]
+
+
+class PresentationDict(EvidenceDict):
+    """``presentation``."""
+
     commentCount: NotRequired[int]
     responseSource: NotRequired[str]
     markers: NotRequired[list[str]]
@@ -158,9 +183,9 @@ class ObservationDict(TypedDict):
     provider: str
     classification: str
     base: BaseDict
-    lifecycle: EvidenceDict
+    lifecycle: LifecycleDict
     continuation: EvidenceDict
-    presentation: EvidenceDict
+    presentation: PresentationDict
     traceLineage: TraceLineageDict
     metrics: MetricsDict
     observedPrpEventTypes: list[str]

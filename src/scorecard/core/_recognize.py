@@ -7,7 +7,8 @@ located error or the unknown-field notices. The recogniser may be conservative, 
 ``tests/core/test_recognize.py`` checks that everything it accepts the models accept too.
 
 The shape below is the observation contract restated as closed :mod:`msgspec` structs, which
-check a parsed document in compiled code instead of a hand-written Python walk. It is a *recogniser*, not a second model layer: the structs it builds are discarded,
+check a parsed document in compiled code instead of a hand-written Python walk;
+``tests/contract/test_mirrors.py`` checks they have the models' fields, presence and constraints. It is a *recogniser*, not a second model layer: the structs it builds are discarded,
 the pydantic models stay the definition, and nothing but this module sees msgspec types.
 """
 

@@ -2,7 +2,9 @@
 
 This is the one definition of the record ``scorecard score --format records`` writes and the
 aggregation layer reads (``docs/records.md``): the v2 scorecard plus the observation facts it
-was computed from. :func:`record_line` writes it from its fixed shape;
+was computed from, its keys in :data:`~scorecard.contract.RECORD_KEYS` order. One method,
+``ScoredRecord._record_values``, gives its values; :meth:`ScoredRecord.record_json` makes them
+data and :func:`record_line` writes them from cached pieces;
 ``tests/core/test_lines.py`` checks that equals ``js_json(record.record_json())`` byte for byte.
 """
 
@@ -13,6 +15,9 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from scorecard.contract import (
+    METRIC_KEYS,
+    RECORD_KEYS,
+    RECORD_SCHEMA,
     BundleInfo,
     ObservationDict,
     ScorecardDict,
@@ -26,18 +31,6 @@ from ._lines import json_scalar, json_string, scorecard_line
 from ._validation import Notice
 
 __all__ = ["METRIC_KEYS", "RECORD_SCHEMA", "ScoredRecord", "Tally", "record_line"]
-
-RECORD_SCHEMA = "scorecard.record.v1"
-"""Schema name of the scored record (``docs/records.md``)."""
-METRIC_KEYS = (
-    "attempts",
-    "toolCount",
-    "timeToFirstVisibleProgressMs",
-    "settlementMs",
-    "totalTokens",
-    "costUsd",
-)
-"""The observation metrics a record carries, in this order."""
 
 
 class Tally(NamedTuple):
@@ -119,22 +112,28 @@ class ScoredRecord:
 
     def record_json(self) -> dict[str, Any]:
         """The scored record (``scorecard.record.v1``) the aggregation layer reads."""
+        values = self._record_values(self._record_audit(), self.scorecard_json())
+        return dict(zip(RECORD_KEYS, values, strict=True))
+
+    def _record_values(self, audit: Any, scorecard: Any) -> tuple[Any, ...]:
+        """The record's values in :data:`RECORD_KEYS` order, ``audit`` and ``scorecard`` as
+        given (data for :meth:`record_json`, text already written for :func:`record_line`)."""
         observation = self.observation
         candidate = self.bundle.candidates.get(observation["candidateId"])
         failure = observation.get("failure")
         metrics = observation["metrics"]
-        return {
-            "schema": RECORD_SCHEMA,
-            "bundleId": self.card["bundleId"],
-            "caseId": observation["caseId"],
-            "candidateId": observation["candidateId"],
-            "provider": observation["provider"],
-            "model": candidate.model if candidate else None,
-            "tier": candidate.tier if candidate else None,
-            "repetition": self.repetition,
-            "classification": observation["classification"],
-            "metrics": {key: metrics[key] for key in METRIC_KEYS if key in metrics},  # type: ignore[literal-required]
-            "failure": None
+        return (
+            RECORD_SCHEMA,
+            self.card["bundleId"],
+            observation["caseId"],
+            observation["candidateId"],
+            observation["provider"],
+            candidate.model if candidate else None,
+            candidate.tier if candidate else None,
+            self.repetition,
+            observation["classification"],
+            {key: metrics[key] for key in METRIC_KEYS if key in metrics},  # type: ignore[literal-required]
+            None
             if failure is None
             else {
                 "code": redact(failure["code"]),
@@ -142,11 +141,11 @@ class ScoredRecord:
                 "retryable": failure["retryable"],
                 "message": redact(failure["message"]),
             },
-            "source": {"file": self.source, "line": self.line, "index": self.index},
-            "gatePassed": self.gate_passed,
-            "audit": self._record_audit(),
-            "scorecard": self.scorecard_json(),
-        }
+            {"file": self.source, "line": self.line, "index": self.index},
+            self.gate_passed,
+            audit,
+            scorecard,
+        )
 
     def audit_line_json(self) -> dict[str, Any]:
         """One line of ``--format audit``: which run, then its audit."""
@@ -200,69 +199,42 @@ class ScoredRecord:
         )
 
     def _record_audit(self) -> dict[str, Any]:
-        audit = self.audit_json()
-        # Records stay small: only what needs attention is listed.
-        audit["findings"] = [f for f in audit["findings"] if f["status"] != "passed"]
-        audit["gates"] = self.audit_gate
-        return audit
+        summary = self.audit_summary()
+        return {
+            "passed": summary.passed,
+            "failed": summary.failed,
+            "notObserved": summary.not_observed,
+            # Records stay small: only what needs attention is listed.
+            "findings": [f.to_json() for f in self.findings if f.status != "passed"],
+            "gates": self.audit_gate,
+        }
 
 
-def _object(pairs: list[tuple[str, str]]) -> str:
-    return "{" + ",".join(f"{json_string(key)}:{text}" for key, text in pairs) + "}"
+class _Written(str):
+    """JSON text already written: a part of a record line that is copied as it is."""
+
+    __slots__ = ()
+
+
+def _json_text(value: Any) -> str:
+    """``value`` as ``js_json`` writes it, from the pieces of :mod:`._lines`."""
+    kind = type(value)
+    if kind is str:
+        return json_string(value)
+    if kind is dict:
+        return "{" + ",".join([f"{json_string(k)}:{_json_text(v)}" for k, v in value.items()]) + "}"
+    if kind is _Written:
+        return value  # type: ignore[no-any-return]
+    if kind is list:
+        return "[" + ",".join([_json_text(item) for item in value]) + "]"
+    return json_scalar(value)
+
+
+_KEY_TEXTS = tuple(f"{json_string(key)}:" for key in RECORD_KEYS)
 
 
 def record_line(record: ScoredRecord) -> str:
     """The scored record (``scorecard.record.v1``) as one line, equal to ``js_json`` of it."""
-    observation = record.observation
-    candidate = record.bundle.candidates.get(observation["candidateId"])
-    metrics = observation["metrics"]
-    failure = observation.get("failure")
-    failure_text = (
-        "null"
-        if failure is None
-        else _object(
-            [
-                ("code", json_string(redact(failure["code"]))),
-                ("category", json_string(failure["category"])),
-                ("retryable", json_scalar(failure["retryable"])),
-                ("message", json_string(redact(failure["message"]))),
-            ]
-        )
-    )
-    summary = record.audit_summary()
-    findings = ",".join(
-        js_json(finding.to_json()) for finding in record.findings if finding.status != "passed"
-    )
-    audit = (
-        f'{{"passed":{summary.passed},"failed":{summary.failed},'
-        f'"notObserved":{summary.not_observed},"findings":[{findings}],'
-        f'"gates":{json_scalar(record.audit_gate)}}}'
-    )
-    metric_pairs = [(key, json_scalar(metrics[key])) for key in METRIC_KEYS if key in metrics]  # type: ignore[literal-required]
-    pairs = [
-        ("schema", json_string(RECORD_SCHEMA)),
-        ("bundleId", json_string(record.card["bundleId"])),
-        ("caseId", json_string(observation["caseId"])),
-        ("candidateId", json_string(observation["candidateId"])),
-        ("provider", json_string(observation["provider"])),
-        ("model", json_scalar(candidate.model if candidate else None)),
-        ("tier", json_scalar(candidate.tier if candidate else None)),
-        ("repetition", json_scalar(record.repetition)),
-        ("classification", json_string(observation["classification"])),
-        ("metrics", _object(metric_pairs)),
-        ("failure", failure_text),
-        (
-            "source",
-            _object(
-                [
-                    ("file", json_string(record.source)),
-                    ("line", json_scalar(record.line)),
-                    ("index", json_scalar(record.index)),
-                ]
-            ),
-        ),
-        ("gatePassed", json_scalar(record.gate_passed)),
-        ("audit", audit),
-        ("scorecard", scorecard_line(record.card)),
-    ]
-    return _object(pairs)
+    values = record._record_values(record._record_audit(), _Written(scorecard_line(record.card)))
+    pairs = zip(_KEY_TEXTS, values, strict=True)
+    return "{" + ",".join([key + _json_text(value) for key, value in pairs]) + "}"

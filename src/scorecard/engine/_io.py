@@ -31,7 +31,8 @@ from scorecard.contract import (
     parse_json_document,
     parse_manifest,
     parse_plain_json,
-    parse_yaml,
+    parse_policy_file,
+    scoring_policy,
 )
 
 from ._output import is_special_file
@@ -569,48 +570,5 @@ def load_policy(path: str | Path) -> Policy:
         raise PolicyError(
             f"cannot read policy file: {type(error).__name__}", rule="unreadable", source=source
         ) from None
-    parsed = parse_yaml(text, source=source, error_type=PolicyError)
-    document = parsed.data
-    if not isinstance(document, dict):
-        raise PolicyError(
-            "a policy must be a mapping with weights and/or thresholds",
-            rule="policy_shape",
-            source=source,
-            line=1,
-        )
-    for key in document:
-        if key not in ("weights", "thresholds", "auditGate"):
-            pointer = "/" + str(key)
-            raise PolicyError(
-                "unknown policy key; expected weights, thresholds and/or auditGate",
-                rule="policy_unknown_key",
-                pointer=pointer,
-                source=source,
-                line=parsed.lines.get(pointer),
-            )
-    return scoring_policy(document, source=source, lines=parsed.lines)
-
-
-def scoring_policy(
-    document: dict[str, Any], *, source: str | None, lines: dict[str, int]
-) -> Policy:
-    """The scoring part (``weights``, ``thresholds``, ``auditGate``) of a parsed policy document,
-    errors located at the line of the offending value."""
-    audit_gate = document.get("auditGate", False)
-    if not isinstance(audit_gate, bool):
-        raise PolicyError(
-            "auditGate must be true or false",
-            rule="policy_type",
-            pointer="/auditGate",
-            source=source,
-            line=lines.get("/auditGate"),
-        )
-    try:
-        return Policy.from_overrides(
-            document.get("weights"),
-            document.get("thresholds"),
-            source=source,
-            audit_gate=audit_gate,
-        )
-    except PolicyError as error:
-        raise error.located(line=lines.get(error.pointer)) from None
+    policy = parse_policy_file(text, source=source).policy
+    return Policy() if policy is None else policy

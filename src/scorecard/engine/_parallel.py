@@ -24,8 +24,8 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
-from scorecard.contract import BundleInfo, Catalog, InputError, Policy, load_catalog
-from scorecard.core import RECORD_SCHEMA, Tally
+from scorecard.contract import BundleInfo, Catalog, InputError, Policy, load_catalog, row_of
+from scorecard.core import Tally
 from scorecard.fast import FastScorer, Piece, fast_scorer
 
 from ._io import (
@@ -40,7 +40,7 @@ from ._io import (
     unreadable,
 )
 from ._pipeline import STREAMING_FORMATS, RunSummary, score_record
-from ._rows import ROW_FIELDS, Row, is_scored_input, record_row, scored_input_rows, scored_row
+from ._rows import ROW_FIELDS, Row, is_scored_input, scored_input_rows, scored_row
 
 if TYPE_CHECKING:
     from scorecard.core import ScoredRecord
@@ -235,7 +235,7 @@ class _ChunkScorer:
     def rows(self, chunk: _Chunk) -> Rows:
         """``chunk`` as aggregation rows, counted here. Plain lines are scored in C and their
         rows made from the scorecard lines it writes, through the one definition of a row
-        (:func:`~scorecard.engine.record_row`)."""
+        (:func:`~scorecard.contract.row_of`)."""
         summary = RunSummary()
         if self.fast is None or chunk.whole_file is not None:
             return [self._keyed(outcome, summary) for outcome in self.outcomes(chunk)], summary
@@ -334,27 +334,26 @@ def _rows(scorer: _ChunkScorer, chunk: _Chunk) -> Rows:
 
 def _row_from_scorecard(card_line: str, raw: bytes, bundle: BundleInfo) -> tuple[RunKey, Row]:
     """The run key and row of a line the fast path scored: ``card_line`` is its scorecard, and
-    the record around it is the one :meth:`~scorecard.core.ScoredRecord.record_json` makes
-    (the run number is set by the main process)."""
+    the row holds what :func:`~scorecard.contract.row_of` reads of the record around it, as
+    :func:`~scorecard.engine.scored_row` does (the run number is set by the main process)."""
     card = _SCORECARD.decode(card_line)
     facts = _ROW_FACTS.decode(raw)
     if (card["caseId"], card["candidateId"]) != (facts.caseId, facts.candidateId):
         raise RuntimeError("a fast-path scorecard does not belong to its line")
     candidate = bundle.candidates.get(facts.candidateId)
-    record = {
-        "schema": RECORD_SCHEMA,
-        "bundleId": card["bundleId"],
-        "caseId": facts.caseId,
-        "candidateId": facts.candidateId,
-        "provider": facts.provider,
-        "model": candidate.model if candidate else None,
-        "tier": candidate.tier if candidate else None,
-        "repetition": 1,
-        "classification": card["classification"],
-        "metrics": facts.metrics,
-        "scorecard": card,
-    }
-    return (card["bundleId"], facts.candidateId, facts.caseId), record_row(record)
+    row = row_of(
+        bundle_id=card["bundleId"],
+        case_id=facts.caseId,
+        candidate_id=facts.candidateId,
+        provider=facts.provider,
+        model=candidate.model if candidate else None,
+        tier=candidate.tier if candidate else None,
+        repetition=1,
+        classification=card["classification"],
+        metrics=facts.metrics,
+        scorecard=card,
+    )
+    return (card["bundleId"], facts.candidateId, facts.caseId), row
 
 
 # Set in each worker by `_start_worker`.

@@ -8,19 +8,22 @@ pandas here: the frame is built in :mod:`scorecard.aggregate._frames`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from scorecard.contract import (
-    DIMENSIONS,
+    CLASSIFICATIONS,
+    ROW_FIELDS,
     Catalog,
     InputError,
     Policy,
+    Row,
     load_catalog,
     parse_json_document,
+    record_row,
+    row_of,
 )
 from scorecard.core import RECORD_SCHEMA, ScoredRecord
 
@@ -41,243 +44,25 @@ __all__ = [
     "scored_row",
 ]
 
-CLASSIFICATIONS = ("completed", "candidate_failure", "infrastructure_failure", "skipped")
-ROW_FIELDS: tuple[str, ...] = (
-    "bundle",
-    "candidate",
-    "provider",
-    "model",
-    "tier",
-    "case",
-    "repetition",
-    "classification",
-    *(f"score_{name}" for name in DIMENSIONS),
-    *(f"passed_{name}" for name in DIMENSIONS),
-    "overall_score",
-    "gate_passed",
-    "passed",
-    "settlement_ms",
-    "first_progress_ms",
-    "total_tokens",
-    "cost_usd",
-    "attempts",
-    "tool_count",
-)
-#: One scored record flattened in :data:`ROW_FIELDS` order (``scoreable`` is derived later).
-Row = tuple[Any, ...]
-
-_OPTIONAL_METRICS = ("settlementMs", "timeToFirstVisibleProgressMs", "totalTokens", "costUsd")
-
-
-def _bad(message: str, pointer: str, rule: str = "record_field") -> InputError:
-    return InputError(message, rule=rule, pointer=pointer)
-
-
-def _member(parent: Mapping[str, Any], key: str, pointer: str) -> Any:
-    if key not in parent:
-        raise _bad("required field is missing", f"{pointer}/{key}", "record_missing_field")
-    return parent[key]
-
-
-def _object(parent: Mapping[str, Any], key: str, pointer: str) -> Mapping[str, Any]:
-    value = _member(parent, key, pointer)
-    if not isinstance(value, Mapping):
-        raise _bad("must be an object", f"{pointer}/{key}")
-    return value
-
-
-def _text(parent: Mapping[str, Any], key: str, *, nullable: bool = False) -> str | None:
-    value = parent.get(key) if nullable else _member(parent, key, "")
-    if value is None and nullable:
-        return None
-    if not isinstance(value, str) or not value:
-        raise _bad("must be a non-empty string", f"/{key}")
-    return value
-
-
-def _number(parent: Mapping[str, Any], key: str, pointer: str, *, required: bool) -> float:
-    value = _member(parent, key, pointer) if required else parent.get(key)
-    if value is None and not required:
-        return math.nan
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value < 0
-    ):
-        message = "must be a non-negative number" + ("" if required else " or null")
-        raise _bad(message, f"{pointer}/{key}")
-    return float(value)
-
-
-def _score(parent: Mapping[str, Any], pointer: str) -> float:
-    value = _member(parent, "score", pointer)
-    if value is None:
-        return math.nan
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise _bad("must be a finite number or null", f"{pointer}/score")
-    return float(value)
-
-
-def _flag(parent: Mapping[str, Any], key: str, pointer: str) -> bool | None:
-    value = _member(parent, key, pointer)
-    if value is not None and not isinstance(value, bool):
-        raise _bad("must be true, false or null", f"{pointer}/{key}")
-    return value
-
-
-def _count(parent: Mapping[str, Any], key: str, pointer: str) -> int:
-    value = _member(parent, key, pointer)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _bad("must be a non-negative integer", f"{pointer}/{key}")
-    return value
-
-
-_NAN = math.nan
-
-
-def _fast_row(record: Any) -> Row | None:
-    """The row of a well-formed record dict, or None to let the checking path explain why not.
-
-    Most inputs are well formed, so this path uses exact type tests and plain lookups; anything
-    unusual (a missing key, a wrong type, an infinite number) falls back to :func:`record_row`.
-    """
-    try:
-        if type(record) is not dict or record["schema"] != RECORD_SCHEMA:
-            return None
-        card = record["scorecard"]
-        dimensions = card["dimensions"]
-        overall = card["overall"]
-        metrics = record["metrics"]
-        scores: list[Any] = []
-        flags: list[Any] = []
-        for name in DIMENSIONS:
-            dimension = dimensions[name]
-            scores.append(dimension["score"])
-            flags.append(dimension["passed"])
-        scores.append(overall["score"])
-        flags.append(overall["gatePassed"])
-        flags.append(overall["passed"])
-        measured = [metrics.get(key) for key in _OPTIONAL_METRICS]
-        row = (
-            record["bundleId"],
-            record["candidateId"],
-            record["provider"],
-            record.get("model"),
-            record.get("tier"),
-            record["caseId"],
-            record["repetition"],
-            record["classification"],
-        )
-        attempts, tools = metrics["attempts"], metrics["toolCount"]
-    except (KeyError, TypeError):
-        return None
-    for flag in flags:
-        if flag is not True and flag is not False and flag is not None:
-            return None
-    numbers: list[float] = []
-    for value in scores:
-        kind = type(value)
-        if kind is float and value - value == 0:
-            numbers.append(value)
-        elif kind is int:
-            numbers.append(float(value))
-        elif value is None:
-            numbers.append(_NAN)
-        else:
-            return None
-    for value in measured:
-        kind = type(value)
-        if kind is float and value - value == 0 and value >= 0:
-            numbers.append(value)
-        elif kind is int and value >= 0:
-            numbers.append(float(value))
-        elif value is None:
-            numbers.append(_NAN)
-        else:
-            return None
-    bundle, candidate, provider, model, tier, case, repetition, classification = row
-    for text in (bundle, candidate, provider, case):
-        if type(text) is not str or not text:
-            return None
-    for text in (model, tier):
-        if text is not None and (type(text) is not str or not text):
-            return None
-    if (
-        type(repetition) is not int
-        or repetition < 1
-        or classification not in CLASSIFICATIONS
-        or type(attempts) is not int
-        or type(tools) is not int
-        or attempts < 0
-        or tools < 0
-    ):
-        return None
-    return (
-        *row,
-        *numbers[:8],
-        *flags[:8],
-        numbers[8],
-        flags[8],
-        flags[9],
-        *numbers[9:],
-        attempts,
-        tools,
-    )
-
-
-def record_row(record: Any) -> Row:
-    """Check one ``scorecard.record.v1`` dict and flatten it; problems raise a pointed InputError."""
-    fast = _fast_row(record)
-    if fast is not None:
-        return fast
-    if not isinstance(record, Mapping):
-        raise _bad("a scored record must be a JSON object", "", "record_shape")
-    if record.get("schema") != RECORD_SCHEMA:
-        raise _bad(f"expected schema {RECORD_SCHEMA}", "/schema", "unsupported_schema")
-    repetition = _member(record, "repetition", "")
-    if isinstance(repetition, bool) or not isinstance(repetition, int) or repetition < 1:
-        raise _bad("must be a positive integer", "/repetition")
-    classification = _member(record, "classification", "")
-    if classification not in CLASSIFICATIONS:
-        raise _bad("must be one of " + ", ".join(CLASSIFICATIONS), "/classification")
-    metrics = _object(record, "metrics", "")
-    card = _object(record, "scorecard", "")
-    dimensions = _object(card, "dimensions", "/scorecard")
-    overall = _object(card, "overall", "/scorecard")
-    scores: list[float] = []
-    flags: list[bool | None] = []
-    for name in DIMENSIONS:
-        pointer = f"/scorecard/dimensions/{name}"
-        dimension = _object(dimensions, name, "/scorecard/dimensions")
-        scores.append(_score(dimension, pointer))
-        flags.append(_flag(dimension, "passed", pointer))
-    return (
-        _text(record, "bundleId"),
-        _text(record, "candidateId"),
-        _text(record, "provider"),
-        _text(record, "model", nullable=True),
-        _text(record, "tier", nullable=True),
-        _text(record, "caseId"),
-        repetition,
-        classification,
-        *scores,
-        *flags,
-        _score(overall, "/scorecard/overall"),
-        _flag(overall, "gatePassed", "/scorecard/overall"),
-        _flag(overall, "passed", "/scorecard/overall"),
-        *(_number(metrics, key, "/metrics", required=False) for key in _OPTIONAL_METRICS),
-        _count(metrics, "attempts", "/metrics"),
-        _count(metrics, "toolCount", "/metrics"),
-    )
-
 
 def scored_row(record: ScoredRecord) -> Row:
-    """Flatten a :class:`ScoredRecord` through its ``scorecard.record.v1`` form.
-
-    Going through the record keeps one definition of what a record holds (the pipeline's).
-    """
-    return record_row(record.record_json())
+    """The row of a :class:`ScoredRecord`: the values its ``scorecard.record.v1`` form holds
+    (:func:`~scorecard.contract.row_of`), without writing the rest of the record."""
+    card = record.card
+    observation = record.observation
+    candidate = record.bundle.candidates.get(observation["candidateId"])
+    return row_of(
+        bundle_id=card["bundleId"],
+        case_id=observation["caseId"],
+        candidate_id=observation["candidateId"],
+        provider=observation["provider"],
+        model=candidate.model if candidate else None,
+        tier=candidate.tier if candidate else None,
+        repetition=record.repetition,
+        classification=observation["classification"],
+        metrics=observation["metrics"],
+        scorecard=card,
+    )
 
 
 @dataclass

@@ -16,38 +16,18 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from scorecard.contract import DIMENSIONS
+from scorecard.contract import ROW_COLUMNS, Row
 
 from ._io import atomic_binary_writer, atomic_folder
-from ._rows import ROW_FIELDS, Row
 
 __all__ = ["PARQUET_SCHEMA", "read_parquet_rows", "rows_of", "write_parquet"]
 
 ROW_GROUP = 65_536
 
-_TYPES: dict[str, pa.DataType] = {
-    "bundle": pa.string(),
-    "candidate": pa.string(),
-    "provider": pa.string(),
-    "model": pa.string(),
-    "tier": pa.string(),
-    "case": pa.string(),
-    "repetition": pa.int64(),
-    "classification": pa.string(),
-    **{f"score_{name}": pa.float64() for name in DIMENSIONS},
-    **{f"passed_{name}": pa.bool_() for name in DIMENSIONS},
-    "overall_score": pa.float64(),
-    "gate_passed": pa.bool_(),
-    "passed": pa.bool_(),
-    "settlement_ms": pa.float64(),
-    "first_progress_ms": pa.float64(),
-    "total_tokens": pa.float64(),
-    "cost_usd": pa.float64(),
-    "attempts": pa.int64(),
-    "tool_count": pa.int64(),
-}
 #: Columns in the aggregation frame's order; scores are null (not NaN) when unscoreable.
-PARQUET_SCHEMA = pa.schema([pa.field(name, _TYPES[name]) for name in ROW_FIELDS])
+PARQUET_SCHEMA = pa.schema(
+    [pa.field(column.name, getattr(pa, column.arrow_type)()) for column in ROW_COLUMNS]
+)
 #: Files inside a bundle-partitioned dataset: the bundle is the folder (``bundle=<id>``).
 PARTITION_SCHEMA = PARQUET_SCHEMA.remove(0)
 

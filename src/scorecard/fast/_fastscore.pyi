@@ -3,6 +3,9 @@
 from collections.abc import Callable
 from typing import Any
 
+FIELD_NAMES: tuple[str, ...]
+"""The observation fields the C code reads (``NAMES`` in ``fastscore.h``)."""
+
 def configure(
     unset: Any,
     reason_json: Callable[[str], str],

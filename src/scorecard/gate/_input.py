@@ -21,9 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorecard.aggregate import records_frame
-from scorecard.contract import CASE_IDS, DIMENSIONS, GATE_DIMENSIONS, InputError
-from scorecard.core import RECORD_SCHEMA
-from scorecard.engine import ROW_FIELDS, record_row
+from scorecard.contract import CASE_IDS, DIMENSIONS, GATE_DIMENSIONS, InputError, Row, row_of
+from scorecard.engine import ROW_FIELDS, LoadedRecords, record_row
 
 from ._rules import Metric
 
@@ -292,7 +291,7 @@ def _labels(current: GateSide, baseline: GateSide | None) -> tuple[str, str | No
     return current.bundle, baseline.bundle
 
 
-def _frame_record(
+def _frame_row(
     run: RunFacts,
     bundle: str,
     *,
@@ -300,24 +299,23 @@ def _frame_record(
     case: str | None = None,
     overall: float | None,
     scores: Sequence[float | None],
-) -> dict[str, Any]:
+) -> Row:
     metrics: dict[str, Any] = {"attempts": run.attempts, "toolCount": run.tool_count}
     if run.settlement_ms is not None:
         metrics["settlementMs"] = run.settlement_ms
     if run.cost_usd is not None:
         metrics["costUsd"] = run.cost_usd
-    return {
-        "schema": RECORD_SCHEMA,
-        "bundleId": bundle,
-        "caseId": case or run.case,
-        "candidateId": candidate or run.candidate,
-        "provider": run.provider,
-        "model": run.model,
-        "tier": run.tier,
-        "repetition": run.repetition,
-        "classification": run.classification,
-        "metrics": metrics,
-        "scorecard": {
+    return row_of(
+        bundle_id=bundle,
+        case_id=case or run.case,
+        candidate_id=candidate or run.candidate,
+        provider=run.provider,
+        model=run.model,
+        tier=run.tier,
+        repetition=run.repetition,
+        classification=run.classification,
+        metrics=metrics,
+        scorecard={
             "dimensions": {
                 name: {"score": score, "passed": flag}
                 for name, score, flag in zip(DIMENSIONS, scores, run.dimension_passed, strict=True)
@@ -328,7 +326,7 @@ def _frame_record(
                 "passed": run.passed,
             },
         },
-    }
+    )
 
 
 def _indicator(flag: bool | None, scoreable: bool) -> float | None:
@@ -352,14 +350,14 @@ def metric_frame(
 ) -> Any:
     """Records frame of ``sides`` with ``metric`` as the overall score; with ``pooled``
     candidates, only theirs, as one candidate whose cases are (candidate, case) pairs."""
-    records = []
+    rows = LoadedRecords()
     for label, side in sides:
         for run in side.runs:
             if pooled and run.candidate not in pooled:
                 continue
             overall, scores = _metric_values(run, metric)
-            records.append(
-                _frame_record(
+            rows.rows.append(
+                _frame_row(
                     run,
                     label,
                     candidate=ALL_CANDIDATES if pooled else None,
@@ -368,7 +366,7 @@ def metric_frame(
                     scores=scores,
                 )
             )
-    return records_frame(records, bundle_order=[label for label, _ in sides])
+    return records_frame(rows, bundle_order=[label for label, _ in sides])
 
 
 def labelled_sides(current: GateSide, baseline: GateSide | None) -> list[tuple[str, GateSide]]:

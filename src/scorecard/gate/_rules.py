@@ -1,4 +1,4 @@
-"""Gate rule settings: :class:`GateRules`, and parsing a gate policy file into them.
+"""Gate rule settings: :class:`GateRules`, and a gate policy file's sections made into them.
 
 ::
 
@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from scorecard.aggregate import ComparisonSettings
-from scorecard.contract import GATE_DIMENSIONS, Policy, PolicyError, parse_yaml
-from scorecard.engine import scoring_policy
+from scorecard.contract import GATE_DIMENSIONS, Policy, PolicyError, parse_policy_file
 
 __all__ = [
     "METRICS",
@@ -228,9 +227,6 @@ def gate_rules(
     return GateRules(**values)
 
 
-_SCORING_KEYS = ("weights", "thresholds", "auditGate")
-
-
 def gate_policy(text: str, *, source: str) -> tuple[Policy | None, GateRules]:
     """Parse a gate policy file (YAML or JSON; ``docs/gate.md``).
 
@@ -239,26 +235,5 @@ def gate_policy(text: str, *, source: str) -> tuple[Policy | None, GateRules]:
     optional ``gate`` section gives the :class:`GateRules`. Problems raise a located
     :class:`PolicyError`.
     """
-    parsed = parse_yaml(text, source=source, error_type=PolicyError)
-    document = parsed.data
-    if not isinstance(document, dict):
-        raise PolicyError(
-            "a gate policy must be a mapping (gate, and optionally weights, thresholds, auditGate)",
-            rule="policy_shape",
-            source=source,
-            line=1,
-        )
-    for key in document:
-        if key not in (*_SCORING_KEYS, "gate"):
-            pointer = f"/{key}"
-            raise PolicyError(
-                "unknown policy key; expected gate, weights, thresholds and/or auditGate",
-                rule="policy_unknown_key",
-                pointer=pointer,
-                source=source,
-                line=parsed.lines.get(pointer),
-            )
-    policy = None
-    if any(key in document for key in _SCORING_KEYS):
-        policy = scoring_policy(document, source=source, lines=parsed.lines)
-    return policy, gate_rules(document.get("gate"), source=source, lines=parsed.lines)
+    parsed = parse_policy_file(text, source=source, gate=True)
+    return parsed.policy, gate_rules(parsed.gate, source=source, lines=parsed.lines)
