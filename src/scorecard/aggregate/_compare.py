@@ -11,7 +11,6 @@ exclusion is counted, so an infrastructure failure never silently flatters a sid
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -22,7 +21,7 @@ import pandas as pd
 
 from scorecard.contract import DIMENSIONS, InputError
 
-from ._frames import SCORE_COLUMNS, observed_categories
+from ._frames import PASSED_COLUMNS, SCORE_COLUMNS, observed_categories
 from ._stats import (
     holm_adjust,
     mcnemar_exact,
@@ -32,19 +31,22 @@ from ._stats import (
 )
 
 __all__ = [
+    "METRICS",
+    "CaseColumns",
     "ComparisonSettings",
     "Difference",
     "Exclusions",
     "McNemar",
+    "Metric",
     "PairedComparison",
     "Side",
     "Verdict",
     "adjust_family",
-    "compare_across_bundles",
     "compare_bundles",
     "compare_candidates",
+    "compare_columns",
     "compare_paired",
-    "compare_to_baseline",
+    "metric_values",
 ]
 
 Verdict = Literal["better", "worse", "inconclusive"]
@@ -198,10 +200,42 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-class _Columns:
-    """The columns a comparison reads, as numpy arrays extracted once per frame."""
+Metric = Literal["mean_overall", "pass_rate", "gate_pass_rate"]
+#: What a paired comparison can compare: the overall score, or a run's pass or effective-gate
+#: flag as 1/0 (with each dimension's pass flag as the dimension's value).
+METRICS: tuple[Metric, ...] = ("mean_overall", "pass_rate", "gate_pass_rate")
 
-    def __init__(self, frame: pd.DataFrame) -> None:
+
+def _flag_values(column: pd.Series, scoreable: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+    """A nullable boolean column as 1/0 on scoreable rows, NaN elsewhere."""
+    values = column.to_numpy(dtype=np.float64, na_value=0.0)
+    return np.where(scoreable, values, np.nan)
+
+
+def metric_values(frame: pd.DataFrame, metric: Metric) -> npt.NDArray[np.float64]:
+    """(rows x 9): the value of ``metric`` then the eight dimension values, per row."""
+    if metric == "mean_overall":
+        return np.column_stack(
+            [
+                frame["overall_score"].to_numpy(dtype=np.float64),
+                frame[list(SCORE_COLUMNS)].to_numpy(dtype=np.float64),
+            ]
+        )
+    scoreable = frame["scoreable"].to_numpy(dtype=bool)
+    flag = "passed" if metric == "pass_rate" else "gate_passed"
+    return np.column_stack(
+        [
+            _flag_values(frame[flag], scoreable),
+            *(_flag_values(frame[name], scoreable) for name in PASSED_COLUMNS),
+        ]
+    )
+
+
+class CaseColumns:
+    """The columns a comparison reads (``metric`` as the overall value), as numpy arrays
+    extracted once per frame and shared by every comparison of it."""
+
+    def __init__(self, frame: pd.DataFrame, metric: Metric = "mean_overall") -> None:
         self.bundles = [str(name) for name in frame["bundle"].cat.categories]
         self.candidates = [str(name) for name in frame["candidate"].cat.categories]
         self.case_names = [str(name) for name in frame["case"].cat.categories]
@@ -211,12 +245,7 @@ class _Columns:
         self.repetition = frame["repetition"].to_numpy(dtype=np.int64)
         self.scoreable = frame["scoreable"].to_numpy(dtype=bool)
         self.passed = frame["passed"].to_numpy(dtype=bool, na_value=False)
-        self.values = np.column_stack(
-            [
-                frame["overall_score"].to_numpy(dtype=np.float64),
-                frame[list(SCORE_COLUMNS)].to_numpy(dtype=np.float64),
-            ]
-        )
+        self.values = metric_values(frame, metric)
 
     def rows(self, side: Side) -> npt.NDArray[np.intp]:
         """Positions of the side's rows; none raises a clear InputError."""
@@ -237,7 +266,7 @@ class _Columns:
 class _SideData:
     """Case-level view of one side: case means over scoreable repetitions and what was dropped."""
 
-    def __init__(self, columns: _Columns, side: Side) -> None:
+    def __init__(self, columns: CaseColumns, side: Side) -> None:
         rows = columns.rows(side)
         codes = columns.case[rows]
         scoreable = columns.scoreable[rows]
@@ -328,12 +357,18 @@ def compare_paired(
     frame: pd.DataFrame, current: Side, baseline: Side, settings: ComparisonSettings
 ) -> PairedComparison:
     """Compare two sides of ``frame`` case by case (see the module docstring)."""
-    return _compare(_Columns(frame), current, baseline, settings)
+    return compare_columns(CaseColumns(frame), current, baseline, settings)
 
 
-def _compare(
-    columns: _Columns, current: Side, baseline: Side, settings: ComparisonSettings
+def compare_columns(
+    columns: CaseColumns,
+    current: Side,
+    baseline: Side,
+    settings: ComparisonSettings,
+    *,
+    metric: Metric = "mean_overall",
 ) -> PairedComparison:
+    """One paired comparison on columns already extracted (see :func:`compare_paired`)."""
     mine, theirs = _SideData(columns, current), _SideData(columns, baseline)
     order = {case: index for index, case in enumerate(columns.case_names)}
     union = sorted(set(mine.cases) | set(theirs.cases), key=order.__getitem__)
@@ -342,7 +377,10 @@ def _compare(
     current_means = np.array([mine.means[case] for case in paired]).reshape(-1, statistics)
     baseline_means = np.array([theirs.means[case] for case in paired]).reshape(-1, statistics)
     differences = current_means - baseline_means
-    key = ("paired", current.label, baseline.label)
+    # The stream is named by what is compared (sides and metric), never by its place in a view.
+    key: tuple[str, ...] = ("paired", current.label, baseline.label)
+    if metric != "mean_overall":
+        key = (*key, metric)
     p_values, method = sign_flip_test(
         differences, seed=settings.seed, key=key, resamples=settings.resamples
     )
@@ -442,25 +480,6 @@ def compare_candidates(
     return compare_paired(frame, Side(chosen, current), Side(chosen, baseline), settings)
 
 
-def compare_to_baseline(
-    frame: pd.DataFrame,
-    baseline: str,
-    candidates: Sequence[str],
-    settings: ComparisonSettings,
-    *,
-    bundle: str | None = None,
-) -> list[PairedComparison]:
-    """Each of ``candidates`` against ``baseline`` in one bundle, Holm-adjusted as a family."""
-    chosen = bundle if bundle is not None else _only_bundle(frame, [baseline, *candidates])
-    columns = _Columns(frame)  # extracted once for the whole family
-    return adjust_family(
-        [
-            _compare(columns, Side(chosen, candidate), Side(chosen, baseline), settings)
-            for candidate in candidates
-        ]
-    )
-
-
 def compare_bundles(
     frame: pd.DataFrame,
     candidate: str,
@@ -470,20 +489,3 @@ def compare_bundles(
 ) -> PairedComparison:
     """Candidate ``candidate`` in bundle ``current`` against itself in bundle ``baseline``."""
     return compare_paired(frame, Side(current, candidate), Side(baseline, candidate), settings)
-
-
-def compare_across_bundles(
-    frame: pd.DataFrame, candidate: str, settings: ComparisonSettings
-) -> list[PairedComparison]:
-    """Each bundle against the previous one (bundle order) for one candidate, Holm-adjusted."""
-    rows = frame.loc[(frame["candidate"] == candidate).to_numpy()]
-    if rows.empty:
-        raise InputError(f"no records for candidate {candidate!r}", rule="unknown_candidate")
-    bundles = observed_categories(rows["bundle"])
-    columns = _Columns(rows)  # extracted once for the whole family
-    return adjust_family(
-        [
-            _compare(columns, Side(current, candidate), Side(previous, candidate), settings)
-            for previous, current in itertools.pairwise(bundles)
-        ]
-    )

@@ -16,6 +16,7 @@ import typer
 from scorecard.contract import InputError
 
 from ._common import EXIT_BAD_INPUT, CasesOption, PolicyOption, print_errors
+from ._compare import DEFAULT_TOLERANCE
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure  # noqa: TID251  (a type only; no import at run time)
@@ -130,7 +131,7 @@ def plot(
     Exit status: 0 when every plot was written, 2 on bad input (a rejected record, no records,
     an unknown bundle or candidate, a bad --out). `plot all` writes the plots it can draw.
     """
-    from scorecard.aggregate import records_frame, select_rows
+    from scorecard.aggregate import ComparisonSettings, analyze_campaign, records_frame, select_rows
     from scorecard.contract import load_catalog
     from scorecard.engine import load_policy, load_records
     from scorecard.plots import PLOT_KINDS, draw_plot, select_candidates
@@ -154,6 +155,8 @@ def plot(
         if bundle is not None:
             select_rows(frame, bundle=bundle)  # an unknown bundle is one clear error, not seven
         select_candidates(frame, chosen)
+        settings = ComparisonSettings(seed=seed, tolerance=DEFAULT_TOLERANCE)
+        analysis = analyze_campaign(frame, settings)
     except InputError as error:
         print_errors([error])
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -163,7 +166,7 @@ def plot(
         target = out / f"{name}.{image}" if kind is PlotKind.all else out
         try:
             figure = draw_plot(
-                name, frame, bundle=bundle, candidates=chosen, seed=seed, pass_at_k=pass_at_k
+                name, analysis, bundle=bundle, candidates=chosen, pass_at_k=pass_at_k
             )
         except InputError as error:
             failed.append(error)

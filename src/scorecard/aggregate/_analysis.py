@@ -1,0 +1,428 @@
+"""The campaign analysis: every number a view shows, computed once and read by every view.
+
+::
+
+    analyze_campaign(frame, settings) -> CampaignAnalysis
+        .candidates / .providers    summaries, dimensions, costs, reliability, reference per
+                                    (bundle, candidate) / (bundle, provider) group
+        .bundles_summary            one summary row per bundle (every candidate together)
+        .comparison(candidate, baseline_bundle, current_bundle, metric)
+                                    a candidate (or POOLED) against itself in the previous bundle
+        .candidate_comparison(bundle, current, baseline, metric)
+                                    two candidates of one bundle
+
+Two rules make the views agree (``docs/aggregation.md`` section 6):
+
+* every random stream is named by what it resamples (bundle, candidate, metric), never by how a
+  view groups or filters, so a subject's numbers do not depend on what else a view shows;
+* each comparison belongs to exactly one multiplicity family, defined here and nowhere else:
+  across bundles, all comparisons of one metric between the same two consecutive bundles (every
+  candidate in both, plus the pooled comparison when two or more are shared); within a bundle,
+  every other candidate of the bundle against the same baseline candidate, per metric.
+
+Everything is computed lazily and cached, so an analysis costs what its views read, and
+:meth:`CampaignAnalysis.restricted` narrows what is shown without computing anything anew.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import pandas as pd
+
+from scorecard.contract import InputError
+
+from ._compare import (
+    CaseColumns,
+    ComparisonSettings,
+    Metric,
+    PairedComparison,
+    Side,
+    adjust_family,
+    compare_columns,
+)
+from ._frames import observed_categories
+from ._reference import report_aggregate
+from ._tables import cost_frame, dimension_frame, reliability_frame, summary_frame
+
+__all__ = [
+    "POOLED",
+    "CampaignAnalysis",
+    "GroupTables",
+    "analyze_campaign",
+    "compare_across_bundles",
+    "compare_to_baseline",
+]
+
+#: Candidate label of the pooled comparison (every shared candidate, paired by candidate and case).
+POOLED = "(all candidates)"
+
+Grouping = Literal["candidate", "provider"]
+
+
+@dataclass(frozen=True)
+class GroupTables:
+    """The tables of one grouping, one row per (bundle, group) with rows."""
+
+    by: Grouping
+    """The grouping column after ``bundle``."""
+    summary: pd.DataFrame
+    """:func:`~scorecard.aggregate.summary_frame` columns."""
+    dimensions: pd.DataFrame
+    """:func:`~scorecard.aggregate.dimension_frame` columns (same bootstrap draws)."""
+    costs: pd.DataFrame
+    """:func:`~scorecard.aggregate.cost_frame` columns (frontier judged within each bundle)."""
+    reliability: pd.DataFrame
+    """:func:`~scorecard.aggregate.reliability_frame` columns."""
+    reference: pd.DataFrame
+    """:func:`~scorecard.aggregate.report_aggregate` columns (the reference report numbers)."""
+
+    def only(self, column: str, values: Sequence[str]) -> GroupTables:
+        """The same tables with only the rows whose ``column`` is one of ``values``."""
+
+        def keep(table: pd.DataFrame) -> pd.DataFrame:
+            mask = table[column].astype(str).isin(list(values)).to_numpy()
+            return table.loc[mask].reset_index(drop=True)
+
+        return GroupTables(
+            self.by,
+            keep(self.summary),
+            keep(self.dimensions),
+            keep(self.costs),
+            keep(self.reliability),
+            keep(self.reference),
+        )
+
+
+class _Comparisons:
+    """The comparisons of one frame: families computed on first use, then cached."""
+
+    def __init__(self, frame: pd.DataFrame, settings: ComparisonSettings) -> None:
+        self.frame = frame
+        self.settings = settings
+        self.bundles = tuple(observed_categories(frame["bundle"]))
+        self._columns: dict[Metric, CaseColumns] = {}
+        self._across: dict[tuple[str, str, Metric], dict[str, PairedComparison]] = {}
+        self._within: dict[tuple[str, str, Metric], dict[str, PairedComparison]] = {}
+
+    def columns(self, metric: Metric) -> CaseColumns:
+        if metric not in self._columns:
+            self._columns[metric] = CaseColumns(self.frame, metric)
+        return self._columns[metric]
+
+    def candidates_in(self, bundle: str) -> list[str]:
+        mask = (self.frame["bundle"] == bundle).to_numpy()
+        return observed_categories(self.frame.loc[mask, "candidate"])
+
+    def across(self, baseline: str, current: str, metric: Metric) -> dict[str, PairedComparison]:
+        """The family of ``metric`` between two consecutive bundles, by candidate (and POOLED)."""
+        key = (baseline, current, metric)
+        if key not in self._across:
+            present = set(self.candidates_in(baseline))
+            shared = [name for name in self.candidates_in(current) if name in present]
+            columns = self.columns(metric)
+            family = [
+                compare_columns(
+                    columns,
+                    Side(current, name),
+                    Side(baseline, name),
+                    self.settings,
+                    metric=metric,
+                )
+                for name in shared
+            ]
+            labels = list(shared)
+            # With one shared candidate the pooled comparison is that candidate's again; counting
+            # it twice would only halve the family's power.
+            if len(shared) >= 2:
+                family.append(self._pooled(baseline, current, shared, metric))
+                labels.append(POOLED)
+            self._across[key] = dict(zip(labels, adjust_family(family), strict=True))
+        return self._across[key]
+
+    def _pooled(
+        self, baseline: str, current: str, shared: Sequence[str], metric: Metric
+    ) -> PairedComparison:
+        frame = self.frame
+        mask = (
+            frame["bundle"].isin([baseline, current]) & frame["candidate"].isin(shared)
+        ).to_numpy()
+        rows = frame.loc[mask].reset_index(drop=True)
+        # The pooled pairing unit is (candidate, case): one candidate whose cases are the pairs.
+        units = rows["candidate"].astype(str) + "/" + rows["case"].astype(str)
+        rows["candidate"] = pd.Categorical([POOLED] * len(rows), categories=[POOLED])
+        rows["case"] = pd.Categorical(units, categories=sorted(set(units)))
+        return compare_columns(
+            CaseColumns(rows, metric),
+            Side(current, POOLED),
+            Side(baseline, POOLED),
+            self.settings,
+            metric=metric,
+        )
+
+    def within(self, bundle: str, baseline: str, metric: Metric) -> dict[str, PairedComparison]:
+        """The family of every other candidate of ``bundle`` against ``baseline``."""
+        key = (bundle, baseline, metric)
+        if key not in self._within:
+            others = [name for name in self.candidates_in(bundle) if name != baseline]
+            columns = self.columns(metric)
+            family = [
+                compare_columns(
+                    columns,
+                    Side(bundle, name),
+                    Side(bundle, baseline),
+                    self.settings,
+                    metric=metric,
+                )
+                for name in others
+            ]
+            self._within[key] = dict(zip(others, adjust_family(family), strict=True))
+        return self._within[key]
+
+
+class _Tables:
+    """The group tables of one frame, computed on first use."""
+
+    def __init__(self, frame: pd.DataFrame, settings: ComparisonSettings) -> None:
+        self.frame = frame
+        self.settings = settings
+
+    @functools.cached_property
+    def candidates(self) -> GroupTables:
+        return self._tables("candidate")
+
+    @functools.cached_property
+    def providers(self) -> GroupTables:
+        return self._tables("provider")
+
+    @functools.cached_property
+    def bundles(self) -> pd.DataFrame:
+        return summary_frame(
+            self.frame, ("bundle",), seed=self.settings.seed, confidence=self.settings.confidence
+        )
+
+    def _tables(self, by: Grouping) -> GroupTables:
+        keys = ("bundle", by)
+        seed, confidence = self.settings.seed, self.settings.confidence
+        return GroupTables(
+            by=by,
+            summary=summary_frame(self.frame, keys, seed=seed, confidence=confidence),
+            dimensions=dimension_frame(self.frame, keys, seed=seed, confidence=confidence),
+            costs=cost_frame(self.frame, keys),
+            reliability=reliability_frame(self.frame, keys),
+            reference=report_aggregate(self.frame, keys),
+        )
+
+
+class CampaignAnalysis:
+    """Every summary, interval, paired comparison, adjusted p-value and verdict of a campaign.
+
+    Build it with :func:`analyze_campaign`. Views read it and never compute statistics
+    themselves, so the same subject shows the same numbers in every view.
+    """
+
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        settings: ComparisonSettings,
+        *,
+        _tables: _Tables | None = None,
+        _comparisons: _Comparisons | None = None,
+        _candidates: tuple[str, ...] | None = None,
+    ) -> None:
+        self._tables = _tables or _Tables(frame, settings)
+        self._comparisons = _comparisons or _Comparisons(frame, settings)
+        self._shown = _candidates
+        self.frame = frame
+        """The records frame shown (only the chosen candidates' rows after :meth:`restricted`)."""
+        self.settings = settings
+        """Seed, tolerance, confidence, alpha, resamples and coverage limits of every number."""
+
+    @property
+    def bundles(self) -> tuple[str, ...]:
+        """Bundles with rows, in bundle order (the whole campaign, whatever is shown)."""
+        return self._comparisons.bundles
+
+    @property
+    def candidates(self) -> GroupTables:
+        """Tables per (bundle, candidate)."""
+        tables = self._tables.candidates
+        return tables if self._shown is None else tables.only("candidate", self._shown)
+
+    @property
+    def providers(self) -> GroupTables:
+        """Tables per (bundle, provider), over every run of the provider in the bundle."""
+        return self._tables.providers
+
+    @property
+    def bundles_summary(self) -> pd.DataFrame:
+        """:func:`~scorecard.aggregate.summary_frame` per bundle, every candidate together."""
+        return self._tables.bundles
+
+    def restricted(self, candidates: Sequence[str]) -> CampaignAnalysis:
+        """The same analysis showing only ``candidates`` (all when empty): the numbers are the
+        ones already computed, so narrowing a view changes none of them."""
+        if not candidates:
+            return self
+        for name in candidates:
+            if name not in observed_categories(self._comparisons.frame["candidate"]):
+                known = ", ".join(observed_categories(self._comparisons.frame["candidate"]))
+                raise InputError(
+                    f"no candidate {name!r} in the records (found: {known or 'none'})",
+                    rule="unknown_candidate",
+                )
+        mask = self._comparisons.frame["candidate"].isin(list(candidates)).to_numpy()
+        return CampaignAnalysis(
+            self._comparisons.frame.loc[mask].reset_index(drop=True),
+            self.settings,
+            _tables=self._tables,
+            _comparisons=self._comparisons,
+            _candidates=tuple(candidates),
+        )
+
+    def previous_bundle(self, bundle: str) -> str | None:
+        """The bundle before ``bundle`` in bundle order (None for the first)."""
+        self._known_bundle(bundle)
+        index = self.bundles.index(bundle)
+        return self.bundles[index - 1] if index else None
+
+    def comparison(
+        self,
+        candidate: str,
+        baseline_bundle: str,
+        current_bundle: str,
+        metric: Metric = "mean_overall",
+    ) -> PairedComparison:
+        """``candidate`` (or :data:`POOLED`) in ``current_bundle`` against itself in the bundle
+        just before it, adjusted within its family; raises when there is no such comparison."""
+        self._known_bundle(baseline_bundle)
+        self._known_bundle(current_bundle)
+        if self.previous_bundle(current_bundle) != baseline_bundle:
+            raise InputError(
+                f"bundle {baseline_bundle!r} is not the one before {current_bundle!r}; only "
+                "consecutive bundles are compared",
+                rule="no_pair",
+            )
+        family = self._comparisons.across(baseline_bundle, current_bundle, metric)
+        if candidate not in family:
+            raise InputError(
+                f"candidate {candidate!r} did not run in both {baseline_bundle!r} and "
+                f"{current_bundle!r}",
+                rule="no_pair",
+            )
+        return family[candidate]
+
+    def family(
+        self, baseline_bundle: str, current_bundle: str, metric: Metric = "mean_overall"
+    ) -> dict[str, PairedComparison]:
+        """Every comparison of ``metric`` between two consecutive bundles, by candidate (shared
+        candidates in candidate order, then :data:`POOLED` when two or more are shared)."""
+        self._known_bundle(baseline_bundle)
+        if self.previous_bundle(current_bundle) != baseline_bundle:
+            raise InputError(
+                f"bundle {baseline_bundle!r} is not the one before {current_bundle!r}",
+                rule="no_pair",
+            )
+        return dict(self._comparisons.across(baseline_bundle, current_bundle, metric))
+
+    def comparison_pairs(self) -> list[tuple[str, str]]:
+        """(baseline, current) bundle pairs that are compared: each bundle and the one before."""
+        return list(itertools.pairwise(self.bundles))
+
+    def across_bundles(
+        self, candidate: str, metric: Metric = "mean_overall"
+    ) -> list[PairedComparison]:
+        """``candidate``'s comparisons with the previous bundle, in bundle order, for each pair of
+        consecutive bundles it ran in both of."""
+        found = []
+        for baseline, current in self.comparison_pairs():
+            family = self._comparisons.across(baseline, current, metric)
+            if candidate in family:
+                found.append(family[candidate])
+        return found
+
+    def candidate_comparison(
+        self, bundle: str, current: str, baseline: str, metric: Metric = "mean_overall"
+    ) -> PairedComparison:
+        """Candidate ``current`` against candidate ``baseline`` in ``bundle``, adjusted within
+        the family of every candidate of the bundle against ``baseline``."""
+        self._known_bundle(bundle)
+        present = self._comparisons.candidates_in(bundle)
+        for name in (current, baseline):
+            if name not in present:
+                raise InputError(
+                    f"no records for candidate {name!r} in bundle {bundle!r}",
+                    rule="unknown_selection",
+                )
+        if current == baseline:
+            raise InputError("a candidate cannot be compared with itself", rule="no_pair")
+        return self._comparisons.within(bundle, baseline, metric)[current]
+
+    def summary_row(self, bundle: str, candidate: str) -> dict[str, object]:
+        """The :attr:`candidates` summary row of one candidate in one bundle."""
+        table = self._tables.candidates.summary
+        mask = (table["bundle"] == bundle).to_numpy() & (table["candidate"] == candidate).to_numpy()
+        if not mask.any():
+            raise InputError(
+                f"no records for candidate {candidate!r} in bundle {bundle!r}",
+                rule="unknown_selection",
+            )
+        return {str(key): value for key, value in table.loc[mask].iloc[0].items()}
+
+    def _known_bundle(self, bundle: str) -> None:
+        if bundle not in self.bundles:
+            raise InputError(
+                f"no bundle {bundle!r} in the records (found: {', '.join(self.bundles) or 'none'})",
+                rule="unknown_bundle",
+            )
+
+
+def analyze_campaign(frame: pd.DataFrame, settings: ComparisonSettings) -> CampaignAnalysis:
+    """The analysis of a :func:`~scorecard.aggregate.records_frame` frame with ``settings``.
+
+    A candidate id equal to :data:`POOLED` is bad input (the pooled comparison uses that label).
+    """
+    if POOLED in observed_categories(frame["candidate"]):
+        raise InputError(
+            f"candidate id {POOLED!r} is reserved for the pooled comparison",
+            rule="reserved_candidate",
+        )
+    return CampaignAnalysis(frame, settings)
+
+
+def compare_across_bundles(
+    frame: pd.DataFrame, candidate: str, settings: ComparisonSettings
+) -> list[PairedComparison]:
+    """Each bundle against the previous one for ``candidate`` (:meth:`CampaignAnalysis.across_bundles`)."""
+    analysis = analyze_campaign(frame, settings)
+    if candidate not in observed_categories(frame["candidate"]):
+        raise InputError(f"no records for candidate {candidate!r}", rule="unknown_candidate")
+    return analysis.across_bundles(candidate)
+
+
+def compare_to_baseline(
+    frame: pd.DataFrame,
+    baseline: str,
+    candidates: Sequence[str],
+    settings: ComparisonSettings,
+    *,
+    bundle: str | None = None,
+) -> list[PairedComparison]:
+    """Each of ``candidates`` against ``baseline`` in one bundle (the only one when None),
+    adjusted within the family of every candidate of the bundle against ``baseline``."""
+    analysis = analyze_campaign(frame, settings)
+    if bundle is None:
+        mask = frame["candidate"].isin([baseline, *candidates]).to_numpy()
+        found = observed_categories(frame.loc[mask, "bundle"])
+        if len(found) != 1:
+            raise InputError(
+                f"the candidates' records span {len(found)} bundles "
+                f"({', '.join(found) or 'none'}); choose one",
+                rule="ambiguous_bundle",
+            )
+        bundle = found[0]
+    return [analysis.candidate_comparison(bundle, name, baseline) for name in candidates]
