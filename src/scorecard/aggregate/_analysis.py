@@ -26,10 +26,8 @@ Everything is computed lazily and cached, so an analysis costs what its views re
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 import pandas as pd
@@ -64,38 +62,48 @@ POOLED = "(all candidates)"
 Grouping = Literal["candidate", "provider"]
 
 
-@dataclass(frozen=True)
 class GroupTables:
-    """The tables of one grouping, one row per (bundle, group) with rows."""
+    """The tables of one grouping, one row per (bundle, group) with rows; each table is
+    computed on first use and shared by every view of the analysis."""
 
-    by: Grouping
-    """The grouping column after ``bundle``."""
-    summary: pd.DataFrame
-    """:func:`~scorecard.aggregate.summary_frame` columns."""
-    dimensions: pd.DataFrame
-    """:func:`~scorecard.aggregate.dimension_frame` columns (same bootstrap draws)."""
-    costs: pd.DataFrame
-    """:func:`~scorecard.aggregate.cost_frame` columns (frontier judged within each bundle)."""
-    reliability: pd.DataFrame
-    """:func:`~scorecard.aggregate.reliability_frame` columns."""
-    reference: pd.DataFrame
-    """:func:`~scorecard.aggregate.report_aggregate` columns (the reference report numbers)."""
+    def __init__(self, tables: _Tables, by: Grouping, shown: tuple[str, ...] | None = None) -> None:
+        self._tables = tables
+        self.by: Grouping = by
+        """The grouping column after ``bundle``."""
+        self._shown = shown
 
-    def only(self, column: str, values: Sequence[str]) -> GroupTables:
-        """The same tables with only the rows whose ``column`` is one of ``values``."""
+    def _table(self, name: str) -> pd.DataFrame:
+        table = self._tables.table(self.by, name)
+        if self._shown is None:
+            return table
+        mask = table["candidate"].astype(str).isin(list(self._shown)).to_numpy()
+        return table.loc[mask].reset_index(drop=True)
 
-        def keep(table: pd.DataFrame) -> pd.DataFrame:
-            mask = table[column].astype(str).isin(list(values)).to_numpy()
-            return table.loc[mask].reset_index(drop=True)
+    @property
+    def summary(self) -> pd.DataFrame:
+        """:func:`~scorecard.aggregate.summary_frame` columns."""
+        return self._table("summary")
 
-        return GroupTables(
-            self.by,
-            keep(self.summary),
-            keep(self.dimensions),
-            keep(self.costs),
-            keep(self.reliability),
-            keep(self.reference),
-        )
+    @property
+    def dimensions(self) -> pd.DataFrame:
+        """:func:`~scorecard.aggregate.dimension_frame` columns (same bootstrap draws)."""
+        return self._table("dimensions")
+
+    @property
+    def costs(self) -> pd.DataFrame:
+        """:func:`~scorecard.aggregate.cost_frame` columns (frontier judged within each bundle,
+        among all its groups)."""
+        return self._table("costs")
+
+    @property
+    def reliability(self) -> pd.DataFrame:
+        """:func:`~scorecard.aggregate.reliability_frame` columns."""
+        return self._table("reliability")
+
+    @property
+    def reference(self) -> pd.DataFrame:
+        """:func:`~scorecard.aggregate.report_aggregate` columns (the reference report numbers)."""
+        return self._table("reference")
 
 
 class _Comparisons:
@@ -185,37 +193,32 @@ class _Comparisons:
 
 
 class _Tables:
-    """The group tables of one frame, computed on first use."""
+    """The group tables of one frame, each computed on first use."""
 
     def __init__(self, frame: pd.DataFrame, settings: ComparisonSettings) -> None:
         self.frame = frame
         self.settings = settings
+        self._cache: dict[tuple[str, str], pd.DataFrame] = {}
 
-    @functools.cached_property
-    def candidates(self) -> GroupTables:
-        return self._tables("candidate")
-
-    @functools.cached_property
-    def providers(self) -> GroupTables:
-        return self._tables("provider")
-
-    @functools.cached_property
-    def bundles(self) -> pd.DataFrame:
-        return summary_frame(
-            self.frame, ("bundle",), seed=self.settings.seed, confidence=self.settings.confidence
-        )
-
-    def _tables(self, by: Grouping) -> GroupTables:
-        keys = ("bundle", by)
-        seed, confidence = self.settings.seed, self.settings.confidence
-        return GroupTables(
-            by=by,
-            summary=summary_frame(self.frame, keys, seed=seed, confidence=confidence),
-            dimensions=dimension_frame(self.frame, keys, seed=seed, confidence=confidence),
-            costs=cost_frame(self.frame, keys),
-            reliability=reliability_frame(self.frame, keys),
-            reference=report_aggregate(self.frame, keys),
-        )
+    def table(self, by: str, name: str) -> pd.DataFrame:
+        """Table ``name`` grouped by ``("bundle", by)`` (``by`` empty: by bundle only)."""
+        key = (by, name)
+        if key not in self._cache:
+            keys = ("bundle", by) if by else ("bundle",)
+            seed, confidence = self.settings.seed, self.settings.confidence
+            frame = self.frame
+            if name == "summary":
+                table = summary_frame(frame, keys, seed=seed, confidence=confidence)
+            elif name == "dimensions":
+                table = dimension_frame(frame, keys, seed=seed, confidence=confidence)
+            elif name == "costs":
+                table = cost_frame(frame, keys)
+            elif name == "reliability":
+                table = reliability_frame(frame, keys)
+            else:
+                table = report_aggregate(frame, keys)
+            self._cache[key] = table
+        return self._cache[key]
 
 
 class CampaignAnalysis:
@@ -249,19 +252,18 @@ class CampaignAnalysis:
 
     @property
     def candidates(self) -> GroupTables:
-        """Tables per (bundle, candidate)."""
-        tables = self._tables.candidates
-        return tables if self._shown is None else tables.only("candidate", self._shown)
+        """Tables per (bundle, candidate) (only the shown candidates after :meth:`restricted`)."""
+        return GroupTables(self._tables, "candidate", self._shown)
 
     @property
     def providers(self) -> GroupTables:
         """Tables per (bundle, provider), over every run of the provider in the bundle."""
-        return self._tables.providers
+        return GroupTables(self._tables, "provider")
 
     @property
     def bundles_summary(self) -> pd.DataFrame:
         """:func:`~scorecard.aggregate.summary_frame` per bundle, every candidate together."""
-        return self._tables.bundles
+        return self._tables.table("", "summary")
 
     def restricted(self, candidates: Sequence[str]) -> CampaignAnalysis:
         """The same analysis showing only ``candidates`` (all when empty): the numbers are the
@@ -364,7 +366,7 @@ class CampaignAnalysis:
 
     def summary_row(self, bundle: str, candidate: str) -> dict[str, object]:
         """The :attr:`candidates` summary row of one candidate in one bundle."""
-        table = self._tables.candidates.summary
+        table = self._tables.table("candidate", "summary")
         mask = (table["bundle"] == bundle).to_numpy() & (table["candidate"] == candidate).to_numpy()
         if not mask.any():
             raise InputError(
