@@ -34,15 +34,8 @@ import pandas as pd
 
 from scorecard.contract import InputError
 
-from ._compare import (
-    CaseColumns,
-    ComparisonSettings,
-    Metric,
-    PairedComparison,
-    Side,
-    adjust_family,
-    compare_columns,
-)
+from ._compare import ComparisonSettings, Metric, PairedComparison
+from ._families import POOLED, Comparisons
 from ._frames import observed_categories
 from ._reference import report_aggregate
 from ._tables import cost_frame, dimension_frame, reliability_frame, summary_frame
@@ -56,8 +49,6 @@ __all__ = [
     "compare_to_baseline",
 ]
 
-#: Candidate label of the pooled comparison (every shared candidate, paired by candidate and case).
-POOLED = "(all candidates)"
 
 Grouping = Literal["candidate", "provider"]
 
@@ -106,92 +97,6 @@ class GroupTables:
         return self._table("reference")
 
 
-class _Comparisons:
-    """The comparisons of one frame: families computed on first use, then cached."""
-
-    def __init__(self, frame: pd.DataFrame, settings: ComparisonSettings) -> None:
-        self.frame = frame
-        self.settings = settings
-        self.bundles = tuple(observed_categories(frame["bundle"]))
-        self._columns: dict[Metric, CaseColumns] = {}
-        self._across: dict[tuple[str, str, Metric], dict[str, PairedComparison]] = {}
-        self._within: dict[tuple[str, str, Metric], dict[str, PairedComparison]] = {}
-
-    def columns(self, metric: Metric) -> CaseColumns:
-        if metric not in self._columns:
-            self._columns[metric] = CaseColumns(self.frame, metric)
-        return self._columns[metric]
-
-    def candidates_in(self, bundle: str) -> list[str]:
-        mask = (self.frame["bundle"] == bundle).to_numpy()
-        return observed_categories(self.frame.loc[mask, "candidate"])
-
-    def across(self, baseline: str, current: str, metric: Metric) -> dict[str, PairedComparison]:
-        """The family of ``metric`` between two consecutive bundles, by candidate (and POOLED)."""
-        key = (baseline, current, metric)
-        if key not in self._across:
-            present = set(self.candidates_in(baseline))
-            shared = [name for name in self.candidates_in(current) if name in present]
-            columns = self.columns(metric)
-            family = [
-                compare_columns(
-                    columns,
-                    Side(current, name),
-                    Side(baseline, name),
-                    self.settings,
-                    metric=metric,
-                )
-                for name in shared
-            ]
-            labels = list(shared)
-            # With one shared candidate the pooled comparison is that candidate's again; counting
-            # it twice would only halve the family's power.
-            if len(shared) >= 2:
-                family.append(self._pooled(baseline, current, shared, metric))
-                labels.append(POOLED)
-            self._across[key] = dict(zip(labels, adjust_family(family), strict=True))
-        return self._across[key]
-
-    def _pooled(
-        self, baseline: str, current: str, shared: Sequence[str], metric: Metric
-    ) -> PairedComparison:
-        frame = self.frame
-        mask = (
-            frame["bundle"].isin([baseline, current]) & frame["candidate"].isin(shared)
-        ).to_numpy()
-        rows = frame.loc[mask].reset_index(drop=True)
-        # The pooled pairing unit is (candidate, case): one candidate whose cases are the pairs.
-        units = rows["candidate"].astype(str) + "/" + rows["case"].astype(str)
-        rows["candidate"] = pd.Categorical([POOLED] * len(rows), categories=[POOLED])
-        rows["case"] = pd.Categorical(units, categories=sorted(set(units)))
-        return compare_columns(
-            CaseColumns(rows, metric),
-            Side(current, POOLED),
-            Side(baseline, POOLED),
-            self.settings,
-            metric=metric,
-        )
-
-    def within(self, bundle: str, baseline: str, metric: Metric) -> dict[str, PairedComparison]:
-        """The family of every other candidate of ``bundle`` against ``baseline``."""
-        key = (bundle, baseline, metric)
-        if key not in self._within:
-            others = [name for name in self.candidates_in(bundle) if name != baseline]
-            columns = self.columns(metric)
-            family = [
-                compare_columns(
-                    columns,
-                    Side(bundle, name),
-                    Side(bundle, baseline),
-                    self.settings,
-                    metric=metric,
-                )
-                for name in others
-            ]
-            self._within[key] = dict(zip(others, adjust_family(family), strict=True))
-        return self._within[key]
-
-
 class _Tables:
     """The group tables of one frame, each computed on first use."""
 
@@ -234,11 +139,11 @@ class CampaignAnalysis:
         settings: ComparisonSettings,
         *,
         _tables: _Tables | None = None,
-        _comparisons: _Comparisons | None = None,
+        _comparisons: Comparisons | None = None,
         _candidates: tuple[str, ...] | None = None,
     ) -> None:
         self._tables = _tables or _Tables(frame, settings)
-        self._comparisons = _comparisons or _Comparisons(frame, settings)
+        self._comparisons = _comparisons or Comparisons(frame, settings)
         self._shown = _candidates
         self.frame = frame
         """The records frame shown (only the chosen candidates' rows after :meth:`restricted`)."""
@@ -310,13 +215,13 @@ class CampaignAnalysis:
                 rule="no_pair",
             )
         family = self._comparisons.across(baseline_bundle, current_bundle, metric)
-        if candidate not in family:
+        if candidate not in family.labels:
             raise InputError(
                 f"candidate {candidate!r} did not run in both {baseline_bundle!r} and "
                 f"{current_bundle!r}",
                 rule="no_pair",
             )
-        return family[candidate]
+        return family.comparison(candidate)
 
     def family(
         self, baseline_bundle: str, current_bundle: str, metric: Metric = "mean_overall"
@@ -329,7 +234,8 @@ class CampaignAnalysis:
                 f"bundle {baseline_bundle!r} is not the one before {current_bundle!r}",
                 rule="no_pair",
             )
-        return dict(self._comparisons.across(baseline_bundle, current_bundle, metric))
+        family = self._comparisons.across(baseline_bundle, current_bundle, metric)
+        return {label: family.comparison(label) for label in family.labels}
 
     def comparison_pairs(self) -> list[tuple[str, str]]:
         """(baseline, current) bundle pairs that are compared: each bundle and the one before."""
@@ -343,8 +249,8 @@ class CampaignAnalysis:
         found = []
         for baseline, current in self.comparison_pairs():
             family = self._comparisons.across(baseline, current, metric)
-            if candidate in family:
-                found.append(family[candidate])
+            if candidate in family.labels:
+                found.append(family.comparison(candidate))
         return found
 
     def candidate_comparison(
@@ -362,7 +268,7 @@ class CampaignAnalysis:
                 )
         if current == baseline:
             raise InputError("a candidate cannot be compared with itself", rule="no_pair")
-        return self._comparisons.within(bundle, baseline, metric)[current]
+        return self._comparisons.within(bundle, baseline, metric).comparison(current)
 
     def summary_row(self, bundle: str, candidate: str) -> dict[str, object]:
         """The :attr:`candidates` summary row of one candidate in one bundle."""
