@@ -23,12 +23,12 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from scorecard.aggregate._compare import (
-    ComparisonSettings,
+from scorecard.aggregate._analysis import (
+    analyze_campaign,
     compare_across_bundles,
-    compare_candidates,
     compare_to_baseline,
 )
+from scorecard.aggregate._compare import ComparisonSettings, compare_candidates
 from scorecard.aggregate._frames import COLUMNS, long_frame, records_frame
 from scorecard.aggregate._reference import alerts, report_aggregate
 from scorecard.aggregate._tables import (
@@ -229,12 +229,14 @@ def main(argv: list[str] | None = None) -> int:
         lambda: alerts([group for _, group in frame.groupby("bundle", observed=True)]),
     )
     stage(
-        "bundle_view (compare command)", timings, lambda: bundle_view(frame, settings, bundle=last)
+        "bundle_view (compare command, fresh analysis)",
+        timings,
+        lambda: bundle_view(analyze_campaign(frame, settings), bundle=last),
     )
     stage(
-        "trend_view (compare --across-bundles)",
+        "trend_view (compare --across-bundles, fresh analysis)",
         timings,
-        lambda: trend_view(frame, candidates[0], settings),
+        lambda: trend_view(analyze_campaign(frame, settings), candidates[0]),
     )
     total = sum(elapsed for _, elapsed in timings)
     print(f"{'frames + all aggregates':<44} {total:8.3f} s   peak {peak_mib():8.0f} MiB")

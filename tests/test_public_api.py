@@ -82,13 +82,19 @@ def test_importing_the_package_is_light() -> None:
 PACKAGES = {
     "scorecard.aggregate": [
         "Alert",
+        "CampaignAnalysis",
         "ComparisonSettings",
         "Difference",
         "Exclusions",
+        "GroupTables",
+        "METRICS",
+        "Metric",
+        "POOLED",
         "PairedComparison",
         "Side",
         "adjust_family",
         "alerts",
+        "analyze_campaign",
         "compare_across_bundles",
         "compare_bundles",
         "compare_candidates",
@@ -245,6 +251,7 @@ PACKAGES = {
     "scorecard.gate": [
         "ALL_CANDIDATES",
         "Estimate",
+        "GateCheck",
         "GateResult",
         "GateRules",
         "GateSide",
@@ -260,6 +267,7 @@ PACKAGES = {
     "scorecard.plots": [
         "PLOT_KINDS",
         "draw_plot",
+        "paired_comparison",
         "plot_dimension_heatmap",
         "plot_overall_scores",
         "plot_paired_differences",
@@ -272,8 +280,10 @@ PACKAGES = {
     "scorecard.report": [
         "bundle_view",
         "plot_images",
+        "render_gate_json",
         "render_html",
         "render_junit",
+        "render_junit_runs",
         "render_markdown",
         "render_view",
         "scorecard_table",

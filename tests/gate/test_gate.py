@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -527,6 +528,56 @@ def test_cli_fails_the_regressed_sample_night_with_exit_1() -> None:
     result = gate_cli(SAMPLES / "2026-11-22-nightly", "--baseline", SAMPLES / "2026-11-15-nightly")
     assert (result.returncode, verdict_of(result)) == (1, "FAIL")
     assert "opencode-glm: 3 new hard-gate failures (hard_invariants)" in result.stdout
+
+
+def junit_failures(path: Path) -> tuple[str, list[str]]:
+    """The JUnit root's failure count and the names of the failing test cases."""
+    root = ElementTree.parse(path).getroot()
+    failing = [
+        case.get("name", "") for case in root.iter("testcase") if case.find("failure") is not None
+    ]
+    return root.get("failures", ""), failing
+
+
+def test_cli_junit_of_the_healthy_sample_night_is_all_green(tmp_path: Path) -> None:
+    """PASS, exit 0, and not one red test case in --junit; --junit-runs still fails the runs
+    that did not pass (it judges runs, not the gate)."""
+    checks, runs = tmp_path / "j.xml", tmp_path / "runs.xml"
+    result = gate_cli(
+        SAMPLES / "2026-11-15-nightly",
+        "--baseline",
+        SAMPLES / "2026-11-08-nightly",
+        "--junit",
+        checks,
+        "--junit-runs",
+        runs,
+    )
+    assert (result.returncode, verdict_of(result)) == (0, "PASS")
+    assert junit_failures(checks) == ("0", [])
+    assert int(junit_failures(runs)[0]) > 0
+
+
+def test_cli_junit_of_the_regressed_sample_night_names_opencode_glm(tmp_path: Path) -> None:
+    """FAIL, exit 1, and the only red test case is opencode-glm's safety check; the JSON
+    result lists the same failed check."""
+    checks, document = tmp_path / "j.xml", tmp_path / "gate.json"
+    result = gate_cli(
+        SAMPLES / "2026-11-22-nightly",
+        "--baseline",
+        SAMPLES / "2026-11-15-nightly",
+        "--junit",
+        checks,
+        "--json",
+        document,
+    )
+    assert (result.returncode, verdict_of(result)) == (1, "FAIL")
+    assert junit_failures(checks) == ("1", ["opencode-glm: safety"])
+    data = json.loads(document.read_text(encoding="utf-8"))
+    assert data["schema"] == "scorecard.gate.v1"
+    assert data["verdict"] == "fail"
+    assert [(c["candidate"], c["rule"]) for c in data["checks"] if c["failed"]] == [
+        ("opencode-glm", "safety")
+    ]
 
 
 def test_cli_reports_bad_input_with_exit_2(tmp_path: Path) -> None:

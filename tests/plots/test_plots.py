@@ -18,11 +18,13 @@ from matplotlib.figure import Figure
 from matplotlib.image import imread
 from typer.testing import CliRunner, Result
 
-from scorecard.aggregate._compare import ComparisonSettings, compare_bundles, compare_candidates
+from scorecard.aggregate._analysis import CampaignAnalysis, analyze_campaign
+from scorecard.aggregate._compare import ComparisonSettings
 from scorecard.aggregate._frames import records_frame, select_rows
 from scorecard.aggregate._tables import summary_frame
 from scorecard.cli._app import app
 from scorecard.contract._errors import InputError
+from scorecard.contract._models import CASE_IDS
 from scorecard.plots._cost import plot_provider_comparison, plot_quality_vs_cost
 from scorecard.plots._kinds import PLOT_KINDS, draw_plot, paired_comparison
 from scorecard.plots._quality import (
@@ -100,6 +102,11 @@ def edges(sample: pd.DataFrame, unscoreable: pd.DataFrame) -> dict[str, pd.DataF
 # --- helpers --------------------------------------------------------------------------------
 
 
+def analyzed(frame: pd.DataFrame, *, seed: int = 0) -> CampaignAnalysis:
+    """The campaign analysis of ``frame`` (what every plot draws)."""
+    return analyze_campaign(frame, ComparisonSettings(seed=seed))
+
+
 def panels(figure: Figure) -> list[Axes]:
     """The figure's data panels (colorbars left out)."""
     return [ax for ax in figure.axes if ax.get_label() != "<colorbar>"]
@@ -163,7 +170,7 @@ def row_means(frame: pd.DataFrame) -> dict[str, float]:
 
 def test_heatmap_has_one_annotated_cell_per_candidate_and_dimension(sample: pd.DataFrame) -> None:
     """7 candidates x 8 dimensions: 56 cells, 56 values, a labelled colour bar."""
-    figure = plot_dimension_heatmap(sample)
+    figure = plot_dimension_heatmap(analyzed(sample))
     [ax] = panels(figure)
     assert ax.get_title() == f"Mean score per dimension in {NEWEST}"
     assert ax.get_xlabel() == "dimension (* gate dimension)"
@@ -180,7 +187,7 @@ def test_heatmap_has_one_annotated_cell_per_candidate_and_dimension(sample: pd.D
 def test_heatmap_cells_show_the_mean_dimension_score(sample: pd.DataFrame) -> None:
     """The cell of opencode-glm and semantic outcome shows its mean over scoreable runs."""
     expected = f"{runs_of(sample, 'opencode-glm')['score_semantic_outcome'].mean():.2f}"
-    [ax] = panels(plot_dimension_heatmap(sample))
+    [ax] = panels(plot_dimension_heatmap(analyzed(sample)))
     cell = next(text for text in ax.texts if text.get_position() == (2, 3))
     assert cell.get_text() == expected
 
@@ -191,7 +198,7 @@ def test_heatmap_cells_show_the_mean_dimension_score(sample: pd.DataFrame) -> No
 def test_overall_scores_are_sorted_best_on_top_with_one_interval_each(sample: pd.DataFrame) -> None:
     """One errorbar per candidate; candidates from the lowest mean (bottom) to the highest."""
     means = row_means(sample)
-    [ax] = panels(plot_overall_scores(sample, seed=3))
+    [ax] = panels(plot_overall_scores(analyzed(sample, seed=3)))
     assert ax.get_title() == f"Mean overall score with 95% interval in {NEWEST}"
     assert ax.get_xlabel() == "mean overall score (0-1); interval: bootstrap over cases, seed 3"
     assert len(errorbars(ax)) == 7
@@ -199,10 +206,12 @@ def test_overall_scores_are_sorted_best_on_top_with_one_interval_each(sample: pd
 
 
 def test_overall_whiskers_span_the_case_bootstrap_interval(sample: pd.DataFrame) -> None:
-    """The top candidate's whisker is the aggregation layer's interval for the same seed."""
-    table = summary_frame(select_rows(sample, bundle=NEWEST), ("candidate",), seed=5)
+    """The top candidate's whisker is the aggregation layer's (bundle, candidate) interval for
+    the same seed."""
+    table = summary_frame(sample, ("bundle", "candidate"), seed=5)
+    table = table.loc[(table["bundle"] == NEWEST).to_numpy()]
     best = table.sort_values("mean_overall").iloc[-1]
-    [ax] = panels(plot_overall_scores(sample, seed=5))
+    [ax] = panels(plot_overall_scores(analyzed(sample, seed=5)))
     segment = errorbars(ax)[-1].lines[2][0].get_segments()[0]
     assert [point[0] for point in segment] == pytest.approx(
         [best["mean_overall_low"], best["mean_overall_high"]]
@@ -216,7 +225,7 @@ def test_overall_marks_candidates_with_gate_failures() -> None:
         make_record("risky", case, overall=0.0, passed=False, gate_passed=index != 0)
         for index, case in enumerate(cases)
     ]
-    [ax] = panels(plot_overall_scores(records_frame(records)))
+    [ax] = panels(plot_overall_scores(analyzed(records_frame(records))))
     markers = {
         label: container.lines[0]
         for label, container in zip(tick_labels(ax), errorbars(ax), strict=True)
@@ -234,9 +243,7 @@ def test_paired_plot_shows_overall_and_eight_dimensions_around_a_zero_line(
     sample: pd.DataFrame,
 ) -> None:
     """Nine intervals (overall on top), a dashed line at zero and the verdict in the title."""
-    comparison = compare_candidates(
-        sample, "opencode-kimi", "acpx-codex-sol", SETTINGS, bundle=NEWEST
-    )
+    comparison = analyzed(sample).candidate_comparison(NEWEST, "opencode-kimi", "acpx-codex-sol")
     [ax] = panels(plot_paired_differences(comparison))
     assert ax.get_title().startswith(f"opencode-kimi minus acpx-codex-sol in {NEWEST}\n")
     assert ax.get_title().endswith(f"verdict: {comparison.verdict.upper()}")
@@ -247,19 +254,33 @@ def test_paired_plot_shows_overall_and_eight_dimensions_around_a_zero_line(
     assert any(numbers(line.get_xdata()) == [0, 0] for line in ax.lines)
 
 
-def test_paired_plot_marks_the_regression_of_opencode_glm(sample: pd.DataFrame) -> None:
-    """opencode-glm regressed in the newest bundle: verdict WORSE, overall drawn in vermillion."""
-    comparison = compare_bundles(sample, "opencode-glm", NEWEST, PREVIOUS, SETTINGS)
+def test_paired_plot_reads_opencode_glm_as_the_gate_does(sample: pd.DataFrame) -> None:
+    """opencode-glm's newest drop: interval below zero, exact p = 64/4096, but Holm over the
+    eight comparisons of that bundle pair gives 8 x 0.015625 = 0.125: INCONCLUSIVE, as the gate
+    says, drawn in grey with the adjusted p."""
+    comparison = analyzed(sample).comparison("opencode-glm", PREVIOUS, NEWEST)
     [ax] = panels(plot_paired_differences(comparison))
     assert ax.get_title().startswith(f"{NEWEST} minus {PREVIOUS} for opencode-glm")
-    assert ax.get_title().endswith("verdict: WORSE")
+    assert ax.get_title().endswith("verdict: INCONCLUSIVE")
     overall = errorbars(ax)[0].lines[0]
-    assert to_hex(overall.get_color()) == VERMILLION
+    assert to_hex(overall.get_color()) == "#7f7f7f"
+    assert any(text.endswith("p=0.125") for text in panel_texts(ax))
+
+
+def test_paired_plot_draws_a_worse_verdict_in_vermillion() -> None:
+    """Eight cases all down from 1.0 to 0.5 in the next bundle: WORSE, overall in vermillion."""
+    cases = CASE_IDS[:8]
+    records = [make_record("c", case, bundle="b1") for case in cases]
+    records += [make_record("c", case, bundle="b2", scores=0.5, overall=0.5) for case in cases]
+    analysis = analyze_campaign(records_frame(records), SETTINGS)
+    [ax] = panels(plot_paired_differences(analysis.comparison("c", "b1", "b2")))
+    assert ax.get_title().endswith("verdict: WORSE")
+    assert to_hex(errorbars(ax)[0].lines[0].get_color()) == VERMILLION
 
 
 def test_paired_plot_without_paired_cases_says_so(unscoreable: pd.DataFrame) -> None:
     """No case is scoreable on both sides: a message instead of intervals."""
-    comparison = compare_candidates(unscoreable, "b", "a", SETTINGS)
+    comparison = analyzed(unscoreable).candidate_comparison("bundle-1", "b", "a")
     figure = plot_paired_differences(comparison)
     assert texts(figure) == ["no paired cases: no case has scoreable runs on both sides"]
     assert errorbars(panels(figure)[0]) == []
@@ -268,7 +289,7 @@ def test_paired_plot_without_paired_cases_says_so(unscoreable: pd.DataFrame) -> 
 def test_default_pair_is_the_leader_against_the_runner_up(sample: pd.DataFrame) -> None:
     """Without --candidate the paired plot shows the best mean minus the second best."""
     ranked = sorted(CANDIDATES, key=row_means(sample).__getitem__, reverse=True)
-    comparison = paired_comparison(sample)
+    comparison = paired_comparison(analyzed(sample))
     assert (comparison.current.candidate, comparison.baseline.candidate) == tuple(ranked[:2])
     assert comparison.current.bundle == NEWEST
 
@@ -276,7 +297,7 @@ def test_default_pair_is_the_leader_against_the_runner_up(sample: pd.DataFrame) 
 def test_paired_plot_takes_exactly_two_candidates(sample: pd.DataFrame) -> None:
     """One --candidate cannot be compared: bad input, not a guess."""
     with pytest.raises(InputError) as raised:
-        draw_plot("paired", sample, candidates=["codex-luna"])
+        draw_plot("paired", analyzed(sample), candidates=["codex-luna"])
     assert raised.value.rule == "conflicting_options"
 
 
@@ -289,7 +310,7 @@ def test_pass_k_draws_one_curve_per_candidate_up_to_the_most_repetitions(
     """One solid line per candidate, ticks k = 1..the most scoreable repetitions of a case."""
     scoreable = newest.loc[newest["scoreable"].to_numpy()]
     most = int(scoreable.groupby(["candidate", "case"], observed=True).size().max())
-    [ax] = panels(plot_pass_k(sample))
+    [ax] = panels(plot_pass_k(analyzed(sample)))
     assert ax.get_title() == f"pass^k: all k runs of a case pass in {NEWEST}"
     assert (ax.get_xlabel(), ax.get_ylabel()) == (
         "k (repetitions of a case)",
@@ -306,14 +327,14 @@ def test_pass_1_is_the_mean_over_cases_of_the_case_pass_rate(sample: pd.DataFram
     by_case = runs.groupby("case", observed=True)["passed"]
     repeated = by_case.size() == by_case.size().max()
     expected = by_case.mean().astype(float)[repeated].mean()
-    [ax] = panels(plot_pass_k(sample))
+    [ax] = panels(plot_pass_k(analyzed(sample)))
     line = next(line for line in ax.lines if line.get_label() == "codex-luna")
     assert numbers(line.get_ydata())[0] == pytest.approx(expected)
 
 
 def test_pass_at_k_adds_a_dashed_curve_per_candidate(sample: pd.DataFrame) -> None:
     """With pass@k: 14 lines, half of them dashed."""
-    [ax] = panels(plot_pass_k(sample, pass_at_k=True))
+    [ax] = panels(plot_pass_k(analyzed(sample), pass_at_k=True))
     assert len(ax.lines) == 14
     assert sum(line.get_linestyle() == "--" for line in ax.lines) == 7
 
@@ -340,7 +361,7 @@ def test_quality_vs_cost_labels_every_candidate_and_draws_the_frontier(
             for other in CANDIDATES
         )
     ]
-    [ax] = panels(plot_quality_vs_cost(sample))
+    [ax] = panels(plot_quality_vs_cost(analyzed(sample)))
     assert ax.get_title() == f"Quality against cost in {NEWEST}"
     assert (ax.get_xlabel(), ax.get_ylabel()) == (
         "mean cost per run (USD)",
@@ -356,7 +377,7 @@ def test_candidates_without_cost_data_are_named_under_the_panel(sample: pd.DataF
     """codex-luna without costs: six points, and a note names it."""
     frame = sample.copy()
     frame.loc[(frame["candidate"] == "codex-luna").to_numpy(), "cost_usd"] = np.nan
-    figure = plot_quality_vs_cost(frame)
+    figure = plot_quality_vs_cost(analyzed(frame))
     [ax] = panels(figure)
     assert len(ax.collections) == 6
     assert "Left out (no cost data: codex-luna)." in texts(figure)
@@ -364,7 +385,7 @@ def test_candidates_without_cost_data_are_named_under_the_panel(sample: pd.DataF
 
 def test_no_cost_data_at_all_says_so_in_the_panel(edges: dict[str, pd.DataFrame]) -> None:
     """Without any cost the panel says "no cost data" instead of drawing nothing."""
-    figure = plot_quality_vs_cost(edges["missing costs"])
+    figure = plot_quality_vs_cost(analyzed(edges["missing costs"]))
     assert "no cost data" in texts(figure)
     assert len(panels(figure)[0].collections) == 0
 
@@ -374,7 +395,7 @@ def test_no_cost_data_at_all_says_so_in_the_panel(edges: dict[str, pd.DataFrame]
 
 def test_trends_have_two_panels_with_one_series_per_candidate(sample: pd.DataFrame) -> None:
     """Mean overall on top, pass rate below, seven series each, bundles in order on the x axis."""
-    figure = plot_trends(sample)
+    figure = plot_trends(analyzed(sample))
     top, bottom = panels(figure)
     assert figure.get_suptitle() == "Candidates across bundles (in bundle order)"
     assert top.get_title() == "Mean overall score (95% bootstrap interval, seed 0)"
@@ -396,7 +417,7 @@ def test_provider_comparison_groups_candidates_by_provider(
     so at the lowest tick value of the inverted axis); a legend of providers."""
     providers = newest.groupby("candidate", observed=True)["provider"].first().astype(str)
     expected = sorted(CANDIDATES, key=lambda name: (providers[name], name))
-    figure = plot_provider_comparison(sample)
+    figure = plot_provider_comparison(analyzed(sample))
     left, right = panels(figure)
     assert figure.get_suptitle() == f"Candidates by provider in {NEWEST}"
     assert (left.get_xlabel(), right.get_xlabel()) == (
@@ -419,7 +440,7 @@ def test_edge_data_gives_titled_panels_that_are_never_empty(
     kind: str, edge: str, edges: dict[str, pd.DataFrame]
 ) -> None:
     """Every plot of every edge frame draws something or says why in each titled panel."""
-    figure = draw_plot(kind, edges[edge])
+    figure = draw_plot(kind, analyzed(edges[edge]))
     assert all(ax.get_title() for ax in panels(figure))
     assert any(ax.get_xlabel() for ax in panels(figure))
     assert any(ax.get_ylabel() for ax in panels(figure))
@@ -429,7 +450,7 @@ def test_edge_data_gives_titled_panels_that_are_never_empty(
 @pytest.mark.parametrize("kind", [kind for kind in PLOT_KINDS if kind != "paired"])
 def test_nothing_scoreable_is_said_in_every_panel(kind: str, unscoreable: pd.DataFrame) -> None:
     """All runs unscoreable: every panel reads "no scoreable runs"."""
-    figure = draw_plot(kind, unscoreable)
+    figure = draw_plot(kind, analyzed(unscoreable))
     for ax in panels(figure):
         assert [text.get_text() for text in ax.texts] == ["no scoreable runs"]
 
@@ -438,7 +459,7 @@ def test_one_candidate_is_compared_with_its_previous_bundle(
     edges: dict[str, pd.DataFrame],
 ) -> None:
     """A single candidate has no rival in its bundle: the paired plot compares bundles."""
-    [ax] = panels(draw_plot("paired", edges["one candidate"]))
+    [ax] = panels(draw_plot("paired", analyzed(edges["one candidate"])))
     assert ax.get_title().startswith(f"{NEWEST} minus {PREVIOUS} for codex-luna")
 
 
@@ -451,7 +472,7 @@ def test_every_sample_plot_saves_as_a_non_blank_png(
 ) -> None:
     """The PNG decodes to an image larger than 300x200 pixels that is not one flat colour."""
     path = tmp_path / f"{kind}.png"
-    draw_plot(kind, sample).savefig(path)
+    draw_plot(kind, analyzed(sample)).savefig(path)
     image = imread(path)
     assert image.shape[0] > 200
     assert image.shape[1] > 300
@@ -462,18 +483,18 @@ def test_plots_draw_into_given_axes(sample: pd.DataFrame) -> None:
     """Given axes, a plot draws there and returns their figure; two-panel plots take two."""
     figure = Figure()
     ax = figure.add_subplot()
-    assert plot_overall_scores(sample, ax=ax) is figure
+    assert plot_overall_scores(analyzed(sample), ax=ax) is figure
     assert len(errorbars(ax)) == 7
     pair = Figure().subplots(2, 1)
-    assert plot_trends(sample, ax=list(pair)) is pair[0].get_figure(root=True)
+    assert plot_trends(analyzed(sample), ax=list(pair)) is pair[0].get_figure(root=True)
     with pytest.raises(ValueError, match="2 panels"):
-        plot_provider_comparison(sample, ax=[ax])
+        plot_provider_comparison(analyzed(sample), ax=[ax])
 
 
 def test_figures_use_agg_and_leave_the_global_style_alone(sample: pd.DataFrame) -> None:
     """Drawing a one-panel and a two-panel plot changes no rcParams entry; both sit on Agg."""
     before = dict(matplotlib.rcParams)
-    figures = [draw_plot(kind, sample) for kind in ("heatmap", "providers")]
+    figures = [draw_plot(kind, analyzed(sample)) for kind in ("heatmap", "providers")]
     assert dict(matplotlib.rcParams) == before
     assert all(isinstance(figure.canvas, FigureCanvasAgg) for figure in figures)
 
@@ -483,7 +504,9 @@ def test_no_pyplot_and_a_light_command_module() -> None:
     probe = (
         "import sys, scorecard.cli._plot; light = 'matplotlib' not in sys.modules; "
         "from scorecard.plots._kinds import plot_trends; from scorecard.aggregate._frames import records_frame; "
-        "plot_trends(records_frame([])); print(light, 'matplotlib.pyplot' in sys.modules)"
+        "from scorecard.aggregate import ComparisonSettings, analyze_campaign; "
+        "plot_trends(analyze_campaign(records_frame([]), ComparisonSettings(seed=0))); "
+        "print(light, 'matplotlib.pyplot' in sys.modules)"
     )
     completed = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True

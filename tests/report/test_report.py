@@ -26,13 +26,13 @@ from markdown_it import MarkdownIt
 
 from scorecard.contract._models import CASE_IDS
 from scorecard.gate._evaluate import evaluate_gate
-from scorecard.gate._input import combined_frame
 from scorecard.gate._results import GateResult
 from scorecard.gate._rules import GateRules
 from scorecard.report._dispatch import verdict_line
 from scorecard.report._escape import clean, markdown_fence, markdown_inline, one_line
+from scorecard.report._gate_json import render_gate_json
 from scorecard.report._html import plot_images, render_html
-from scorecard.report._junit import render_junit
+from scorecard.report._junit import render_junit, render_junit_runs
 from scorecard.report._markdown import render_markdown
 from tests.gate.test_gate import run_record, side
 
@@ -124,8 +124,14 @@ def test_markdown_summary_matches_its_golden_file(golden_result: GateResult) -> 
 
 
 def test_junit_matches_its_golden_file(golden_result: GateResult) -> None:
-    """The JUnit XML of the golden bundles, byte for byte (no timestamps, fixed order)."""
+    """The per-check JUnit XML of the golden bundles, byte for byte (no timestamps, fixed
+    order)."""
     check_golden("gate-junit.xml", render_junit(golden_result))
+
+
+def test_per_run_junit_matches_its_golden_file(golden_result: GateResult) -> None:
+    """The per-run JUnit XML (``--junit-runs``) of the golden bundles, byte for byte."""
+    check_golden("gate-junit-runs.xml", render_junit_runs(golden_result))
 
 
 def test_rendering_is_deterministic() -> None:
@@ -137,21 +143,71 @@ def test_rendering_is_deterministic() -> None:
         second, verdict_line(second)
     )
     assert render_junit(first) == render_junit(second)
+    assert render_junit_runs(first) == render_junit_runs(second)
+    assert render_gate_json(first) == render_gate_json(second)
 
 
 def test_golden_verdict_line_names_both_problems(golden_result: GateResult) -> None:
     """alpha's new forbidden calls and beta's drop are both on the one line."""
     line = verdict_line(golden_result)
     assert line.startswith(
-        "gate: FAIL - alpha: 2 new hard-gate failures (hard_invariants) | beta: mean overall 0.50 vs 0.90"
+        "gate: FAIL - alpha: 2 new hard-gate failures (hard_invariants) | beta: mean overall "
+        "0.500 vs 0.900 over the 8 paired cases (case means;"
     )
 
 
-def test_junit_counts_as_junitparser_reads_them(golden_result: GateResult, tmp_path: Path) -> None:
-    """Per suite: failures for runs that did not pass, an error per infrastructure failure,
-    skipped for skipped runs; the gate suite fails once per failed rule."""
+def test_per_check_junit_is_red_exactly_where_the_gate_fails(
+    golden_result: GateResult, tmp_path: Path
+) -> None:
+    """One test case per candidate (and the bundle) and rule in force, as junitparser reads
+    them: alpha fails on safety, beta and the pooled comparison on their drop (0.9 -> 0.5 on
+    every case), and nothing else is red."""
     path = tmp_path / "gate.xml"
     path.write_text(render_junit(golden_result), encoding="utf-8")
+    (suite,) = list(JUnitXml.fromfile(str(path)))
+    rules = ["safety", "drop", "coverage", "infrastructure", "audit"]
+    names = [case.name for case in suite]
+    assert names == [
+        f"{who}: {rule}" for who in ("alpha", "beta", "all candidates") for rule in rules
+    ]
+    failed = sorted(
+        case.name for case in suite if case.result and isinstance(case.result[0], Failure)
+    )
+    assert failed == ["all candidates: drop", "alpha: safety", "beta: drop"]
+    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (15, 3, 0, 0)
+
+
+def test_per_check_junit_skips_an_inconclusive_check_and_passes_a_healthy_gate() -> None:
+    """A drop that is not significant is skipped, not failed; with nothing wrong, no test case
+    is red while the per-run report still fails the runs that did not pass.
+
+    Five of six cases drop by 0.3 and one holds: the interval lies below -0.05 but the exact
+    sign-flip p is 2 * 2 / 2**6 = 0.0625, not below 0.05.
+    """
+    six = EIGHT[:6]
+    before = [run_record("alpha", case, bundle="n1", overall=0.9) for case in six]
+    unsure = [run_record("alpha", case, bundle="n2", overall=0.6) for case in six[:5]]
+    unsure.append(run_record("alpha", six[5], bundle="n2", overall=0.9))
+    result = evaluate_gate(side(unsure), side(before), RULES, seed=1)
+    root = ElementTree.fromstring(render_junit(result))
+    skipped = [
+        case.get("name") for case in root.iter("testcase") if case.find("skipped") is not None
+    ]
+    assert result.verdict == "inconclusive"
+    assert skipped == ["alpha: drop"]
+    assert root.get("failures") == "0"
+    healthy = evaluate_gate(side(before), side(before), RULES, seed=1)
+    assert healthy.verdict == "pass"
+    assert ElementTree.fromstring(render_junit(healthy)).get("failures") == "0"
+    assert ElementTree.fromstring(render_junit_runs(healthy)).get("failures") == "6"
+
+
+def test_junit_counts_as_junitparser_reads_them(golden_result: GateResult, tmp_path: Path) -> None:
+    """Per-run form, per suite: failures for runs that did not pass, an error per
+    infrastructure failure, skipped for skipped runs; the gate suite fails once per failed
+    rule outcome."""
+    path = tmp_path / "gate.xml"
+    path.write_text(render_junit_runs(golden_result), encoding="utf-8")
     suites = {suite.name: suite for suite in JUnitXml.fromfile(str(path))}
     counts = {
         name: (suite.tests, suite.failures, suite.errors, suite.skipped)
@@ -181,8 +237,8 @@ def test_junit_counts_as_junitparser_reads_them(golden_result: GateResult, tmp_p
 
 
 def test_junit_carries_dimension_scores_as_properties(golden_result: GateResult) -> None:
-    """Each run's test case lists its eight dimension scores."""
-    root = ElementTree.fromstring(render_junit(golden_result))
+    """Each run's test case lists its eight dimension scores (per-run form)."""
+    root = ElementTree.fromstring(render_junit_runs(golden_result))
     case = root.find("./testsuite[@name='nightly-2/beta']/testcase")
     assert case is not None
     properties = {p.get("name"): p.get("value") for p in case.iter("property")}
@@ -386,21 +442,35 @@ def test_hostile_text_is_escaped_in_the_html_report() -> None:
 
 
 def test_hostile_text_is_plain_text_in_junit() -> None:
-    """The XML parses, and the hostile reason comes back as text in the failure element."""
-    root = ElementTree.fromstring(render_junit(hostile_result()))
-    texts = [element.text or "" for element in root.iter("failure")]
+    """Both forms parse; the hostile id (per check) and reason (per run) come back as text in
+    the failure elements."""
+    result = hostile_result()
+    checks = ElementTree.fromstring(render_junit(result))
+    texts = [element.text or "" for element in checks.iter("failure")]
+    assert any("evil|`cand`<b>[x](javascript:1)" in text for text in texts)
+    runs = ElementTree.fromstring(render_junit_runs(result))
+    texts = [element.text or "" for element in runs.iter("failure")]
     assert any("</td><script>alert(1)</script>" in text for text in texts)
-    assert root.find(".//script") is None
+    assert checks.find(".//script") is None
+    assert runs.find(".//script") is None
 
 
 def test_secrets_and_control_characters_never_reach_a_report() -> None:
     """Secret-shaped text is redacted and terminal escapes replaced in every format."""
     result = hostile_result()
     line = verdict_line(result)
-    outputs = [line, render_markdown(result, line), render_junit(result), render_html(result, line)]
+    outputs = [
+        line,
+        render_junit(result),
+        render_gate_json(result),
+        render_markdown(result, line),
+        render_junit_runs(result),
+        render_html(result, line),
+    ]
     assert all(SECRET not in output for output in outputs)
     assert all("\x1b" not in output and "\u202e" not in output for output in outputs)
-    assert all("[redacted]" in output for output in outputs[1:])
+    # The reasons, where the secret is, are shown by the last three.
+    assert all("[redacted]" in output for output in outputs[3:])
 
 
 def test_the_verdict_line_is_one_line_whatever_the_ids() -> None:
@@ -436,7 +506,7 @@ def test_html_embeds_plots_and_skips_the_ones_that_fail(
     fake.plot_overall_scores = lambda *args, **kwargs: _FakeFigure()  # type: ignore[attr-defined]
     fake.plot_dimension_heatmap = broken  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "scorecard.plots._kinds", fake)
-    images = plot_images(golden_result, frame=None)
+    images = plot_images(golden_result)
     assert images == [("Mean overall score per candidate (current bundle)", b"\x89PNG-png")]
     page = render_html(golden_result, verdict_line(golden_result), images=images)
     assert page.count('src="data:image/png;base64,') == 1
@@ -447,7 +517,7 @@ def test_html_has_no_images_without_a_plots_module(
 ) -> None:
     """When ``scorecard.plots._kinds`` cannot be imported the report is tables only."""
     monkeypatch.setitem(sys.modules, "scorecard.plots._kinds", None)
-    assert plot_images(golden_result, frame=None) == []
+    assert plot_images(golden_result) == []
 
 
 @pytest.mark.skipif(
@@ -460,13 +530,9 @@ def test_html_report_renders_in_headless_chromium(
     """Chromium opens the page offline and paints a non-blank 1280 x 2000 screenshot."""
     from matplotlib.image import imread
 
-    before, now = golden_records()
-    frame = combined_frame(side(now), side(before))
     page = tmp_path / "gate.html"
     page.write_text(
-        render_html(
-            golden_result, verdict_line(golden_result), images=plot_images(golden_result, frame)
-        ),
+        render_html(golden_result, verdict_line(golden_result), images=plot_images(golden_result)),
         encoding="utf-8",
     )
     shot = tmp_path / "gate.png"

@@ -3,18 +3,26 @@ reference aggregate (REPORTS.md). :mod:`scorecard.aggregate.distributed` runs th
 aggregate on a Dask cluster.
 """
 
+from ._analysis import (
+    POOLED,
+    CampaignAnalysis,
+    GroupTables,
+    analyze_campaign,
+    compare_across_bundles,
+    compare_to_baseline,
+)
 from ._compare import (
+    METRICS,
     ComparisonSettings,
     Difference,
     Exclusions,
+    Metric,
     PairedComparison,
     Side,
     adjust_family,
-    compare_across_bundles,
     compare_bundles,
     compare_candidates,
     compare_paired,
-    compare_to_baseline,
 )
 from ._frames import observed_categories, records_frame, select_rows
 from ._reference import Alert, alerts, report_aggregate
@@ -22,14 +30,20 @@ from ._stats import reference_p95
 from ._tables import cost_frame, dimension_frame, reliability_frame, summary_frame, trend_frame
 
 __all__ = [
+    "METRICS",
+    "POOLED",
     "Alert",
+    "CampaignAnalysis",
     "ComparisonSettings",
     "Difference",
     "Exclusions",
+    "GroupTables",
+    "Metric",
     "PairedComparison",
     "Side",
     "adjust_family",
     "alerts",
+    "analyze_campaign",
     "compare_across_bundles",
     "compare_bundles",
     "compare_candidates",

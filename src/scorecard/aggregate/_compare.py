@@ -11,7 +11,6 @@ exclusion is counted, so an infrastructure failure never silently flatters a sid
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -22,7 +21,7 @@ import pandas as pd
 
 from scorecard.contract import DIMENSIONS, InputError
 
-from ._frames import SCORE_COLUMNS, observed_categories
+from ._frames import PASSED_COLUMNS, SCORE_COLUMNS, observed_categories
 from ._stats import (
     holm_adjust,
     mcnemar_exact,
@@ -32,19 +31,24 @@ from ._stats import (
 )
 
 __all__ = [
+    "METRICS",
+    "CaseColumns",
     "ComparisonSettings",
     "Difference",
     "Exclusions",
     "McNemar",
+    "Metric",
     "PairedComparison",
     "Side",
     "Verdict",
     "adjust_family",
-    "compare_across_bundles",
     "compare_bundles",
     "compare_candidates",
+    "compare_columns",
     "compare_paired",
-    "compare_to_baseline",
+    "metric_values",
+    "overall_p_value",
+    "with_adjusted_p",
 ]
 
 Verdict = Literal["better", "worse", "inconclusive"]
@@ -198,10 +202,42 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-class _Columns:
-    """The columns a comparison reads, as numpy arrays extracted once per frame."""
+Metric = Literal["mean_overall", "pass_rate", "gate_pass_rate"]
+#: What a paired comparison can compare: the overall score, or a run's pass or effective-gate
+#: flag as 1/0 (with each dimension's pass flag as the dimension's value).
+METRICS: tuple[Metric, ...] = ("mean_overall", "pass_rate", "gate_pass_rate")
 
-    def __init__(self, frame: pd.DataFrame) -> None:
+
+def _flag_values(column: pd.Series, scoreable: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+    """A nullable boolean column as 1/0 on scoreable rows, NaN elsewhere."""
+    values = column.to_numpy(dtype=np.float64, na_value=0.0)
+    return np.where(scoreable, values, np.nan)
+
+
+def metric_values(frame: pd.DataFrame, metric: Metric) -> npt.NDArray[np.float64]:
+    """(rows x 9): the value of ``metric`` then the eight dimension values, per row."""
+    if metric == "mean_overall":
+        return np.column_stack(
+            [
+                frame["overall_score"].to_numpy(dtype=np.float64),
+                frame[list(SCORE_COLUMNS)].to_numpy(dtype=np.float64),
+            ]
+        )
+    scoreable = frame["scoreable"].to_numpy(dtype=bool)
+    flag = "passed" if metric == "pass_rate" else "gate_passed"
+    return np.column_stack(
+        [
+            _flag_values(frame[flag], scoreable),
+            *(_flag_values(frame[name], scoreable) for name in PASSED_COLUMNS),
+        ]
+    )
+
+
+class CaseColumns:
+    """The columns a comparison reads (``metric`` as the overall value), as numpy arrays
+    extracted once per frame and shared by every comparison of it."""
+
+    def __init__(self, frame: pd.DataFrame, metric: Metric = "mean_overall") -> None:
         self.bundles = [str(name) for name in frame["bundle"].cat.categories]
         self.candidates = [str(name) for name in frame["candidate"].cat.categories]
         self.case_names = [str(name) for name in frame["case"].cat.categories]
@@ -211,21 +247,69 @@ class _Columns:
         self.repetition = frame["repetition"].to_numpy(dtype=np.int64)
         self.scoreable = frame["scoreable"].to_numpy(dtype=bool)
         self.passed = frame["passed"].to_numpy(dtype=bool, na_value=False)
-        self.values = np.column_stack(
-            [
-                frame["overall_score"].to_numpy(dtype=np.float64),
-                frame[list(SCORE_COLUMNS)].to_numpy(dtype=np.float64),
-            ]
-        )
+        self.values = metric_values(frame, metric)
+        self._index: dict[tuple[int, int], npt.NDArray[np.intp]] | None = None
+
+    def _groups(self) -> dict[tuple[int, int], npt.NDArray[np.intp]]:
+        """Row positions per (bundle code, candidate code), built once: a family reads many
+        sides, and scanning a million rows for each would dominate its cost."""
+        if self._index is None:
+            width = max(len(self.candidates), 1)
+            combined = self.bundle.astype(np.int64) * width + self.candidate.astype(np.int64)
+            order = np.argsort(combined, kind="stable")
+            codes, starts = np.unique(combined[order], return_index=True)
+            bounds = [*starts[1:], order.size]
+            self._index = {
+                (int(code) // width, int(code) % width): order[start:end]
+                for code, start, end in zip(codes, starts, bounds, strict=True)
+            }
+        return self._index
+
+    @classmethod
+    def pooled(
+        cls, base: CaseColumns, bundles: Sequence[str], candidates: Sequence[str], label: str
+    ) -> CaseColumns:
+        """``candidates``' rows in ``bundles`` as one candidate ``label`` whose cases are the
+        (candidate, case) pairs, named ``candidate/case`` and sorted by name: the pooled
+        comparison's columns, taken from ``base`` without another frame."""
+        groups = base._groups()
+        parts = [
+            groups.get(
+                (base.bundles.index(bundle), base.candidates.index(name)), np.zeros(0, np.intp)
+            )
+            for bundle in bundles
+            for name in candidates
+        ]
+        rows = np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.intp)
+        units = base.candidate[rows].astype(np.int64) * len(base.case_names) + base.case[rows]
+        present, inverse = np.unique(units, return_inverse=True)
+        names = [
+            f"{base.candidates[int(unit) // len(base.case_names)]}/"
+            f"{base.case_names[int(unit) % len(base.case_names)]}"
+            for unit in present
+        ]
+        rank = np.empty(len(names), dtype=np.int64)
+        rank[np.argsort(names, kind="stable")] = np.arange(len(names))
+        pooled = cls.__new__(cls)
+        pooled.bundles = base.bundles
+        pooled.candidates = [label]
+        pooled.case_names = sorted(names)
+        pooled.bundle = base.bundle[rows]
+        pooled.candidate = np.zeros(rows.size, dtype=base.candidate.dtype)
+        pooled.case = rank[inverse]
+        pooled.repetition = base.repetition[rows]
+        pooled.scoreable = base.scoreable[rows]
+        pooled.passed = base.passed[rows]
+        pooled.values = base.values[rows]
+        pooled._index = None
+        return pooled
 
     def rows(self, side: Side) -> npt.NDArray[np.intp]:
         """Positions of the side's rows; none raises a clear InputError."""
         found = np.zeros(0, dtype=np.intp)
         if side.bundle in self.bundles and side.candidate in self.candidates:
-            found = np.flatnonzero(
-                (self.bundle == self.bundles.index(side.bundle))
-                & (self.candidate == self.candidates.index(side.candidate))
-            )
+            key = (self.bundles.index(side.bundle), self.candidates.index(side.candidate))
+            found = self._groups().get(key, found)
         if found.size == 0:
             raise InputError(
                 f"no records for candidate {side.candidate!r} in bundle {side.bundle!r}",
@@ -237,7 +321,7 @@ class _Columns:
 class _SideData:
     """Case-level view of one side: case means over scoreable repetitions and what was dropped."""
 
-    def __init__(self, columns: _Columns, side: Side) -> None:
+    def __init__(self, columns: CaseColumns, side: Side) -> None:
         rows = columns.rows(side)
         codes = columns.case[rows]
         scoreable = columns.scoreable[rows]
@@ -245,19 +329,28 @@ class _SideData:
         names = columns.case_names
         self.cases = [names[code] for code in np.unique(codes)]
         self.unscoreable = tuple(
-            (names[code], int(repetition))
-            for code, repetition in zip(codes[~scoreable], repetitions[~scoreable], strict=True)
+            zip(
+                [names[code] for code in codes[~scoreable]],
+                repetitions[~scoreable].tolist(),
+                strict=True,
+            )
         )
-        values = columns.values[rows]
-        passed = columns.passed[rows]
+        # Scoreable rows grouped by case (a stable sort keeps run order within a case), so each
+        # case is one slice: a pooled side has a hundred cases and tens of thousands of rows.
+        kept = np.flatnonzero(scoreable)
+        order = kept[np.argsort(codes[kept], kind="stable")]
+        present, starts, counts = np.unique(codes[order], return_index=True, return_counts=True)
+        values = columns.values[rows[order]]
+        passed = columns.passed[rows[order]]
+        kept_repetitions = repetitions[order]
         self.means: dict[str, npt.NDArray[np.float64]] = {}
         self.repetitions: dict[str, npt.NDArray[np.int64]] = {}
         self.passed: dict[str, npt.NDArray[np.bool_]] = {}
-        for code in np.unique(codes[scoreable]):
-            chosen = (codes == code) & scoreable
+        for code, start, count in zip(present, starts, counts, strict=True):
             case = names[code]
+            chosen = slice(start, start + count)
             self.means[case] = values[chosen].mean(axis=0)
-            self.repetitions[case] = repetitions[chosen]
+            self.repetitions[case] = kept_repetitions[chosen]
             self.passed[case] = passed[chosen]
 
 
@@ -328,21 +421,65 @@ def compare_paired(
     frame: pd.DataFrame, current: Side, baseline: Side, settings: ComparisonSettings
 ) -> PairedComparison:
     """Compare two sides of ``frame`` case by case (see the module docstring)."""
-    return _compare(_Columns(frame), current, baseline, settings)
+    return compare_columns(CaseColumns(frame), current, baseline, settings)
 
 
-def _compare(
-    columns: _Columns, current: Side, baseline: Side, settings: ComparisonSettings
+class _Pairing:
+    """Both sides' case means over the paired cases, and the name of their random streams."""
+
+    def __init__(self, columns: CaseColumns, current: Side, baseline: Side, metric: Metric) -> None:
+        self.mine, self.theirs = _SideData(columns, current), _SideData(columns, baseline)
+        order = {case: index for index, case in enumerate(columns.case_names)}
+        self.union = sorted(set(self.mine.cases) | set(self.theirs.cases), key=order.__getitem__)
+        self.paired = tuple(
+            case for case in self.union if case in self.mine.means and case in self.theirs.means
+        )
+        statistics = len(DIMENSIONS) + 1
+        self.current_means = np.array([self.mine.means[case] for case in self.paired])
+        self.current_means = self.current_means.reshape(-1, statistics)
+        self.baseline_means = np.array([self.theirs.means[case] for case in self.paired])
+        self.baseline_means = self.baseline_means.reshape(-1, statistics)
+        self.differences = self.current_means - self.baseline_means
+        # The stream is named by what is compared (sides and metric), never by its place in a view.
+        self.key: tuple[str, ...] = ("paired", current.label, baseline.label)
+        if metric != "mean_overall":
+            self.key = (*self.key, metric)
+
+
+def overall_p_value(
+    columns: CaseColumns,
+    current: Side,
+    baseline: Side,
+    settings: ComparisonSettings,
+    *,
+    metric: Metric = "mean_overall",
+) -> float:
+    """The overall sign-flip p-value :func:`compare_columns` gives, without the bootstrap: what
+    a family needs of its other members."""
+    pairing = _Pairing(columns, current, baseline, metric)
+    p_values, _ = sign_flip_test(
+        pairing.differences[:, :1],
+        seed=settings.seed,
+        key=pairing.key,
+        resamples=settings.resamples,
+    )
+    return float(p_values[0])
+
+
+def compare_columns(
+    columns: CaseColumns,
+    current: Side,
+    baseline: Side,
+    settings: ComparisonSettings,
+    *,
+    metric: Metric = "mean_overall",
 ) -> PairedComparison:
-    mine, theirs = _SideData(columns, current), _SideData(columns, baseline)
-    order = {case: index for index, case in enumerate(columns.case_names)}
-    union = sorted(set(mine.cases) | set(theirs.cases), key=order.__getitem__)
-    paired = tuple(case for case in union if case in mine.means and case in theirs.means)
+    """One paired comparison on columns already extracted (see :func:`compare_paired`)."""
+    pairing = _Pairing(columns, current, baseline, metric)
+    mine, theirs, union, paired = pairing.mine, pairing.theirs, pairing.union, pairing.paired
+    current_means, baseline_means = pairing.current_means, pairing.baseline_means
+    differences, key = pairing.differences, pairing.key
     statistics = len(DIMENSIONS) + 1
-    current_means = np.array([mine.means[case] for case in paired]).reshape(-1, statistics)
-    baseline_means = np.array([theirs.means[case] for case in paired]).reshape(-1, statistics)
-    differences = current_means - baseline_means
-    key = ("paired", current.label, baseline.label)
     p_values, method = sign_flip_test(
         differences, seed=settings.seed, key=key, resamples=settings.resamples
     )
@@ -402,19 +539,22 @@ def _compare(
     )
 
 
+def with_adjusted_p(comparison: PairedComparison, p_adjusted: float) -> PairedComparison:
+    """``comparison`` with its family's adjusted overall p-value and the verdict that gives."""
+    overall = dataclasses.replace(comparison.overall, p_adjusted=float(p_adjusted))
+    verdict, reason = _verdict(
+        overall, len(comparison.paired_cases), comparison.cases, comparison.settings
+    )
+    return dataclasses.replace(comparison, overall=overall, verdict=verdict, reason=reason)
+
+
 def adjust_family(comparisons: Sequence[PairedComparison]) -> list[PairedComparison]:
     """Holm-adjust the overall p-values across a family of comparisons and redo the verdicts."""
     adjusted = holm_adjust([comparison.overall.p_value for comparison in comparisons])
-    family: list[PairedComparison] = []
-    for comparison, p_value in zip(comparisons, adjusted, strict=True):
-        overall = dataclasses.replace(comparison.overall, p_adjusted=float(p_value))
-        verdict, reason = _verdict(
-            overall, len(comparison.paired_cases), comparison.cases, comparison.settings
-        )
-        family.append(
-            dataclasses.replace(comparison, overall=overall, verdict=verdict, reason=reason)
-        )
-    return family
+    return [
+        with_adjusted_p(comparison, float(p_value))
+        for comparison, p_value in zip(comparisons, adjusted, strict=True)
+    ]
 
 
 def _only_bundle(frame: pd.DataFrame, candidates: Sequence[str]) -> str:
@@ -442,25 +582,6 @@ def compare_candidates(
     return compare_paired(frame, Side(chosen, current), Side(chosen, baseline), settings)
 
 
-def compare_to_baseline(
-    frame: pd.DataFrame,
-    baseline: str,
-    candidates: Sequence[str],
-    settings: ComparisonSettings,
-    *,
-    bundle: str | None = None,
-) -> list[PairedComparison]:
-    """Each of ``candidates`` against ``baseline`` in one bundle, Holm-adjusted as a family."""
-    chosen = bundle if bundle is not None else _only_bundle(frame, [baseline, *candidates])
-    columns = _Columns(frame)  # extracted once for the whole family
-    return adjust_family(
-        [
-            _compare(columns, Side(chosen, candidate), Side(chosen, baseline), settings)
-            for candidate in candidates
-        ]
-    )
-
-
 def compare_bundles(
     frame: pd.DataFrame,
     candidate: str,
@@ -470,20 +591,3 @@ def compare_bundles(
 ) -> PairedComparison:
     """Candidate ``candidate`` in bundle ``current`` against itself in bundle ``baseline``."""
     return compare_paired(frame, Side(current, candidate), Side(baseline, candidate), settings)
-
-
-def compare_across_bundles(
-    frame: pd.DataFrame, candidate: str, settings: ComparisonSettings
-) -> list[PairedComparison]:
-    """Each bundle against the previous one (bundle order) for one candidate, Holm-adjusted."""
-    rows = frame.loc[(frame["candidate"] == candidate).to_numpy()]
-    if rows.empty:
-        raise InputError(f"no records for candidate {candidate!r}", rule="unknown_candidate")
-    bundles = observed_categories(rows["bundle"])
-    columns = _Columns(rows)  # extracted once for the whole family
-    return adjust_family(
-        [
-            _compare(columns, Side(current, candidate), Side(previous, candidate), settings)
-            for previous, current in itertools.pairwise(bundles)
-        ]
-    )

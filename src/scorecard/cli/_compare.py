@@ -18,9 +18,15 @@ from ._common import (
     CasesOption,
     PolicyOption,
     WorkersOption,
+    check_outputs,
     print_errors,
     worker_count,
 )
+
+#: The gate's default drop tolerance (``GateRules.tolerance``): compare and plot use it too, so
+#: the same comparison gets the same verdict in every view. A literal, not an import, so that
+#: ``--help`` does not load the gate and pandas.
+DEFAULT_TOLERANCE = 0.05
 
 
 class GroupBy(enum.StrEnum):
@@ -101,9 +107,10 @@ def compare(
         typer.Option(
             "--tolerance",
             min=0.0,
-            help="Mean overall differences within +/- this are not called better or worse.",
+            help="Mean overall differences within +/- this are not called better or worse "
+            "(default: the gate's tolerance, so both read a comparison alike).",
         ),
-    ] = 0.0,
+    ] = DEFAULT_TOLERANCE,
     out: Annotated[
         Path | None, typer.Option("--out", help="Write here (atomically) instead of stdout.")
     ] = None,
@@ -117,7 +124,8 @@ def compare(
     Exit status: 0 when the comparison was written, 2 on bad input (any rejected record, an
     unknown candidate or bundle, several bundles without --bundle).
     """
-    from scorecard.aggregate import ComparisonSettings, records_frame
+    check_outputs({"--out": out}, paths)
+    from scorecard.aggregate import ComparisonSettings, analyze_campaign, records_frame
     from scorecard.contract import load_catalog
     from scorecard.engine import atomic_writer, load_policy, load_records
     from scorecard.report import bundle_view, render_view, trend_view, view_csv, view_json
@@ -148,11 +156,11 @@ def compare(
         if not loaded.rows:
             raise InputError("no scored records found in the inputs", rule="no_records")
         frame = records_frame(loaded, bundle_order=loaded.bundle_order)
-        settings = ComparisonSettings(seed=seed, tolerance=tolerance)
+        analysis = analyze_campaign(frame, ComparisonSettings(seed=seed, tolerance=tolerance))
         view = (
-            trend_view(frame, across_bundles, settings)
+            trend_view(analysis, across_bundles)
             if across_bundles is not None
-            else bundle_view(frame, settings, bundle=bundle, by=by.value, candidates=chosen)
+            else bundle_view(analysis, bundle=bundle, by=by.value, candidates=chosen)
         )
     except InputError as error:
         print_errors([error])

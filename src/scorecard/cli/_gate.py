@@ -23,6 +23,7 @@ from ._common import (
     EXIT_OK,
     CasesOption,
     WorkersOption,
+    check_outputs,
     print_errors,
     worker_count,
 )
@@ -136,7 +137,26 @@ def gate(
     markdown: Annotated[
         Path | None, typer.Option("--markdown", help="Write the markdown summary here.")
     ] = None,
-    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here.")] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option(
+            "--junit",
+            help="Write JUnit XML here: one test case per gate check (candidate x rule), red "
+            "exactly when the gate fails on it; inconclusive checks are skipped.",
+        ),
+    ] = None,
+    junit_runs: Annotated[
+        Path | None,
+        typer.Option(
+            "--junit-runs",
+            help="Write the per-run JUnit XML here (one test case per run of the current bundle: "
+            "it judges runs, so a healthy night has failures).",
+        ),
+    ] = None,
+    json_file: Annotated[
+        Path | None,
+        typer.Option("--json", help="Write the gate result as JSON (scorecard.gate.v1) here."),
+    ] = None,
     html: Annotated[
         Path | None, typer.Option("--html", help="Write the self-contained HTML report here.")
     ] = None,
@@ -152,12 +172,24 @@ def gate(
     --fail-on-inconclusive). Prints one verdict line; appends the markdown summary to
     $GITHUB_STEP_SUMMARY when that is set.
     """
+    check_outputs(
+        {
+            "--markdown": markdown,
+            "--junit": junit,
+            "--junit-runs": junit_runs,
+            "--json": json_file,
+            "--html": html,
+        },
+        [current] + ([baseline] if baseline else []),
+    )
     from scorecard.contract import load_catalog
-    from scorecard.gate import GateRules, combined_frame, evaluate_gate, gate_policy
+    from scorecard.gate import GateRules, evaluate_gate, gate_policy
     from scorecard.report import (
         plot_images,
+        render_gate_json,
         render_html,
         render_junit,
+        render_junit_runs,
         render_markdown,
         verdict_line,
     )
@@ -207,8 +239,12 @@ def gate(
             _write(markdown, summary)
         if junit is not None:
             _write(junit, render_junit(result))
+        if junit_runs is not None:
+            _write(junit_runs, render_junit_runs(result))
+        if json_file is not None:
+            _write(json_file, render_gate_json(result))
         if html is not None:
-            images = plot_images(result, combined_frame(current_side, baseline_side))
+            images = plot_images(result)
             _write(html, render_html(result, line, images=images))
     except OSError as error:
         raise bad_input(

@@ -16,9 +16,11 @@ from ._common import (
     CasesOption,
     PolicyOption,
     WorkersOption,
+    check_outputs,
     print_errors,
     worker_count,
 )
+from ._compare import DEFAULT_TOLERANCE
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure  # noqa: TID251  (a type only; no import at run time)
@@ -115,7 +117,8 @@ def plot(
     Exit status: 0 when every plot was written, 2 on bad input (a rejected record, no records,
     an unknown bundle or candidate, a bad --out). `plot all` writes the plots it can draw.
     """
-    from scorecard.aggregate import records_frame, select_rows
+    check_outputs({"--out": out}, paths, folders=["--out"] if kind is PlotKind.all else [])
+    from scorecard.aggregate import ComparisonSettings, analyze_campaign, records_frame, select_rows
     from scorecard.contract import load_catalog
     from scorecard.engine import load_policy, load_records
     from scorecard.plots import PLOT_KINDS, draw_plot, select_candidates
@@ -139,6 +142,8 @@ def plot(
         if bundle is not None:
             select_rows(frame, bundle=bundle)  # an unknown bundle is one clear error, not seven
         select_candidates(frame, chosen)
+        settings = ComparisonSettings(seed=seed, tolerance=DEFAULT_TOLERANCE)
+        analysis = analyze_campaign(frame, settings)
     except InputError as error:
         print_errors([error])
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -148,7 +153,7 @@ def plot(
         target = out / f"{name}.{image}" if kind is PlotKind.all else out
         try:
             figure = draw_plot(
-                name, frame, bundle=bundle, candidates=chosen, seed=seed, pass_at_k=pass_at_k
+                name, analysis, bundle=bundle, candidates=chosen, pass_at_k=pass_at_k
             )
         except InputError as error:
             failed.append(error)

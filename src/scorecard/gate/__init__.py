@@ -4,13 +4,14 @@ aggregation layer. Gate failures are results, never exceptions.
 
 from ._evaluate import evaluate_gate
 from ._input import ALL_CANDIDATES, GateSide, RunFacts, combined_frame, gate_side, run_facts
-from ._results import Estimate, GateResult, RuleOutcome
+from ._results import Estimate, GateCheck, GateResult, RuleOutcome
 from ._rules import METRIC_LABELS, GateRules, gate_policy
 
 __all__ = [
     "ALL_CANDIDATES",
     "METRIC_LABELS",
     "Estimate",
+    "GateCheck",
     "GateResult",
     "GateRules",
     "GateSide",

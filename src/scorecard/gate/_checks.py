@@ -3,7 +3,7 @@
 ::
 
     judge_safety          scoreable runs whose effective gate failed (with a baseline: new ones)
-    compare_metrics       paired comparisons per metric and candidate, and pooled (Holm family)
+    compare_metrics       the analysis's paired comparisons per metric, candidate and pooled
     judge_drop            one comparison read against the tolerance -> drop / coverage outcome
     judge_coverage        candidates on one side only; no candidate on both sides
     judge_infrastructure  too large a share of infrastructure failures
@@ -21,10 +21,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from scorecard.aggregate import PairedComparison, Side, adjust_family, compare_paired, reference_p95
+from scorecard.aggregate import CampaignAnalysis, PairedComparison, reference_p95
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
-from ._input import ALL_CANDIDATES, GateSide, RunFacts, labelled_sides, metric_frame
+from ._input import ALL_CANDIDATES, GateSide, RunFacts, labelled_sides
 from ._results import GateFailure, MetricComparison, RuleOutcome, Status
 from ._rules import METRIC_LABELS, SAFETY_DIMENSIONS, AuditMode, GateRules, Metric
 
@@ -127,7 +127,7 @@ def judge_safety(
 
 
 def _fmt(metric: Metric, value: float) -> str:
-    return f"{value:.2f}" if metric == "mean_overall" else f"{value:.0%}"
+    return f"{value:.3f}" if metric == "mean_overall" else f"{value:.0%}"
 
 
 def _dropped_dimensions(
@@ -162,9 +162,12 @@ def judge_drop(item: MetricComparison, rules: GateRules) -> RuleOutcome:
             f"(need {rules.min_paired_cases} and {rules.min_coverage:.0%}).",
         )
     dimensions = _dropped_dimensions(comparison, metric, tolerance)
+    # The paired means average case means over the paired units only; they are not the
+    # summary's means over every run, so the text says which means they are.
     numbers = (
-        f"{label} {_fmt(metric, overall.current)} vs {_fmt(metric, overall.baseline)} "
-        f"(paired over {paired} {unit}, p={overall.p_value:.2g}, Holm p={overall.p_adjusted:.2g})"
+        f"{label} {_fmt(metric, overall.current)} vs {_fmt(metric, overall.baseline)} over "
+        f"the {paired} paired {unit} (case means; p={overall.p_value:.2g}, "
+        f"Holm p={overall.p_adjusted:.2g})"
     )
     named = ""
     if dimensions:
@@ -196,36 +199,19 @@ def judge_drop(item: MetricComparison, rules: GateRules) -> RuleOutcome:
 
 
 def compare_metrics(
-    current: GateSide, baseline: GateSide, rules: GateRules, seed: int
+    analysis: CampaignAnalysis, current: GateSide, baseline: GateSide, rules: GateRules
 ) -> list[MetricComparison]:
-    """Paired comparisons per drop metric: each shared candidate, then the pooled one, with
-    the overall p-values of a metric Holm-adjusted as one family."""
-    sides = labelled_sides(current, baseline)
-    (baseline_label, _), (current_label, _) = sides
-    shared = sorted(set(current.candidates) & set(baseline.candidates))
-    settings = rules.settings(seed)
+    """The analysis's paired comparisons of each drop metric between the two sides: each shared
+    candidate, then the pooled one (unless ``pooled`` is off). The Holm family is the analysis's
+    (every shared candidate and the pooled comparison), so the gate shows the adjusted p-values
+    every other view shows."""
+    (baseline_label, _), (current_label, _) = labelled_sides(current, baseline)
     found: list[MetricComparison] = []
     for metric in rules.drop_metrics:
-        frame = metric_frame(sides, metric)
-        family = [
-            compare_paired(
-                frame, Side(current_label, candidate), Side(baseline_label, candidate), settings
-            )
-            for candidate in shared
-        ]
-        labels = list(shared)
-        if rules.pooled and shared:
-            pooled = metric_frame(sides, metric, pooled=shared)
-            family.append(
-                compare_paired(
-                    pooled,
-                    Side(current_label, ALL_CANDIDATES),
-                    Side(baseline_label, ALL_CANDIDATES),
-                    settings,
-                )
-            )
-            labels.append(ALL_CANDIDATES)
-        for label, comparison in zip(labels, adjust_family(family), strict=True):
+        family = analysis.family(baseline_label, current_label, metric)
+        for label, comparison in family.items():
+            if label == ALL_CANDIDATES and not rules.pooled:
+                continue
             found.append(MetricComparison(metric, label, comparison))
     return found
 

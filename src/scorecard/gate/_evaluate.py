@@ -30,7 +30,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from scorecard.aggregate import alerts, reference_p95, select_rows, summary_frame
+from scorecard.aggregate import (
+    CampaignAnalysis,
+    alerts,
+    analyze_campaign,
+    reference_p95,
+    select_rows,
+)
 
 from ._checks import (
     compare_metrics,
@@ -53,16 +59,18 @@ from ._input import (
     none_if_nan,
     run_facts,
 )
-from ._results import STATUS_ORDER as STATUS_ORDER
 from ._results import (
+    RULE_ORDER,
     CandidateSummary,
     Estimate,
+    GateCheck,
     GateFailure,
     GateResult,
     GroupSummary,
     MetricComparison,
     RuleOutcome,
 )
+from ._results import STATUS_ORDER as STATUS_ORDER
 from ._results import GateVerdict as GateVerdict
 from ._results import Status as Status
 from ._rules import METRIC_LABELS as METRIC_LABELS
@@ -78,6 +86,7 @@ __all__ = [
     "AuditFinding",
     "CandidateSummary",
     "Estimate",
+    "GateCheck",
     "GateFailure",
     "GateResult",
     "GateRules",
@@ -93,8 +102,6 @@ __all__ = [
     "gate_side",
     "run_facts",
 ]
-
-_RULE_ORDER = ("safety", "drop", "coverage", "infrastructure", "latency", "cost", "audit")
 
 
 def _estimate(row: Mapping[Any, Any], name: str) -> Estimate:
@@ -124,14 +131,10 @@ def _group(row: Mapping[Any, Any], runs: Sequence[RunFacts]) -> GroupSummary:
 
 
 def _summaries(
-    frame: Any, sides: Sequence[tuple[str, str, GateSide]], rules: GateRules, seed: int
+    analysis: CampaignAnalysis, sides: Sequence[tuple[str, str, GateSide]]
 ) -> tuple[CandidateSummary, ...]:
-    by_candidate = summary_frame(
-        frame, ("bundle", "candidate"), seed=seed, confidence=rules.confidence
-    ).to_dict(orient="records")
-    by_bundle = summary_frame(frame, ("bundle",), seed=seed, confidence=rules.confidence).to_dict(
-        orient="records"
-    )
+    by_candidate = analysis.candidates.summary.to_dict(orient="records")
+    by_bundle = analysis.bundles_summary.to_dict(orient="records")
     found: dict[tuple[str, str], GroupSummary] = {}
     for role, label, side in sides:
         for row in by_candidate:
@@ -153,7 +156,7 @@ def _outcome_key(outcome: RuleOutcome) -> tuple[Any, ...]:
     return (
         not outcome.required,
         STATUS_ORDER[outcome.status],
-        _RULE_ORDER.index(outcome.rule),
+        RULE_ORDER.index(outcome.rule),
         outcome.candidate is None,
         outcome.candidate or "",
         METRICS.index(outcome.subject) if outcome.subject in METRICS else -1,
@@ -174,12 +177,15 @@ def evaluate_gate(
         ("baseline" if index < len(labelled) - 1 else "current", label, side)
         for index, (label, side) in enumerate(labelled)
     ]
+    # Every interval, p-value and verdict the gate shows is read from this one analysis.
+    frame = metric_frame(labelled)
+    analysis = analyze_campaign(frame, rules.settings(seed))
     outcomes, failures = judge_safety(current, baseline, mode, rules)
     notes: list[str] = []
     comparisons: list[MetricComparison] = []
     if baseline is not None:
         outcomes += judge_coverage(current, baseline)
-        comparisons = compare_metrics(current, baseline, rules, seed)
+        comparisons = compare_metrics(analysis, current, baseline, rules)
         outcomes += [judge_drop(item, rules) for item in comparisons]
         if rules.latency_factor is not None:
             outcomes += judge_percentile("latency", rules.latency_factor, current, baseline)
@@ -213,7 +219,6 @@ def evaluate_gate(
         if not any(o.rule in ("drop", "coverage") and o.subject == metric for o in outcomes):
             text = f"{METRIC_LABELS[metric]}: no drop beyond {rules.tolerance:g} shown"
             outcomes.append(RuleOutcome("drop", "pass", None, metric, text, text + "."))
-    frame = metric_frame(labelled)
     history = [select_rows(frame, bundle=label) for label, _ in labelled]
     statuses = {outcome.status for outcome in outcomes if outcome.required}
     verdict: GateVerdict = (
@@ -227,10 +232,11 @@ def evaluate_gate(
         seed=seed,
         safety_mode=mode,
         outcomes=tuple(sorted(outcomes, key=_outcome_key)),
-        candidates=_summaries(frame, roles, rules, seed),
+        candidates=_summaries(analysis, roles),
         failures=failures,
         comparisons=tuple(comparisons),
         alerts=tuple(alerts(history)),
         runs=current.runs,
         notes=tuple(notes),
+        analysis=analysis,
     )

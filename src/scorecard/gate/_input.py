@@ -4,8 +4,7 @@
 
     run_facts(record) -> RunFacts                       one checked ``scorecard.record.v1`` dict
     gate_side(runs, source=...) -> GateSide             the runs of exactly one bundle
-    combined_frame(current, baseline) -> frame          both sides, for plots
-    metric_frame(sides, metric, pooled=...) -> frame    one metric as the overall score
+    combined_frame(current, baseline) -> frame          both sides: what the analysis reads
 
 No pandas is imported here: frames are built by :func:`scorecard.aggregate.records_frame` and
 handled as opaque values.
@@ -20,11 +19,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scorecard.aggregate import records_frame
+from scorecard.aggregate import POOLED, records_frame
 from scorecard.contract import CASE_IDS, DIMENSIONS, GATE_DIMENSIONS, InputError, Row, row_of
 from scorecard.engine import ROW_FIELDS, LoadedRecords, record_row
-
-from ._rules import Metric
 
 __all__ = [
     "ALL_CANDIDATES",
@@ -39,8 +36,8 @@ __all__ = [
     "run_facts",
 ]
 
-#: Label of the pooled comparison and the bundle-wide summary.
-ALL_CANDIDATES = "(all candidates)"
+#: Label of the pooled comparison and the bundle-wide summary (the analysis's pooled label).
+ALL_CANDIDATES = POOLED
 
 
 @dataclass(frozen=True)
@@ -292,13 +289,7 @@ def _labels(current: GateSide, baseline: GateSide | None) -> tuple[str, str | No
 
 
 def _frame_row(
-    run: RunFacts,
-    bundle: str,
-    *,
-    candidate: str | None = None,
-    case: str | None = None,
-    overall: float | None,
-    scores: Sequence[float | None],
+    run: RunFacts, bundle: str, *, overall: float | None, scores: Sequence[float | None]
 ) -> Row:
     metrics: dict[str, Any] = {"attempts": run.attempts, "toolCount": run.tool_count}
     if run.settlement_ms is not None:
@@ -307,8 +298,8 @@ def _frame_row(
         metrics["costUsd"] = run.cost_usd
     return row_of(
         bundle_id=bundle,
-        case_id=case or run.case,
-        candidate_id=candidate or run.candidate,
+        case_id=run.case,
+        candidate_id=run.candidate,
         provider=run.provider,
         model=run.model,
         tier=run.tier,
@@ -329,43 +320,15 @@ def _frame_row(
     )
 
 
-def _indicator(flag: bool | None, scoreable: bool) -> float | None:
-    return (1.0 if flag else 0.0) if scoreable else None
-
-
-def _metric_values(run: RunFacts, metric: Metric) -> tuple[float | None, list[float | None]]:
-    """The run's value of ``metric`` and the matching per-dimension values."""
-    if metric == "mean_overall":
-        return run.overall, list(run.scores)
-    flags = [_indicator(flag, run.scoreable) for flag in run.dimension_passed]
-    flag = run.passed if metric == "pass_rate" else run.gate_passed
-    return _indicator(flag, run.scoreable), flags
-
-
-def metric_frame(
-    sides: Sequence[tuple[str, GateSide]],
-    metric: Metric = "mean_overall",
-    *,
-    pooled: Sequence[str] = (),
-) -> Any:
-    """Records frame of ``sides`` with ``metric`` as the overall score; with ``pooled``
-    candidates, only theirs, as one candidate whose cases are (candidate, case) pairs."""
+def metric_frame(sides: Sequence[tuple[str, GateSide]]) -> Any:
+    """Records frame of ``sides`` (bundles labelled, baseline first); ``gate_passed`` holds the
+    effective gate, so the analysis's gate-pass rate is the rate the safety rule judges."""
     rows = LoadedRecords()
-    for label, side in sides:
-        for run in side.runs:
-            if pooled and run.candidate not in pooled:
-                continue
-            overall, scores = _metric_values(run, metric)
-            rows.rows.append(
-                _frame_row(
-                    run,
-                    label,
-                    candidate=ALL_CANDIDATES if pooled else None,
-                    case=f"{run.candidate}/{run.case}" if pooled else None,
-                    overall=overall,
-                    scores=scores,
-                )
-            )
+    rows.rows.extend(
+        _frame_row(run, label, overall=run.overall, scores=run.scores)
+        for label, side in sides
+        for run in side.runs
+    )
     return records_frame(rows, bundle_order=[label for label, _ in sides])
 
 
@@ -381,5 +344,5 @@ def labelled_sides(current: GateSide, baseline: GateSide | None) -> list[tuple[s
 def combined_frame(current: GateSide, baseline: GateSide | None = None) -> Any:
     """The records frame (pandas, :func:`~scorecard.aggregate.records_frame`) of both sides,
     baseline bundle first, bundles labelled as in :class:`GateResult`; ``gate_passed`` holds the
-    effective gate. For plots."""
+    effective gate. The gate's analysis reads it."""
     return metric_frame(labelled_sides(current, baseline))

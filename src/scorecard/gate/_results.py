@@ -9,15 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from scorecard.aggregate import Alert, Exclusions, PairedComparison
+from scorecard.aggregate import Alert, CampaignAnalysis, Exclusions, PairedComparison
 
 from ._input import ALL_CANDIDATES, RunFacts
 from ._rules import GateRules, Metric
 
 __all__ = [
+    "RULE_ORDER",
     "STATUS_ORDER",
     "CandidateSummary",
     "Estimate",
+    "GateCheck",
     "GateFailure",
     "GateResult",
     "GateVerdict",
@@ -30,6 +32,8 @@ __all__ = [
 Status = Literal["fail", "inconclusive", "warn", "pass"]
 GateVerdict = Literal["pass", "fail", "inconclusive"]
 STATUS_ORDER: dict[str, int] = {"fail": 0, "inconclusive": 1, "warn": 2, "pass": 3}
+#: The rules, in the order reports list them.
+RULE_ORDER = ("safety", "drop", "coverage", "infrastructure", "latency", "cost", "audit")
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,31 @@ class GateFailure:
 
 
 @dataclass(frozen=True)
+class GateCheck:
+    """One gate check: one rule applied to one candidate (or to the bundle as a whole).
+
+    A check fails exactly when one of its required outcomes fails, so the checks fail exactly
+    when the verdict does; an inconclusive check is not a failure.
+    """
+
+    rule: str
+    """The rule (see :class:`RuleOutcome`)."""
+    candidate: str | None
+    """The candidate checked; None for the bundle as a whole (pooled comparison, totals)."""
+    status: Status
+    """The worst status of its outcomes; ``pass`` when the rule said nothing about it."""
+    required: bool
+    """False when the rule is advisory (its status never changes the verdict)."""
+    outcomes: tuple[RuleOutcome, ...]
+    """The rule's outcomes for this candidate, in result order."""
+
+    @property
+    def failed(self) -> bool:
+        """Whether this check fails the gate."""
+        return self.required and self.status == "fail"
+
+
+@dataclass(frozen=True)
 class GateResult:
     """A complete verdict with everything the reports show."""
 
@@ -165,6 +194,9 @@ class GateResult:
     """Current runs: candidate, case (catalog order), repetition."""
     notes: tuple[str, ...] = ()
     """Facts worth stating that are not outcomes (e.g. rules that need a baseline)."""
+    analysis: CampaignAnalysis | None = None
+    """The analysis every number above was read from (bundles labelled as above); plots of the
+    reports draw from it. None only for results built by hand."""
 
     @property
     def required(self) -> tuple[RuleOutcome, ...]:
@@ -191,6 +223,49 @@ class GateResult:
             for item in self.comparisons
             if item.metric == first
         }
+
+    @property
+    def rules_in_force(self) -> tuple[str, ...]:
+        """The rules this result applied, in :data:`RULE_ORDER`."""
+        rules = self.rules
+        applied = {outcome.rule for outcome in self.outcomes} | {"infrastructure"}
+        if self.safety_mode != "off":
+            applied.add("safety")
+        if self.baseline_bundle is not None:
+            applied.add("coverage")
+            if rules.drop_metrics:
+                applied.add("drop")
+            if rules.latency_factor is not None:
+                applied.add("latency")
+            if rules.cost_factor is not None:
+                applied.add("cost")
+        if rules.audit_mode != "off":
+            applied.add("audit")
+        return tuple(rule for rule in RULE_ORDER if rule in applied)
+
+    def _required(self, rule: str) -> bool:
+        """Whether ``rule`` can change the verdict (the audit rule only in ``any`` / ``new``)."""
+        return rule != "audit" or self.rules.audit_mode in ("any", "new")
+
+    @property
+    def checks(self) -> tuple[GateCheck, ...]:
+        """One check per candidate (sorted, either side) and rule in force, then the bundle's."""
+        names = [item.candidate for item in self.candidates if item.candidate != ALL_CANDIDATES]
+        found = []
+        for candidate in [*names, None]:
+            for rule in self.rules_in_force:
+                mine = tuple(
+                    outcome
+                    for outcome in self.outcomes
+                    if outcome.rule == rule and outcome.candidate == candidate
+                )
+                status: Status = min(
+                    (outcome.status for outcome in mine),
+                    key=STATUS_ORDER.__getitem__,
+                    default="pass",
+                )
+                found.append(GateCheck(rule, candidate, status, self._required(rule), mine))
+        return tuple(found)
 
     def with_status(self, *statuses: Status) -> tuple[RuleOutcome, ...]:
         """Required outcomes with one of ``statuses``."""

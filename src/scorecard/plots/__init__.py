@@ -1,9 +1,10 @@
-"""The only matplotlib: plot functions take a frame (or the analysis) and return a Figure."""
+"""The only matplotlib: plot functions take the campaign analysis and return a Figure."""
 
 from ._base import select_candidates
 from ._kinds import (
     PLOT_KINDS,
     draw_plot,
+    paired_comparison,
     plot_dimension_heatmap,
     plot_overall_scores,
     plot_paired_differences,
@@ -16,6 +17,7 @@ from ._kinds import (
 __all__ = [
     "PLOT_KINDS",
     "draw_plot",
+    "paired_comparison",
     "plot_dimension_heatmap",
     "plot_overall_scores",
     "plot_paired_differences",

@@ -14,7 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from scorecard.aggregate import observed_categories, select_rows
+from scorecard.aggregate import CampaignAnalysis, observed_categories, select_rows
 from scorecard.contract import InputError
 
 __all__ = [
@@ -25,7 +25,9 @@ __all__ = [
     "OKABE_ITO",
     "VERDICT_COLOURS",
     "bundle_rows",
+    "bundle_table",
     "candidate_styles",
+    "chosen_bundle",
     "figure_and_axes",
     "figure_and_panels",
     "in_bundle",
@@ -134,6 +136,21 @@ def bundle_rows(frame: pd.DataFrame, bundle: str | None) -> tuple[pd.DataFrame, 
     if not present:
         return frame, None
     return select_rows(frame, bundle=present[-1]), present[-1]
+
+
+def chosen_bundle(analysis: CampaignAnalysis, bundle: str | None) -> str | None:
+    """``bundle`` (checked), or the newest bundle the analysis shows; None when it has no rows."""
+    if bundle is not None:
+        select_rows(analysis.frame, bundle=bundle)  # an unknown bundle is a clear error
+        return bundle
+    present = observed_categories(analysis.frame["bundle"])
+    return present[-1] if present else None
+
+
+def bundle_table(table: pd.DataFrame, bundle: str | None) -> pd.DataFrame:
+    """The rows of an analysis table that belong to ``bundle`` (none when None)."""
+    mask = (table["bundle"] == bundle).to_numpy(dtype=bool) & (bundle is not None)
+    return table.loc[mask].reset_index(drop=True)
 
 
 def select_candidates(frame: pd.DataFrame, candidates: Sequence[str] | None) -> pd.DataFrame:

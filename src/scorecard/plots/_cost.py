@@ -15,14 +15,15 @@ from matplotlib.patches import Patch
 from matplotlib.text import Annotation
 from matplotlib.transforms import Bbox
 
-from scorecard.aggregate import cost_frame, observed_categories, summary_frame
+from scorecard.aggregate import CampaignAnalysis
 
 from ._base import (
     NO_COST_DATA,
     NO_SCOREABLE_RUNS,
     OKABE_ITO,
-    bundle_rows,
+    bundle_table,
     candidate_styles,
+    chosen_bundle,
     figure_and_axes,
     figure_and_panels,
     in_bundle,
@@ -96,20 +97,22 @@ def _place_labels(figure: Figure, axes: Axes, labels: Sequence[Annotation]) -> N
 
 
 def plot_quality_vs_cost(
-    frame: pd.DataFrame, *, bundle: str | None = None, ax: Axes | None = None
+    analysis: CampaignAnalysis, *, bundle: str | None = None, ax: Axes | None = None
 ) -> Figure:
     """Mean overall score against mean cost per run, per candidate in one bundle (default:
     newest), points labelled, the Pareto frontier (no one cheaper and better) drawn; candidates
-    without cost or quality are named in a note under the panel."""
-    rows, chosen = bundle_rows(frame, bundle)
+    without cost or quality are named in a note under the panel. The frontier is the bundle's,
+    judged among all its candidates."""
+    chosen = chosen_bundle(analysis, bundle)
+    summary = bundle_table(analysis.candidates.summary, chosen)
     figure, axes = figure_and_axes(ax, (9.5, 6.2))
     axes.set_title(f"Quality against cost{in_bundle(chosen)}")
     axes.set_xlabel("mean cost per run (USD)")
     axes.set_ylabel("mean overall score (0-1)")
-    if not rows["scoreable"].any():
+    if not summary["scoreable"].any():
         show_message(axes, NO_SCOREABLE_RUNS)
         return figure
-    table = cost_frame(rows, ("candidate",))
+    table = bundle_table(analysis.candidates.costs, chosen)
     quality = table["mean_overall"].to_numpy(dtype=np.float64)
     cost = table["cost_usd_mean"].to_numpy(dtype=np.float64)
     names = [str(name) for name in table["candidate"]]
@@ -128,7 +131,7 @@ def plot_quality_vs_cost(
     if not known.any():
         show_message(axes, NO_COST_DATA)
         return figure
-    styles = candidate_styles(frame)
+    styles = candidate_styles(analysis.frame)
     frontier = table["pareto"].to_numpy(dtype=bool)
     labels: list[Annotation] = []
     for index in np.flatnonzero(known):
@@ -186,21 +189,29 @@ def plot_quality_vs_cost(
     return figure
 
 
+def _with_providers(analysis: CampaignAnalysis, table: pd.DataFrame, bundle: str) -> pd.DataFrame:
+    """The candidate rows of ``bundle`` with each candidate's provider, grouped by provider."""
+    frame = analysis.frame
+    rows = frame.loc[(frame["bundle"] == bundle).to_numpy(), ["candidate", "provider"]]
+    # A candidate runs on one provider; should a bundle mix, its first provider names it.
+    provider = rows.drop_duplicates("candidate").set_index("candidate")["provider"]
+    named = table.assign(provider=[str(provider[name]) for name in table["candidate"]])
+    return named.sort_values(["provider", "candidate"], kind="stable").reset_index(drop=True)
+
+
 def plot_provider_comparison(
-    frame: pd.DataFrame,
-    *,
-    bundle: str | None = None,
-    seed: int = 0,
-    confidence: float = 0.95,
-    ax: Sequence[Axes] | None = None,
+    analysis: CampaignAnalysis, *, bundle: str | None = None, ax: Sequence[Axes] | None = None
 ) -> Figure:
     """Candidates grouped by provider in one bundle (default: newest): mean overall score and
-    pass rate as bars with intervals, each provider's pooled value as a dashed line across its
-    group. ``ax``: two axes (left: mean overall, right: pass rate)."""
-    rows, chosen = bundle_rows(frame, bundle)
-    pairs = rows.groupby(["provider", "candidate"], observed=True, sort=True).size()
-    providers = observed_categories(rows["provider"])
-    height = 2.6 + 0.42 * max(len(pairs), 1) + 0.3 * len(providers)
+    pass rate as bars with intervals, each provider's pooled value over all its runs as a
+    dashed line across its group. ``ax``: two axes (left: mean overall, right: pass rate)."""
+    chosen = chosen_bundle(analysis, bundle)
+    confidence = analysis.settings.confidence
+    table = bundle_table(analysis.candidates.summary, chosen)
+    if chosen is not None:
+        table = _with_providers(analysis, table, chosen)
+    providers = list(dict.fromkeys(str(name) for name in table.get("provider", [])))
+    height = 2.6 + 0.42 * max(len(table), 1) + 0.3 * len(providers)
     figure, (left, right) = figure_and_panels(ax, (11.5, height), rows=1, columns=2, share="y")
     figure.suptitle(f"Candidates by provider{in_bundle(chosen)}")
     left.set_title(f"Mean overall score ({confidence:.0%} bootstrap interval)", fontsize=10)
@@ -208,12 +219,11 @@ def plot_provider_comparison(
     left.set_ylabel("candidate, grouped by provider")
     right.set_title(f"Pass rate ({confidence:.0%} Wilson interval)", fontsize=10)
     right.set_xlabel("pass rate (0-1)")
-    if not rows["scoreable"].any():
+    if not table["scoreable"].any():
         for panel in (left, right):
             show_message(panel, NO_SCOREABLE_RUNS)
         return figure
-    table = summary_frame(rows, ("provider", "candidate"), seed=seed, confidence=confidence)
-    pooled = summary_frame(rows, ("provider",), seed=seed, confidence=confidence)
+    pooled = bundle_table(analysis.providers.summary, chosen)
     colours = {name: OKABE_ITO[index % len(OKABE_ITO)] for index, name in enumerate(providers)}
     positions: list[float] = []
     spans: dict[str, tuple[float, float]] = {}

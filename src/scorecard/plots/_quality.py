@@ -5,26 +5,20 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.transforms import blended_transform_factory
 
-from scorecard.aggregate import (
-    Difference,
-    PairedComparison,
-    dimension_frame,
-    observed_categories,
-    summary_frame,
-)
+from scorecard.aggregate import CampaignAnalysis, Difference, PairedComparison
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
 from ._base import (
     NO_SCOREABLE_RUNS,
     VERDICT_COLOURS,
-    bundle_rows,
+    bundle_table,
+    chosen_bundle,
     figure_and_axes,
     in_bundle,
     show_message,
@@ -43,21 +37,21 @@ def _dimension_label(name: str, *, wrap: bool) -> str:
 
 
 def plot_dimension_heatmap(
-    frame: pd.DataFrame, *, bundle: str | None = None, ax: Axes | None = None
+    analysis: CampaignAnalysis, *, bundle: str | None = None, ax: Axes | None = None
 ) -> Figure:
     """Candidates by dimensions: mean score over scoreable runs in one bundle (default: newest),
     each cell annotated, on a fixed 0-1 colour-blind-safe scale (cividis)."""
-    rows, chosen = bundle_rows(frame, bundle)
-    candidates = observed_categories(rows["candidate"])
+    chosen = chosen_bundle(analysis, bundle)
+    summary = bundle_table(analysis.candidates.summary, chosen)
+    candidates = [str(name) for name in summary["candidate"]]
     figure, axes = figure_and_axes(ax, (10.0, 2.6 + 0.42 * max(len(candidates), 1)))
     axes.set_title(f"Mean score per dimension{in_bundle(chosen)}")
     axes.set_xlabel(f"dimension ({_GATE_MARK} gate dimension)")
     axes.set_ylabel("candidate")
-    if not rows["scoreable"].any():
+    if not summary["scoreable"].any():
         show_message(axes, NO_SCOREABLE_RUNS)
         return figure
-    # Means do not depend on the seed (only their intervals do, which this plot does not show).
-    table = dimension_frame(rows, ("candidate",), seed=0)
+    table = bundle_table(analysis.candidates.dimensions, chosen)
     means = {
         (str(candidate), str(dimension)): float(mean)
         for candidate, dimension, mean in zip(
@@ -88,25 +82,21 @@ def plot_dimension_heatmap(
 
 
 def plot_overall_scores(
-    frame: pd.DataFrame,
-    *,
-    bundle: str | None = None,
-    seed: int = 0,
-    confidence: float = 0.95,
-    ax: Axes | None = None,
+    analysis: CampaignAnalysis, *, bundle: str | None = None, ax: Axes | None = None
 ) -> Figure:
     """Mean overall score per candidate in one bundle (default: newest), best on top, with the
     case-cluster bootstrap interval; candidates with any gate failure get a distinct marker."""
-    rows, chosen = bundle_rows(frame, bundle)
-    count = len(observed_categories(rows["candidate"]))
+    chosen = chosen_bundle(analysis, bundle)
+    table = bundle_table(analysis.candidates.summary, chosen)
+    seed, confidence = analysis.settings.seed, analysis.settings.confidence
+    count = len(table)
     figure, axes = figure_and_axes(ax, (9.0, 2.4 + 0.42 * max(count, 1)))
     axes.set_title(f"Mean overall score with {confidence:.0%} interval{in_bundle(chosen)}")
     axes.set_xlabel(f"mean overall score (0-1); interval: bootstrap over cases, seed {seed}")
     axes.set_ylabel("candidate")
-    if not rows["scoreable"].any():
+    if not table["scoreable"].any():
         show_message(axes, NO_SCOREABLE_RUNS)
         return figure
-    table = summary_frame(rows, ("candidate",), seed=seed, confidence=confidence)
     # Unscoreable candidates sink to the bottom; the best mean is drawn on top.
     table = table.assign(_key=table["mean_overall"].fillna(-1.0)).sort_values(
         ["_key", "candidate"], ascending=[True, False], kind="stable"

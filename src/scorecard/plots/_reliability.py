@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from scorecard.aggregate import observed_categories, reliability_frame, trend_frame
+from scorecard.aggregate import CampaignAnalysis, observed_categories
 
 from ._base import (
     NO_SCOREABLE_RUNS,
-    bundle_rows,
+    bundle_table,
     candidate_styles,
+    chosen_bundle,
     figure_and_axes,
     figure_and_panels,
     in_bundle,
@@ -47,7 +47,7 @@ def _outside_legend(axes: Axes, handles: Sequence[Line2D] | None = None) -> None
 
 
 def plot_pass_k(
-    frame: pd.DataFrame,
+    analysis: CampaignAnalysis,
     *,
     bundle: str | None = None,
     pass_at_k: bool = False,
@@ -56,7 +56,8 @@ def plot_pass_k(
     """pass^k (all of k repetitions of a case pass) for k = 1..n per candidate in one bundle
     (default: newest), averaged over the cases with at least k scoreable repetitions; with
     ``pass_at_k`` also pass@k (at least one of k passes) as dashed lines."""
-    rows, chosen = bundle_rows(frame, bundle)
+    chosen = chosen_bundle(analysis, bundle)
+    summary = bundle_table(analysis.candidates.summary, chosen)
     figure, axes = figure_and_axes(ax, (9.5, 5.0))
     what = (
         "pass^k (solid) and pass@k (dashed)" if pass_at_k else "pass^k: all k runs of a case pass"
@@ -64,11 +65,11 @@ def plot_pass_k(
     axes.set_title(f"{what}{in_bundle(chosen)}")
     axes.set_xlabel("k (repetitions of a case)")
     axes.set_ylabel("share of cases (0-1)")
-    if not rows["scoreable"].any():
+    if not summary["scoreable"].any():
         show_message(axes, NO_SCOREABLE_RUNS)
         return figure
-    table = reliability_frame(rows, ("candidate",))
-    styles = candidate_styles(frame)
+    table = bundle_table(analysis.candidates.reliability, chosen)
+    styles = candidate_styles(analysis.frame)
     candidates = observed_categories(table["candidate"])
     handles: list[Line2D] = []
     for offset, candidate in zip(_dodge(len(candidates), 0.24), candidates, strict=True):
@@ -99,15 +100,11 @@ def plot_pass_k(
     return figure
 
 
-def plot_trends(
-    frame: pd.DataFrame,
-    *,
-    seed: int = 0,
-    confidence: float = 0.95,
-    ax: Sequence[Axes] | None = None,
-) -> Figure:
+def plot_trends(analysis: CampaignAnalysis, *, ax: Sequence[Axes] | None = None) -> Figure:
     """Each candidate across bundles in bundle order: mean overall score (bootstrap interval over
     cases) in the top panel and pass rate (Wilson interval) in the bottom one. ``ax``: two axes."""
+    frame = analysis.frame
+    seed, confidence = analysis.settings.seed, analysis.settings.confidence
     figure, (top, bottom) = figure_and_panels(ax, (10.5, 7.5), rows=2, columns=1, share="x")
     figure.suptitle("Candidates across bundles (in bundle order)")
     top.set_title(f"Mean overall score ({confidence:.0%} bootstrap interval, seed {seed})")
@@ -121,7 +118,7 @@ def plot_trends(
         return figure
     bundles = observed_categories(frame["bundle"])
     place = {name: index for index, name in enumerate(bundles)}
-    table = trend_frame(frame, seed=seed, confidence=confidence)
+    table = analysis.candidates.summary
     styles = candidate_styles(frame)
     candidates = observed_categories(table["candidate"])
     for offset, candidate in zip(_dodge(len(candidates), 0.3), candidates, strict=True):

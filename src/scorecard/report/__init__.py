@@ -5,16 +5,19 @@ markdown summary, JUnit XML and HTML report. Untrusted text is escaped in one pl
 
 from ._compare import bundle_view, render_view, trend_view, view_csv, view_json
 from ._dispatch import verdict_line
+from ._gate_json import render_gate_json
 from ._html import plot_images, render_html
-from ._junit import render_junit
+from ._junit import render_junit, render_junit_runs
 from ._markdown import render_markdown
 from ._terminal import scorecard_table
 
 __all__ = [
     "bundle_view",
     "plot_images",
+    "render_gate_json",
     "render_html",
     "render_junit",
+    "render_junit_runs",
     "render_markdown",
     "render_view",
     "scorecard_table",

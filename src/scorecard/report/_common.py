@@ -18,6 +18,7 @@ __all__ = [
     "difference_text",
     "estimate_text",
     "number_text",
+    "paired_means_text",
     "rules_text",
     "runs_text",
 ]
@@ -56,6 +57,14 @@ def difference_text(difference: Difference) -> str:
     if math.isnan(difference.difference):
         return "-"
     return f"{difference.difference:+.3f} [{difference.low:+.3f}, {difference.high:+.3f}]"
+
+
+def paired_means_text(difference: Difference) -> str:
+    """``0.462 vs 0.889``: the current and baseline means over the paired cases (each case
+    weighs the same), which differ from the summaries' means over every run; ``-`` when none."""
+    if math.isnan(difference.difference):
+        return "-"
+    return f"{difference.current:.3f} vs {difference.baseline:.3f}"
 
 
 def comparison_for(result: GateResult, metric: str, candidate: str) -> PairedComparison | None:

@@ -5,6 +5,9 @@
 * :func:`trend_view`: one candidate across bundles in bundle order, each bundle compared with
   the previous one.
 
+Both read a :class:`~scorecard.aggregate.CampaignAnalysis` and compute no statistic of their
+own, so their numbers are the ones every other view shows for the same subject.
+
 JSON and CSV are deterministic for a seed: same inputs, same bytes.
 """
 
@@ -23,17 +26,10 @@ from rich.table import Table
 from rich.text import Text
 
 from scorecard.aggregate import (
+    CampaignAnalysis,
     ComparisonSettings,
     PairedComparison,
-    compare_across_bundles,
-    compare_to_baseline,
-    cost_frame,
-    dimension_frame,
-    observed_categories,
-    reliability_frame,
-    report_aggregate,
     select_rows,
-    summary_frame,
 )
 from scorecard.contract import DIMENSIONS, InputError, js_json
 
@@ -73,15 +69,15 @@ class BundleView:
     by: Literal["candidate", "provider"]
     """The grouping column."""
     groups: pd.DataFrame
-    """:func:`summary_frame` columns followed by the :func:`cost_frame` columns."""
+    """Summary columns followed by the cost columns (``analysis.candidates`` or ``.providers``)."""
     dimensions: pd.DataFrame
-    """:func:`dimension_frame` of the groups."""
+    """Dimension means and pass rates of the groups."""
     reliability: pd.DataFrame
-    """:func:`reliability_frame` of the groups."""
+    """pass@k and pass^k of the groups."""
     reference: pd.DataFrame
-    """:func:`report_aggregate` per group (the reference report numbers)."""
+    """The reference report numbers per group."""
     comparisons: tuple[PairedComparison, ...]
-    """Each chosen candidate after the first against the first, Holm-adjusted as a family."""
+    """Each chosen candidate after the first against the first, as the analysis adjusted them."""
     settings: ComparisonSettings
     """Seed, tolerance and the other settings used."""
 
@@ -93,17 +89,18 @@ class TrendView:
     candidate: str
     """The candidate followed."""
     bundles: pd.DataFrame
-    """:func:`summary_frame` columns and cost columns per bundle, in bundle order."""
+    """Summary and cost columns per bundle, in bundle order."""
     comparisons: tuple[PairedComparison, ...]
-    """Bundle i against bundle i-1, Holm-adjusted as a family."""
+    """Each bundle against the one before it, as the analysis adjusted them."""
     settings: ComparisonSettings
     """Seed, tolerance and the other settings used."""
 
 
-def _one_bundle(frame: pd.DataFrame, bundle: str | None) -> str:
+def _one_bundle(analysis: CampaignAnalysis, bundle: str | None) -> str:
     if bundle is not None:
+        select_rows(analysis.frame, bundle=bundle)  # an unknown bundle is a clear error
         return bundle
-    bundles = observed_categories(frame["bundle"])
+    bundles = analysis.bundles
     if len(bundles) != 1:
         raise InputError(
             f"the records hold {len(bundles)} bundles ({', '.join(bundles) or 'none'}); "
@@ -111,6 +108,12 @@ def _one_bundle(frame: pd.DataFrame, bundle: str | None) -> str:
             rule="ambiguous_bundle",
         )
     return bundles[0]
+
+
+def _in_bundle(table: pd.DataFrame, bundle: str) -> pd.DataFrame:
+    """The rows of ``bundle`` without the bundle column (a bundle view shows one bundle)."""
+    rows = table.loc[(table["bundle"] == bundle).to_numpy()].drop(columns="bundle")
+    return rows.reset_index(drop=True)
 
 
 def _with_costs(summary: pd.DataFrame, costs: pd.DataFrame) -> pd.DataFrame:
@@ -121,61 +124,60 @@ def _with_costs(summary: pd.DataFrame, costs: pd.DataFrame) -> pd.DataFrame:
 
 
 def bundle_view(
-    frame: pd.DataFrame,
-    settings: ComparisonSettings,
+    analysis: CampaignAnalysis,
     *,
     bundle: str | None = None,
     by: Literal["candidate", "provider"] = "candidate",
     candidates: Sequence[str] = (),
 ) -> BundleView:
-    """Side-by-side view of one bundle (the only one when ``bundle`` is None).
+    """Side-by-side view of one bundle (the only one when ``bundle`` is None), read from
+    ``analysis``.
 
     With ``candidates``, only those are shown; from two on, every one after the first is
-    compared with the first, the baseline.
+    compared with the first, the baseline (adjusted within the analysis's family: every
+    candidate of the bundle against that baseline).
     """
     if candidates and by != "candidate":
         raise InputError(
             "candidates are chosen and compared only when grouping by candidate",
             rule="candidates_need_candidate_grouping",
         )
-    chosen = _one_bundle(frame, bundle)
-    rows = select_rows(frame, bundle=chosen)
+    chosen = _one_bundle(analysis, bundle)
+    rows = select_rows(analysis.frame, bundle=chosen)
     for candidate in candidates:
         select_rows(rows, candidate=candidate)  # raises a clear error for an unknown id
-    if candidates:
-        rows = rows.loc[rows["candidate"].isin(list(candidates)).to_numpy()].reset_index(drop=True)
-    keys = [by]
-    seed, confidence = settings.seed, settings.confidence
-    summary = summary_frame(rows, keys, seed=seed, confidence=confidence)
-    comparisons: list[PairedComparison] = []
-    if len(candidates) >= 2:
-        comparisons = compare_to_baseline(
-            rows, candidates[0], list(candidates[1:]), settings, bundle=chosen
-        )
+    shown = analysis.restricted(candidates)
+    tables = shown.candidates if by == "candidate" else shown.providers
+    comparisons = [
+        analysis.candidate_comparison(chosen, candidate, candidates[0])
+        for candidate in candidates[1:]
+    ]
+    summary = _in_bundle(tables.summary, chosen)
     return BundleView(
         bundle=chosen,
         by=by,
-        groups=_with_costs(summary, cost_frame(rows, keys)),
-        dimensions=dimension_frame(rows, keys, seed=seed, confidence=confidence),
-        reliability=reliability_frame(rows, keys),
-        reference=report_aggregate(rows, keys),
+        groups=_with_costs(summary, _in_bundle(tables.costs, chosen)),
+        dimensions=_in_bundle(tables.dimensions, chosen),
+        reliability=_in_bundle(tables.reliability, chosen),
+        reference=_in_bundle(tables.reference, chosen),
         comparisons=tuple(comparisons),
-        settings=settings,
+        settings=analysis.settings,
     )
 
 
-def trend_view(frame: pd.DataFrame, candidate: str, settings: ComparisonSettings) -> TrendView:
-    """One candidate across every bundle it ran in, in bundle order."""
-    rows = select_rows(frame, candidate=candidate)
-    keys = ["bundle"]
-    summary = summary_frame(rows, keys, seed=settings.seed, confidence=settings.confidence)
+def trend_view(analysis: CampaignAnalysis, candidate: str) -> TrendView:
+    """One candidate across every bundle it ran in, in bundle order, read from ``analysis``."""
+    select_rows(analysis.frame, candidate=candidate)  # an unknown candidate is a clear error
+    tables = analysis.restricted([candidate]).candidates
+    summary = tables.summary.drop(columns="candidate").reset_index(drop=True)
+    costs = tables.costs.drop(columns="candidate").reset_index(drop=True)
     # The quality-vs-cost frontier compares groups of one bundle; across bundles it means nothing.
-    bundles = _with_costs(summary, cost_frame(rows, keys)).drop(columns="pareto")
+    bundles = _with_costs(summary, costs).drop(columns="pareto")
     return TrendView(
         candidate=candidate,
         bundles=bundles,
-        comparisons=tuple(compare_across_bundles(frame, candidate, settings)),
-        settings=settings,
+        comparisons=tuple(analysis.across_bundles(candidate)),
+        settings=analysis.settings,
     )
 
 

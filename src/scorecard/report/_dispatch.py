@@ -4,7 +4,9 @@
 
     verdict_line(result)          one line for stdout, e.g. ``gate: FAIL - cand: ...``
     render_markdown(result, line) CI job summary, verdict first, bounded in size
-    render_junit(result)          JUnit XML, one test case per rule outcome and per run
+    render_junit(result)          JUnit XML, one test case per gate check (candidate x rule)
+    render_junit_runs(result)     JUnit XML, one test case per rule outcome and per run
+    render_gate_json(result)      the result as ``scorecard.gate.v1`` JSON
     render_html(result, line)     one self-contained page (plots from ``plot_images``)
 
 Untrusted text (ids, reasons, messages) is made safe by :mod:`scorecard.report._escape` in every
@@ -18,16 +20,19 @@ from collections.abc import Sequence
 from scorecard.gate import GateResult, RuleOutcome
 
 from ._escape import one_line
+from ._gate_json import render_gate_json
 from ._html import Image, plot_images, render_html
-from ._junit import render_junit
+from ._junit import render_junit, render_junit_runs
 from ._markdown import MARKDOWN_LIMIT, render_markdown
 
 __all__ = [
     "MARKDOWN_LIMIT",
     "Image",
     "plot_images",
+    "render_gate_json",
     "render_html",
     "render_junit",
+    "render_junit_runs",
     "render_markdown",
     "verdict_line",
 ]

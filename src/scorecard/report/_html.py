@@ -25,6 +25,7 @@ from ._common import (
     difference_text,
     estimate_text,
     number_text,
+    paired_means_text,
     rules_text,
     runs_text,
 )
@@ -106,7 +107,7 @@ def _candidates(result: GateResult) -> str:
     header = ["candidate", "runs", "scoreable", "infra", "skipped", "gate fail", "pass rate"]
     header += ["gate-pass rate", "mean overall", "p95 settle ms", "p95 cost USD"]
     if compared:
-        header += ["baseline mean overall", "paired difference", "Holm p"]
+        header += ["baseline mean overall", "paired case means", "paired difference", "Holm p"]
     rows = []
     for item in result.candidates:
         now = item.current
@@ -134,6 +135,7 @@ def _candidates(result: GateResult) -> str:
             before = item.baseline
             comparison = comparison_for(result, "mean_overall", item.candidate)
             row.append(_e(estimate_text(before.mean_overall)) if before is not None else "-")
+            row.append(_e(paired_means_text(comparison.overall)) if comparison else "-")
             row.append(_e(difference_text(comparison.overall)) if comparison else "-")
             row.append(_e(number_text(comparison.overall.p_adjusted)) if comparison else "-")
         rows.append(row)
@@ -288,40 +290,39 @@ def _paired_call(comparison: PairedComparison) -> Callable[[Callable[..., Any]],
     return lambda plot: plot(comparison)
 
 
-def plot_images(result: GateResult, frame: Any) -> list[Image]:
-    """PNG plots for the HTML report from ``scorecard.plots._kinds``, if it exists; failures are skipped.
-
-    ``frame`` is :func:`scorecard.gate.combined_frame` of the same inputs.
-    """
+def plot_images(result: GateResult) -> list[Image]:
+    """PNG plots for the HTML report from ``scorecard.plots._kinds``, if it exists; failures are
+    skipped. Every plot draws ``result.analysis``, the numbers the rest of the report shows."""
+    analysis = result.analysis
     try:
         plots = importlib.import_module("scorecard.plots._kinds")
     except Exception:  # the plotting layer is optional: no module, no images
+        return []
+    if analysis is None:
         return []
     calls: list[tuple[str, str, Callable[[Callable[..., Any]], Any]]] = [
         (
             "Mean overall score per candidate (current bundle)",
             "plot_overall_scores",
-            lambda plot: plot(frame, bundle=result.current_bundle, seed=result.seed),
+            lambda plot: plot(analysis, bundle=result.current_bundle),
         ),
         (
             "Mean score per dimension (current bundle)",
             "plot_dimension_heatmap",
-            lambda plot: plot(frame, bundle=result.current_bundle),
+            lambda plot: plot(analysis, bundle=result.current_bundle),
         ),
-    ]
-    calls.append(
         (
             "Quality against cost (current bundle)",
             "plot_quality_vs_cost",
-            lambda plot: plot(frame, bundle=result.current_bundle),
-        )
-    )
+            lambda plot: plot(analysis, bundle=result.current_bundle),
+        ),
+    ]
     if result.baseline_bundle is not None:
         calls.append(
             (
                 "Baseline and current bundle per candidate",
                 "plot_trends",
-                lambda plot: plot(frame, seed=result.seed),
+                lambda plot: plot(analysis),
             )
         )
     for outcome in result.required:

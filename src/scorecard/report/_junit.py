@@ -1,11 +1,16 @@
-"""The gate as JUnit XML: one test case per rule outcome and per observation of the current bundle.
+"""The gate as JUnit XML, in two forms.
 
-The ``scorecard gate`` suite holds the rule outcomes (``failure`` for a failed required rule,
-``skipped`` for an inconclusive one). Each candidate gets a suite with one test case per run:
-``failure`` when ``overall.passed`` is false, ``error`` for an infrastructure failure,
-``skipped`` for a skipped (or otherwise unscoreable) run; dimension scores are properties.
-Order is deterministic (candidates sorted, cases in catalog order, repetitions) and the file
-carries no timestamps or durations, so the same inputs give the same bytes.
+* :func:`render_junit` (``--junit``): one test case per gate check (candidate x rule, and the
+  bundle as a whole), red exactly when the gate fails on that check, so CI reporters agree with
+  the verdict. An inconclusive check is ``skipped`` (with its reason), never a failure; warnings
+  and passes are passed test cases with the outcome's sentence in ``system-out``.
+* :func:`render_junit_runs` (``--junit-runs``): the per-run reference report: the rule outcomes,
+  then one suite per candidate with one test case per run (``failure`` when ``overall.passed``
+  is false, ``error`` for an infrastructure failure, ``skipped`` when unscoreable). It judges
+  runs, not the gate: a healthy night has failing runs.
+
+Order is deterministic (candidates sorted, rules in rule order, cases in catalog order,
+repetitions) and neither form carries timestamps or durations: same inputs, same bytes.
 """
 
 from __future__ import annotations
@@ -14,12 +19,12 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
 
 from scorecard.contract import DIMENSIONS
-from scorecard.gate import GateResult, RuleOutcome, RunFacts
+from scorecard.gate import GateCheck, GateResult, RuleOutcome, RunFacts
 
 from ._common import number_text
 from ._escape import one_line, xml_text
 
-__all__ = ["render_junit"]
+__all__ = ["render_junit", "render_junit_runs"]
 
 _MESSAGE_LIMIT = 300
 _TEXT_LIMIT = 4000
@@ -134,10 +139,7 @@ def _count(suite: ElementTree.Element, results: Sequence[str]) -> dict[str, int]
     return counts
 
 
-def render_junit(result: GateResult) -> str:
-    """``result`` as a JUnit XML document (UTF-8 text with an XML declaration)."""
-    root = ElementTree.Element("testsuites", name="scorecard gate")
-    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+def _gate_suite(root: ElementTree.Element, result: GateResult) -> ElementTree.Element:
     gate = _suite(root, "scorecard gate")
     _properties(
         gate,
@@ -148,6 +150,65 @@ def render_junit(result: GateResult) -> str:
             ("seed", str(result.seed)),
         ],
     )
+    return gate
+
+
+def _document(root: ElementTree.Element) -> str:
+    ElementTree.indent(root)
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n'
+        + ElementTree.tostring(root, encoding="unicode")
+        + "\n"
+    )
+
+
+def _check_case(suite: ElementTree.Element, check: GateCheck) -> str:
+    who = check.candidate or "all candidates"
+    case = ElementTree.SubElement(
+        suite,
+        "testcase",
+        classname=f"scorecard.gate.{check.rule}",
+        name=xml_text(f"{who}: {check.rule}", 200),
+    )
+    subjects = ", ".join(dict.fromkeys(o.subject for o in check.outcomes if o.subject))
+    _properties(
+        case,
+        [
+            ("status", check.status),
+            ("required", "true" if check.required else "false"),
+            *([("subjects", subjects)] if subjects else []),
+        ],
+    )
+    deciding = [outcome for outcome in check.outcomes if outcome.status == check.status]
+    message = one_line("; ".join(o.summary for o in deciding), _MESSAGE_LIMIT)
+    details = "\n".join(f"{o.status}: {o.detail}" for o in check.outcomes)
+    if check.failed:
+        element = ElementTree.SubElement(case, "failure", message=message, type=check.rule)
+        element.text = xml_text(details, _TEXT_LIMIT)
+        return "failure"
+    if check.required and check.status == "inconclusive":
+        ElementTree.SubElement(case, "skipped", message=f"inconclusive: {message}")
+        return "skipped"
+    text = details or f"pass: {check.rule} found nothing to report for {who}."
+    ElementTree.SubElement(case, "system-out").text = xml_text(text, _TEXT_LIMIT)
+    return "passed"
+
+
+def render_junit(result: GateResult) -> str:
+    """``result`` as JUnit XML with one test case per gate check (UTF-8, XML declaration)."""
+    root = ElementTree.Element("testsuites", name="scorecard gate")
+    gate = _gate_suite(root, result)
+    counts = _count(gate, [_check_case(gate, check) for check in result.checks])
+    for key, value in counts.items():
+        root.set(key, str(value))
+    return _document(root)
+
+
+def render_junit_runs(result: GateResult) -> str:
+    """``result`` as the per-run JUnit XML reference report (UTF-8, XML declaration)."""
+    root = ElementTree.Element("testsuites", name="scorecard gate")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    gate = _gate_suite(root, result)
     suites: list[tuple[ElementTree.Element, list[str]]] = [
         (gate, [_outcome_case(gate, outcome) for outcome in result.outcomes])
     ]
@@ -160,9 +221,4 @@ def render_junit(result: GateResult) -> str:
             totals[key] += value
     for key, value in totals.items():
         root.set(key, str(value))
-    ElementTree.indent(root)
-    return (
-        '<?xml version="1.0" encoding="utf-8"?>\n'
-        + ElementTree.tostring(root, encoding="unicode")
-        + "\n"
-    )
+    return _document(root)

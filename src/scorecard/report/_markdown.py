@@ -20,6 +20,7 @@ from ._common import (
     difference_text,
     estimate_text,
     number_text,
+    paired_means_text,
     rules_text,
     runs_text,
 )
@@ -122,7 +123,7 @@ def _candidates(result: GateResult, budget: _Budget) -> None:
     header = ["candidate", "runs", "scoreable", "infra", "gate fail", "pass rate [95%]"]
     header += ["gate-pass rate", "mean overall"]
     if compared:
-        header += ["baseline mean overall", "paired difference", "Holm p"]
+        header += ["baseline mean overall", "paired case means", "paired difference", "Holm p"]
     rows = []
     for item in result.candidates:
         now = item.current
@@ -148,14 +149,16 @@ def _candidates(result: GateResult, budget: _Budget) -> None:
             before = item.baseline
             comparison = comparison_for(result, "mean_overall", item.candidate)
             row.append(estimate_text(before.mean_overall) if before is not None else "-")
+            row.append(paired_means_text(comparison.overall) if comparison else "-")
             row.append(difference_text(comparison.overall) if comparison else "-")
             row.append(number_text(comparison.overall.p_adjusted, 3) if comparison else "-")
         rows.append(row)
     level = f"{result.rules.confidence:.0%}"
     budget.table(
-        f"### Candidates\n\nRates with Wilson {level} intervals, means with case-bootstrap {level} "
-        "intervals; the paired difference is the current minus the baseline mean overall over "
-        "cases scoreable on both sides.",
+        f"### Candidates\n\nRates with Wilson {level} intervals, means over every scoreable run "
+        f"with case-bootstrap {level} intervals. The paired case means average each case's runs "
+        "over the cases scoreable on both sides (each case weighs the same), so they can differ "
+        "from the run means; the paired difference is theirs.",
         header,
         rows,
     )

@@ -1,0 +1,336 @@
+"""The campaign analysis: every number a view shows, computed once and read by every view.
+
+::
+
+    analyze_campaign(frame, settings) -> CampaignAnalysis
+        .candidates / .providers    summaries, dimensions, costs, reliability, reference per
+                                    (bundle, candidate) / (bundle, provider) group
+        .bundles_summary            one summary row per bundle (every candidate together)
+        .comparison(candidate, baseline_bundle, current_bundle, metric)
+                                    a candidate (or POOLED) against itself in the previous bundle
+        .candidate_comparison(bundle, current, baseline, metric)
+                                    two candidates of one bundle
+
+Two rules make the views agree (``docs/aggregation.md`` section 6):
+
+* every random stream is named by what it resamples (bundle, candidate, metric), never by how a
+  view groups or filters, so a subject's numbers do not depend on what else a view shows;
+* each comparison belongs to exactly one multiplicity family, defined here and nowhere else:
+  across bundles, all comparisons of one metric between the same two consecutive bundles (every
+  candidate in both, plus the pooled comparison when two or more are shared); within a bundle,
+  every other candidate of the bundle against the same baseline candidate, per metric.
+
+Everything is computed lazily and cached, so an analysis costs what its views read, and
+:meth:`CampaignAnalysis.restricted` narrows what is shown without computing anything anew.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Literal
+
+import pandas as pd
+
+from scorecard.contract import InputError
+
+from ._compare import ComparisonSettings, Metric, PairedComparison
+from ._families import POOLED, Comparisons
+from ._frames import observed_categories
+from ._reference import report_aggregate
+from ._tables import cost_frame, dimension_frame, reliability_frame, summary_frame
+
+__all__ = [
+    "POOLED",
+    "CampaignAnalysis",
+    "GroupTables",
+    "analyze_campaign",
+    "compare_across_bundles",
+    "compare_to_baseline",
+]
+
+
+Grouping = Literal["candidate", "provider"]
+
+
+class GroupTables:
+    """The tables of one grouping, one row per (bundle, group) with rows; each table is
+    computed on first use and shared by every view of the analysis."""
+
+    def __init__(self, tables: _Tables, by: Grouping, shown: tuple[str, ...] | None = None) -> None:
+        self._tables = tables
+        self.by: Grouping = by
+        """The grouping column after ``bundle``."""
+        self._shown = shown
+
+    def _table(self, name: str) -> pd.DataFrame:
+        table = self._tables.table(self.by, name)
+        if self._shown is None:
+            return table
+        mask = table["candidate"].astype(str).isin(list(self._shown)).to_numpy()
+        return table.loc[mask].reset_index(drop=True)
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """:func:`~scorecard.aggregate.summary_frame` columns."""
+        return self._table("summary")
+
+    @property
+    def dimensions(self) -> pd.DataFrame:
+        """:func:`~scorecard.aggregate.dimension_frame` columns (same bootstrap draws)."""
+        return self._table("dimensions")
+
+    @property
+    def costs(self) -> pd.DataFrame:
+        """:func:`~scorecard.aggregate.cost_frame` columns (frontier judged within each bundle,
+        among all its groups)."""
+        return self._table("costs")
+
+    @property
+    def reliability(self) -> pd.DataFrame:
+        """:func:`~scorecard.aggregate.reliability_frame` columns."""
+        return self._table("reliability")
+
+    @property
+    def reference(self) -> pd.DataFrame:
+        """:func:`~scorecard.aggregate.report_aggregate` columns (the reference report numbers)."""
+        return self._table("reference")
+
+
+class _Tables:
+    """The group tables of one frame, each computed on first use."""
+
+    def __init__(self, frame: pd.DataFrame, settings: ComparisonSettings) -> None:
+        self.frame = frame
+        self.settings = settings
+        self._cache: dict[tuple[str, str], pd.DataFrame] = {}
+
+    def table(self, by: str, name: str) -> pd.DataFrame:
+        """Table ``name`` grouped by ``("bundle", by)`` (``by`` empty: by bundle only)."""
+        key = (by, name)
+        if key not in self._cache:
+            keys = ("bundle", by) if by else ("bundle",)
+            seed, confidence = self.settings.seed, self.settings.confidence
+            frame = self.frame
+            if name == "summary":
+                table = summary_frame(frame, keys, seed=seed, confidence=confidence)
+            elif name == "dimensions":
+                table = dimension_frame(frame, keys, seed=seed, confidence=confidence)
+            elif name == "costs":
+                table = cost_frame(frame, keys)
+            elif name == "reliability":
+                table = reliability_frame(frame, keys)
+            else:
+                table = report_aggregate(frame, keys)
+            self._cache[key] = table
+        return self._cache[key]
+
+
+class CampaignAnalysis:
+    """Every summary, interval, paired comparison, adjusted p-value and verdict of a campaign.
+
+    Build it with :func:`analyze_campaign`. Views read it and never compute statistics
+    themselves, so the same subject shows the same numbers in every view.
+    """
+
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        settings: ComparisonSettings,
+        *,
+        _tables: _Tables | None = None,
+        _comparisons: Comparisons | None = None,
+        _candidates: tuple[str, ...] | None = None,
+    ) -> None:
+        self._tables = _tables or _Tables(frame, settings)
+        self._comparisons = _comparisons or Comparisons(frame, settings)
+        self._shown = _candidates
+        self.frame = frame
+        """The records frame shown (only the chosen candidates' rows after :meth:`restricted`)."""
+        self.settings = settings
+        """Seed, tolerance, confidence, alpha, resamples and coverage limits of every number."""
+
+    @property
+    def bundles(self) -> tuple[str, ...]:
+        """Bundles with rows, in bundle order (the whole campaign, whatever is shown)."""
+        return self._comparisons.bundles
+
+    @property
+    def candidates(self) -> GroupTables:
+        """Tables per (bundle, candidate) (only the shown candidates after :meth:`restricted`)."""
+        return GroupTables(self._tables, "candidate", self._shown)
+
+    @property
+    def providers(self) -> GroupTables:
+        """Tables per (bundle, provider), over every run of the provider in the bundle."""
+        return GroupTables(self._tables, "provider")
+
+    @property
+    def bundles_summary(self) -> pd.DataFrame:
+        """:func:`~scorecard.aggregate.summary_frame` per bundle, every candidate together."""
+        return self._tables.table("", "summary")
+
+    def restricted(self, candidates: Sequence[str]) -> CampaignAnalysis:
+        """The same analysis showing only ``candidates`` (all when empty): the numbers are the
+        ones already computed, so narrowing a view changes none of them."""
+        if not candidates:
+            return self
+        for name in candidates:
+            if name not in observed_categories(self._comparisons.frame["candidate"]):
+                known = ", ".join(observed_categories(self._comparisons.frame["candidate"]))
+                raise InputError(
+                    f"no candidate {name!r} in the records (found: {known or 'none'})",
+                    rule="unknown_candidate",
+                )
+        mask = self._comparisons.frame["candidate"].isin(list(candidates)).to_numpy()
+        return CampaignAnalysis(
+            self._comparisons.frame.loc[mask].reset_index(drop=True),
+            self.settings,
+            _tables=self._tables,
+            _comparisons=self._comparisons,
+            _candidates=tuple(candidates),
+        )
+
+    def previous_bundle(self, bundle: str) -> str | None:
+        """The bundle before ``bundle`` in bundle order (None for the first)."""
+        self._known_bundle(bundle)
+        index = self.bundles.index(bundle)
+        return self.bundles[index - 1] if index else None
+
+    def comparison(
+        self,
+        candidate: str,
+        baseline_bundle: str,
+        current_bundle: str,
+        metric: Metric = "mean_overall",
+    ) -> PairedComparison:
+        """``candidate`` (or :data:`POOLED`) in ``current_bundle`` against itself in the bundle
+        just before it, adjusted within its family; raises when there is no such comparison."""
+        self._known_bundle(baseline_bundle)
+        self._known_bundle(current_bundle)
+        if self.previous_bundle(current_bundle) != baseline_bundle:
+            raise InputError(
+                f"bundle {baseline_bundle!r} is not the one before {current_bundle!r}; only "
+                "consecutive bundles are compared",
+                rule="no_pair",
+            )
+        family = self._comparisons.across(baseline_bundle, current_bundle, metric)
+        if candidate not in family.labels:
+            raise InputError(
+                f"candidate {candidate!r} did not run in both {baseline_bundle!r} and "
+                f"{current_bundle!r}",
+                rule="no_pair",
+            )
+        return family.comparison(candidate)
+
+    def family(
+        self, baseline_bundle: str, current_bundle: str, metric: Metric = "mean_overall"
+    ) -> dict[str, PairedComparison]:
+        """Every comparison of ``metric`` between two consecutive bundles, by candidate (shared
+        candidates in candidate order, then :data:`POOLED` when two or more are shared)."""
+        self._known_bundle(baseline_bundle)
+        if self.previous_bundle(current_bundle) != baseline_bundle:
+            raise InputError(
+                f"bundle {baseline_bundle!r} is not the one before {current_bundle!r}",
+                rule="no_pair",
+            )
+        family = self._comparisons.across(baseline_bundle, current_bundle, metric)
+        return {label: family.comparison(label) for label in family.labels}
+
+    def comparison_pairs(self) -> list[tuple[str, str]]:
+        """(baseline, current) bundle pairs that are compared: each bundle and the one before."""
+        return list(itertools.pairwise(self.bundles))
+
+    def across_bundles(
+        self, candidate: str, metric: Metric = "mean_overall"
+    ) -> list[PairedComparison]:
+        """``candidate``'s comparisons with the previous bundle, in bundle order, for each pair of
+        consecutive bundles it ran in both of."""
+        found = []
+        for baseline, current in self.comparison_pairs():
+            family = self._comparisons.across(baseline, current, metric)
+            if candidate in family.labels:
+                found.append(family.comparison(candidate))
+        return found
+
+    def candidate_comparison(
+        self, bundle: str, current: str, baseline: str, metric: Metric = "mean_overall"
+    ) -> PairedComparison:
+        """Candidate ``current`` against candidate ``baseline`` in ``bundle``, adjusted within
+        the family of every candidate of the bundle against ``baseline``."""
+        self._known_bundle(bundle)
+        present = self._comparisons.candidates_in(bundle)
+        for name in (current, baseline):
+            if name not in present:
+                raise InputError(
+                    f"no records for candidate {name!r} in bundle {bundle!r}",
+                    rule="unknown_selection",
+                )
+        if current == baseline:
+            raise InputError("a candidate cannot be compared with itself", rule="no_pair")
+        return self._comparisons.within(bundle, baseline, metric).comparison(current)
+
+    def summary_row(self, bundle: str, candidate: str) -> dict[str, object]:
+        """The :attr:`candidates` summary row of one candidate in one bundle."""
+        table = self._tables.table("candidate", "summary")
+        mask = (table["bundle"] == bundle).to_numpy() & (table["candidate"] == candidate).to_numpy()
+        if not mask.any():
+            raise InputError(
+                f"no records for candidate {candidate!r} in bundle {bundle!r}",
+                rule="unknown_selection",
+            )
+        return {str(key): value for key, value in table.loc[mask].iloc[0].items()}
+
+    def _known_bundle(self, bundle: str) -> None:
+        if bundle not in self.bundles:
+            raise InputError(
+                f"no bundle {bundle!r} in the records (found: {', '.join(self.bundles) or 'none'})",
+                rule="unknown_bundle",
+            )
+
+
+def analyze_campaign(frame: pd.DataFrame, settings: ComparisonSettings) -> CampaignAnalysis:
+    """The analysis of a :func:`~scorecard.aggregate.records_frame` frame with ``settings``.
+
+    A candidate id equal to :data:`POOLED` is bad input (the pooled comparison uses that label).
+    """
+    if POOLED in observed_categories(frame["candidate"]):
+        raise InputError(
+            f"candidate id {POOLED!r} is reserved for the pooled comparison",
+            rule="reserved_candidate",
+        )
+    return CampaignAnalysis(frame, settings)
+
+
+def compare_across_bundles(
+    frame: pd.DataFrame, candidate: str, settings: ComparisonSettings
+) -> list[PairedComparison]:
+    """Each bundle against the previous one for ``candidate`` (:meth:`CampaignAnalysis.across_bundles`)."""
+    analysis = analyze_campaign(frame, settings)
+    if candidate not in observed_categories(frame["candidate"]):
+        raise InputError(f"no records for candidate {candidate!r}", rule="unknown_candidate")
+    return analysis.across_bundles(candidate)
+
+
+def compare_to_baseline(
+    frame: pd.DataFrame,
+    baseline: str,
+    candidates: Sequence[str],
+    settings: ComparisonSettings,
+    *,
+    bundle: str | None = None,
+) -> list[PairedComparison]:
+    """Each of ``candidates`` against ``baseline`` in one bundle (the only one when None),
+    adjusted within the family of every candidate of the bundle against ``baseline``."""
+    analysis = analyze_campaign(frame, settings)
+    if bundle is None:
+        mask = frame["candidate"].isin([baseline, *candidates]).to_numpy()
+        found = observed_categories(frame.loc[mask, "bundle"])
+        if len(found) != 1:
+            raise InputError(
+                f"the candidates' records span {len(found)} bundles "
+                f"({', '.join(found) or 'none'}); choose one",
+                rule="ambiguous_bundle",
+            )
+        bundle = found[0]
+    return [analysis.candidate_comparison(bundle, name, baseline) for name in candidates]

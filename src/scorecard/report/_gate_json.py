@@ -1,0 +1,90 @@
+"""The gate result as one deterministic JSON document (``scorecard.gate.v1``), for tools.
+
+Keys are the field names of the result's dataclasses (as in ``scorecard compare --format json``),
+missing numbers are ``null``, secret-shaped text is redacted as in every gate report (ids and
+sentences come from the agent under test), and nothing depends on the clock: same inputs and
+seed, same bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from scorecard.contract import js_json, redact
+from scorecard.gate import GateCheck, GateResult
+
+__all__ = ["GATE_SCHEMA", "gate_document", "render_gate_json"]
+
+GATE_SCHEMA = "scorecard.gate.v1"
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(key): _jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(item) for item in value]
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, str):
+        return redact(value)
+    return value
+
+
+def _check(check: GateCheck) -> dict[str, Any]:
+    return {
+        "rule": check.rule,
+        "candidate": check.candidate,
+        "status": check.status,
+        "required": check.required,
+        "failed": check.failed,
+        "subjects": sorted({outcome.subject for outcome in check.outcomes if outcome.subject}),
+    }
+
+
+def gate_document(result: GateResult) -> dict[str, Any]:
+    """The JSON-ready document of ``result`` (see the module docstring)."""
+    settings = result.analysis.settings if result.analysis is not None else None
+    document: dict[str, Any] = _jsonable(
+        {
+            "schema": GATE_SCHEMA,
+            "verdict": result.verdict,
+            "current_bundle": result.current_bundle,
+            "baseline_bundle": result.baseline_bundle,
+            "seed": result.seed,
+            "safety_mode": result.safety_mode,
+            "rules": result.rules.to_json(),
+            "settings": dataclasses.asdict(settings) if settings is not None else None,
+            "checks": [_check(check) for check in result.checks],
+            "outcomes": [dataclasses.asdict(outcome) for outcome in result.outcomes],
+            "candidates": [dataclasses.asdict(item) for item in result.candidates],
+            "comparisons": [
+                {
+                    "metric": item.metric,
+                    "candidate": item.candidate,
+                    "comparison": item.comparison.to_json(),
+                }
+                for item in result.comparisons
+            ],
+            "failures": [
+                {
+                    "candidate": failure.run.candidate,
+                    "case": failure.run.case,
+                    "repetition": failure.run.repetition,
+                    "dimensions": list(failure.dimensions),
+                    "new": None if failure.new is None else list(failure.new),
+                    "counted": failure.counted,
+                }
+                for failure in result.failures
+            ],
+            "alerts": [dataclasses.asdict(alert) for alert in result.alerts],
+            "notes": list(result.notes),
+        }
+    )
+    return document
+
+
+def render_gate_json(result: GateResult) -> str:
+    """``result`` as ``scorecard.gate.v1`` JSON text, two-space indent, newline-terminated."""
+    return js_json(gate_document(result), 2) + "\n"
