@@ -34,7 +34,8 @@ from scorecard.contract._catalog import Catalog, load_catalog
 from scorecard.contract._errors import InputError
 from scorecard.engine._io import read_records
 from scorecard.engine._pipeline import score_records
-from scorecard.engine._rows import Row, load_records, scored_row
+from scorecard.engine._rows import Row, scored_row
+from scorecard.engine._run import load_records
 
 
 def engine_rows(corpus: Path, catalog: Catalog, workers: int) -> list[Row]:

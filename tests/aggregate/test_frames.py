@@ -24,7 +24,8 @@ from scorecard.contract._errors import InputError
 from scorecard.contract._models import CASE_IDS, DIMENSIONS
 from scorecard.core._record import ScoredRecord
 from scorecard.engine._pipeline import score_paths
-from scorecard.engine._rows import is_records_file, load_records
+from scorecard.engine._rows import is_records_file
+from scorecard.engine._run import load_records
 
 ALL_DIMENSIONS = (
     "hard_invariants",

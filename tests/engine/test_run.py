@@ -17,8 +17,8 @@ from scorecard.contract._errors import InputError
 from scorecard.core._record import ScoredRecord
 from scorecard.engine import _parallel
 from scorecard.engine._pipeline import score_paths, score_record
-from scorecard.engine._rows import load_records, record_row, scored_row
-from scorecard.engine._run import score_run
+from scorecard.engine._rows import record_row, scored_row
+from scorecard.engine._run import load_records, score_run
 from scorecard.engine.parquet import read_parquet_rows, write_parquet
 from tests.conftest import ROOT
 

@@ -23,11 +23,10 @@ from ._rows import (
     Row,
     count_input_files,
     is_records_file,
-    load_records,
     record_row,
     scored_row,
 )
-from ._run import ScoringRun, score_run
+from ._run import ScoringRun, load_records, score_run
 
 __all__ = [
     "CLASSIFICATIONS",

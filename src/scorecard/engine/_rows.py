@@ -8,7 +8,7 @@ pandas here: the frame is built in :mod:`scorecard.aggregate._frames`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,11 +16,8 @@ from typing import Any
 from scorecard.contract import (
     CLASSIFICATIONS,
     ROW_FIELDS,
-    Catalog,
     InputError,
-    Policy,
     Row,
-    load_catalog,
     parse_json_document,
     record_row,
     row_of,
@@ -38,7 +35,6 @@ __all__ = [
     "is_parquet",
     "is_records_file",
     "is_scored_input",
-    "load_records",
     "record_row",
     "scored_input_rows",
     "scored_row",
@@ -154,56 +150,3 @@ def _records_file_rows(source: str) -> Iterator[Row | InputError]:
             yield record_row(document)
         except InputError as error:
             yield error.located(source=source, line=number)
-
-
-def load_records(
-    paths: Sequence[str | Path],
-    *,
-    catalog: Catalog | None = None,
-    policy: Policy | None = None,
-    on_file: Callable[[str], None] | None = None,
-    workers: int = 1,
-) -> LoadedRecords:
-    """Read scored-record files and score observation files/folders, in the order given.
-
-    A ``.jsonl`` file whose first record is a ``scorecard.record.v1`` is read as records, a
-    ``.parquet`` file or bundle-partitioned dataset (``scorecard score --out X.parquet``) as rows; any
-    other path is scored with ``catalog`` (default: :func:`~scorecard.contract.load_catalog`) and
-    ``policy`` in one scoring run (:func:`~scorecard.engine.score_run`: the fast path where it
-    accepts a line, on ``workers`` processes; one: in this process), so repetitions are
-    numbered across all of them. ``on_file`` is called with each file name as reading reaches
-    it (progress bars). Problems never stop the reading: they are collected, located, in
-    :attr:`LoadedRecords.errors`. The rows do not depend on ``workers``.
-    """
-    # Imported here: the run's modules import this one (rows are defined here).
-    from ._run import score_run
-
-    loaded = LoadedRecords()
-    given = [str(path) for path in paths]
-    items: Iterable[Row | InputError]
-    if all(is_scored_input(path) for path in given):
-        items = _announced_rows(given, on_file)  # nothing to score: no catalog, no workers
-    else:
-        run = score_run(
-            given,
-            catalog=catalog if catalog is not None else load_catalog(),
-            policy=policy,
-            workers=workers,
-            on_file=on_file,
-        )
-        items = run.rows(read_scored=True)
-    for item in items:
-        if isinstance(item, InputError):
-            loaded.errors.append(item)
-        else:
-            loaded.add(item)
-    return loaded
-
-
-def _announced_rows(
-    paths: Sequence[str], on_file: Callable[[str], None] | None
-) -> Iterator[Row | InputError]:
-    for path in paths:
-        if on_file is not None:
-            on_file(path)
-        yield from scored_input_rows(path)

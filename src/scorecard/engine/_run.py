@@ -17,22 +17,21 @@ processes (:mod:`scorecard.engine._parallel`) and the results do not depend on t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from scorecard.contract import Catalog, InputError, Policy
+from scorecard.contract import Catalog, InputError, Policy, Row, load_catalog
 
 from ._parallel import CHUNK_BYTES, score_rows_parallel, score_scored_records, score_text
 from ._pipeline import RunSummary
+from ._rows import LoadedRecords, is_scored_input, scored_input_rows
 
 if TYPE_CHECKING:
     from scorecard.core import ScoredRecord
 
-    from ._rows import Row
-
-__all__ = ["ScoringRun", "score_run"]
+__all__ = ["ScoringRun", "load_records", "score_run"]
 
 
 @dataclass(frozen=True)
@@ -140,3 +139,53 @@ def score_run(
         summary if summary is not None else RunSummary(),
         chunk_bytes,
     )
+
+
+def load_records(
+    paths: Sequence[str | Path],
+    *,
+    catalog: Catalog | None = None,
+    policy: Policy | None = None,
+    on_file: Callable[[str], None] | None = None,
+    workers: int = 1,
+) -> LoadedRecords:
+    """Read scored-record files and score observation files/folders, in the order given.
+
+    A ``.jsonl`` file whose first record is a ``scorecard.record.v1`` is read as records, a
+    ``.parquet`` file or bundle-partitioned dataset (``scorecard score --out X.parquet``) as rows; any
+    other path is scored with ``catalog`` (default: :func:`~scorecard.contract.load_catalog`) and
+    ``policy`` in one scoring run (:func:`~scorecard.engine.score_run`: the fast path where it
+    accepts a line, on ``workers`` processes; one: in this process), so repetitions are
+    numbered across all of them. ``on_file`` is called with each file name as reading reaches
+    it (progress bars). Problems never stop the reading: they are collected, located, in
+    :attr:`LoadedRecords.errors`. The rows do not depend on ``workers``.
+    """
+    loaded = LoadedRecords()
+    given = [str(path) for path in paths]
+    items: Iterable[Row | InputError]
+    if all(is_scored_input(path) for path in given):
+        items = _announced_rows(given, on_file)  # nothing to score: no catalog, no workers
+    else:
+        run = score_run(
+            given,
+            catalog=catalog if catalog is not None else load_catalog(),
+            policy=policy,
+            workers=workers,
+            on_file=on_file,
+        )
+        items = run.rows(read_scored=True)
+    for item in items:
+        if isinstance(item, InputError):
+            loaded.errors.append(item)
+        else:
+            loaded.add(item)
+    return loaded
+
+
+def _announced_rows(
+    paths: Sequence[str], on_file: Callable[[str], None] | None
+) -> Iterator[Row | InputError]:
+    for path in paths:
+        if on_file is not None:
+            on_file(path)
+        yield from scored_input_rows(path)
