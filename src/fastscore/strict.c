@@ -59,15 +59,19 @@ is_digit(unsigned char c)
 static const unsigned char *
 skip_space(const unsigned char *p, const unsigned char *end)
 {
+    if (p < end && *p > ' ') {
+        return p; /* compact JSON: no whitespace at all */
+    }
     while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) {
         p++;
     }
     return p;
 }
 
-/* Eight bytes at once: does any of them end the plain run of a string (a quote, a backslash, a
-   control character or a byte of a multi-byte UTF-8 sequence)? Exact as a yes/no answer. */
-static int
+/* Eight bytes at once: the high bit of each byte that ends the plain run of a string (a quote,
+   a backslash, a control character or a byte of a multi-byte UTF-8 sequence). A borrow can
+   mark a byte above a marked one, never below: the lowest mark is always right. */
+static uint64_t
 needs_a_look(uint64_t word)
 {
     const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
@@ -75,7 +79,24 @@ needs_a_look(uint64_t word)
     uint64_t backslash = word ^ (ones * '\\');
     uint64_t found = ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) |
                      ((word - ones * 0x20) & ~word) | word;
-    return (found & highs) != 0;
+    return found & highs;
+}
+
+/* How many plain bytes the eight at p start with (p + 8 <= end is the caller's). */
+static int
+plain_run(const unsigned char *p)
+{
+    uint64_t word;
+    memcpy(&word, p, sizeof(word));
+    uint64_t marks = needs_a_look(word);
+    if (marks == 0) {
+        return 8;
+    }
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_ctzll(marks) / 8; /* the first byte in memory is the lowest */
+#else
+    return 0; /* the caller looks at the next byte itself */
+#endif
 }
 
 /* The value of four hex digits at p (p + 4 <= end is the caller's), or -1. */
@@ -141,12 +162,11 @@ scan_string(const unsigned char **at, const unsigned char *end, int *escaped)
     *escaped = 0;
     for (;;) {
         while (end - p >= 8) {
-            uint64_t word;
-            memcpy(&word, p, sizeof(word));
-            if (needs_a_look(word)) {
+            int run = plain_run(p);
+            p += run;
+            if (run < 8) {
                 break;
             }
-            p += 8;
         }
         if (p >= end) {
             return 0;
@@ -340,7 +360,9 @@ key_hash(const Key *key)
 static int
 same_key(const Key *one, const Key *other)
 {
-    return one->length == other->length && memcmp(one->text, other->text, one->length) == 0;
+    return one->length == other->length &&
+           (one->length == 0 || (one->text[0] == other->text[0] &&
+                                 memcmp(one->text, other->text, (size_t)one->length) == 0));
 }
 
 /* 1 when the keys keys[0:count] of one object are distinct, 0 when one repeats, -1 on error. */
