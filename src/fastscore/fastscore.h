@@ -6,6 +6,7 @@
    trace.c       trace completeness and trace lineage
    audit.c       the count of failed audit findings (audit.py)
    text.c        the output buffer's helpers: cached quoting, numbers spelt as JavaScript does
+   strict.c      which lines the fast path may read: the general path's JSON checks on raw bytes
 
    Helpers every line calls many times are static inline here. */
 
@@ -197,6 +198,35 @@ int append_call(Buffer *buffer, PyObject *helper, PyObject *argument);
 int append_cached(Buffer *buffer, PyObject *cache, PyObject *helper, PyObject *argument);
 int append_double(Buffer *buffer, double value);
 PyObject *number_spelling(PyObject *number);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Which lines the fast path may read (strict.c).                                              */
+
+typedef struct {
+    const char *text; /* in the line, or in Scratch.decoded when the key had escapes */
+    Py_ssize_t length;
+} Key;
+
+/* Memory the scanner reuses from line to line (one per call of score_block). */
+typedef struct {
+    Key *keys; /* the keys of the objects still open, outermost first */
+    Py_ssize_t key_capacity;
+    char *decoded; /* the UTF-8 text of keys that had escapes */
+    Py_ssize_t decoded_capacity;
+    Py_ssize_t *slots; /* the hash table of a large object's keys */
+    Py_ssize_t slot_capacity;
+    Key inline_keys[128];
+} Scratch;
+
+void scratch_init(Scratch *scratch);
+void scratch_free(Scratch *scratch);
+
+/* 1 when `text` is one JSON value that the general path's strict parser reads without
+   objection and into the value msgspec gives: no object repeats a key, every integer is within
+   2**53 and every number below 1e308 in magnitude, every string is UTF-8 with its surrogate
+   escapes paired, nesting is at most 256 deep, only JSON whitespace around it. 0 when the fast
+   path must decline the line (not always wrong JSON: only not surely read alike), -1 on error. */
+int unambiguous_json(Scratch *scratch, const char *text, Py_ssize_t length);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Reasons of one dimension: a list of str, later redacted and quoted by lines.reason_json.   */

@@ -2,9 +2,10 @@
 
    This is a second implementation of validation.py's contract rules, scoring.py (dimensions),
    audit.py (the count of failed findings) and lines.py (the scorecard line), for the one case
-   that dominates every large run: a plain, plainly valid observation scored for the `jsonl`
-   format. Lines are decoded into the msgspec structs of recognize.py. A line it is not sure of
-   is handed back, and the caller takes the Python path, which stays the definition:
+   that dominates every large run: a plainly valid observation scored for the `jsonl` format.
+   Lines that strict.c finds unambiguous (any key order, whitespace and escapes) are decoded
+   into the msgspec structs of recognize.py. A line it is not sure of is handed back, and the
+   caller takes the Python path, which stays the definition:
    tests/fast/test_fastpath.py checks both give the same bytes and counts on the conformance table,
    the sample bundles and generated and corrupted observations. See docs/performance.md.
 
@@ -30,9 +31,7 @@ SlotEntry slot_cache[SLOT_CACHE_SIZE];
 /* Blocks of JSON Lines.                                                                       */
 
 static PyObject *decode;            /* recognize's typed msgspec decoder: .decode */
-static PyObject *encode_into;       /* its encoder: .encode_into */
-static PyObject *reencoded;         /* the bytearray encode_into writes */
-static PyObject *declinable;        /* exceptions that mean "not plain": a tuple of classes */
+static PyObject *declinable;        /* exceptions that mean "not plainly valid": a tuple */
 static PyObject *identifier_secret; /* validation.identifier_secret */
 static PyObject *reference_secret;  /* secrets.matches_reference_secret */
 static PyObject *clean_ids;         /* ids identifier_secret found clean */
@@ -138,9 +137,14 @@ passes_contract(PyObject *observation)
 
 /* One line: scored into `out` (1), declined (0), or an error (-1). */
 static int
-score_raw_line(Buffer *out, const char *start, Py_ssize_t length, PyObject *plans,
-               PyObject *policy, PyObject *heads, Counts *counts)
+score_raw_line(Buffer *out, Scratch *scratch, const char *start, Py_ssize_t length,
+               PyObject *plans, PyObject *policy, PyObject *heads, Counts *counts)
 {
+    /* Read only what the general path would read as msgspec does (strict.c). */
+    int unambiguous = unambiguous_json(scratch, start, length);
+    if (unambiguous != 1) {
+        return unambiguous;
+    }
     PyObject *raw = PyMemoryView_FromMemory((char *)start, length, PyBUF_READ);
     if (raw == NULL) {
         return -1;
@@ -151,17 +155,6 @@ score_raw_line(Buffer *out, const char *start, Py_ssize_t length, PyObject *plan
         return declined();
     }
     int status = 0;
-    PyObject *written = PyObject_CallFunctionObjArgs(encode_into, observation, reencoded, NULL);
-    if (written == NULL) {
-        status = declined();
-        goto done;
-    }
-    Py_DECREF(written);
-    /* Plain: re-encoding gives back exactly the line (see recognize.NOT_PLAIN_ERRORS). */
-    if (PyByteArray_GET_SIZE(reencoded) != length ||
-        memcmp(PyByteArray_AS_STRING(reencoded), start, (size_t)length) != 0) {
-        goto done;
-    }
     PyObject *case_id = field(observation, s_caseId);
     PyObject *plan = case_id != NULL ? PyDict_GetItemWithError(plans, case_id) : NULL;
     PyObject *head = plan != NULL ? PyDict_GetItemWithError(heads, case_id) : NULL;
@@ -241,6 +234,8 @@ score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     Buffer out;
     buffer_init(&out);
+    Scratch scratch;
+    scratch_init(&scratch);
     Counts counts = {0, 0, 0, 0};
     const char *data = PyBytes_AS_STRING(block);
     Py_ssize_t size = PyBytes_GET_SIZE(block), start = 0, number = first_line;
@@ -262,8 +257,8 @@ score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             blank = is_ascii_space(data[index]);
         }
         if (!blank) {
-            int status = score_raw_line(&out, data + begin, end - begin, plans, policy, heads,
-                                        &counts);
+            int status = score_raw_line(&out, &scratch, data + begin, end - begin, plans,
+                                        policy, heads, &counts);
             if (status < 0) {
                 failed = 1;
             }
@@ -283,6 +278,7 @@ score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         failed = 1;
     }
     buffer_free(&out);
+    scratch_free(&scratch);
     if (failed) {
         Py_DECREF(pieces);
         return NULL;
@@ -322,13 +318,29 @@ count_newlines(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 /* ------------------------------------------------------------------------------------------ */
 
+/* The scanner of strict.c on its own, for tests: may the fast path read this text? */
+static PyObject *
+is_unambiguous(PyObject *module, PyObject *text)
+{
+    if (!PyBytes_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "is_unambiguous(bytes)");
+        return NULL;
+    }
+    Scratch scratch;
+    scratch_init(&scratch);
+    int status = unambiguous_json(&scratch, PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text));
+    scratch_free(&scratch);
+    return status < 0 ? NULL : PyBool_FromLong(status);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
-    PyObject *unset, *reason, *string, *number, *decoder, *encoder, *errors, *secret_id,
-        *secret_reference;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOO:configure", &unset, &reason, &string, &number,
-                          &decoder, &encoder, &errors, &secret_id, &secret_reference)) {
+    PyObject *unset, *reason, *string, *number, *decoder, *errors, *secret_id, *secret_reference;
+    if (!PyArg_ParseTuple(args, "OOOOOOOO:configure", &unset, &reason, &string, &number,
+                          &decoder, &errors, &secret_id, &secret_reference)) {
         return NULL;
     }
     Py_XSETREF(UNSET, Py_NewRef(unset));
@@ -339,14 +351,11 @@ configure(PyObject *module, PyObject *args)
     Py_XSETREF(identifier_secret, Py_NewRef(secret_id));
     Py_XSETREF(reference_secret, Py_NewRef(secret_reference));
     Py_XSETREF(decode, PyObject_GetAttrString(decoder, "decode"));
-    Py_XSETREF(encode_into, PyObject_GetAttrString(encoder, "encode_into"));
     /* New helpers, new answers. */
-    Py_XSETREF(reencoded, PyByteArray_FromStringAndSize(NULL, 0));
     Py_XSETREF(reason_cache, PyDict_New());
     Py_XSETREF(string_cache, PyDict_New());
     Py_XSETREF(clean_ids, PySet_New(NULL));
-    if (decode == NULL || encode_into == NULL || reencoded == NULL || reason_cache == NULL ||
-        string_cache == NULL || clean_ids == NULL) {
+    if (decode == NULL || reason_cache == NULL || string_cache == NULL || clean_ids == NULL) {
         return NULL;
     }
     Py_RETURN_NONE;
@@ -354,12 +363,16 @@ configure(PyObject *module, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(UNSET, reason_json, string_json, number_text, decoder, encoder, declinable,"
+     "configure(UNSET, reason_json, string_json, number_text, decoder, declinable,"
      " identifier_secret, matches_reference_secret): the Python helpers."},
     {"score_block", (PyCFunction)(void (*)(void))score_block, METH_FASTCALL,
      "score_block(block, first_line, case_plans, policy_plan, heads) -> (pieces, (scored,"
      " gate_failures, unscoreable, audit_failed)): pieces are str (scorecard lines, each ending"
      " in a newline) and (line_number, raw_line) of the lines the Python path must decide."},
+    {"is_unambiguous", is_unambiguous, METH_O,
+     "is_unambiguous(line) -> whether the fast path may read the line: one JSON value the"
+     " general path reads as msgspec does (no repeated key, integers within 2**53, numbers below"
+     " 1e308, UTF-8 with paired surrogate escapes)."},
     {"count_newlines", (PyCFunction)(void (*)(void))count_newlines, METH_FASTCALL,
      "count_newlines(data, end) -> the number of b'\\n' in data[:end]."},
     {NULL, NULL, 0, NULL},

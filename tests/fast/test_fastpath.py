@@ -2,13 +2,17 @@
 
 The Python path (recogniser, models, ``score_wire``, ``audit_observation``, ``scorecard_line``)
 is the definition; ``scorecard.fast._fastpath`` with the C extension is a second implementation of the
-usual case. Each test feeds both the same line and compares the output line and the run tally.
+usual case. Each test feeds both the same line and compares the output line and the run tally,
+and does so for every producer's spelling of the observation (``tests/fast/producers.py``): the
+runners', Node's in another key order, ``json.dumps`` defaults, sorted keys, shuffled keys and
+everything escaped.
 """
 
 from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,7 +24,7 @@ from scorecard.contract._catalog import Catalog
 from scorecard.contract._errors import InputError
 from scorecard.contract._models import DIMENSIONS, GATE_DIMENSIONS, WorkflowObservation
 from scorecard.contract._policy import Policy
-from scorecard.core._recognize import is_plainly_valid
+from scorecard.core._recognize import OBSERVATION_DECODER, PlainObservation, is_plainly_valid
 from scorecard.core._validation import validate_observation
 from scorecard.engine._parallel import _ROWS, _Chunk, _ChunkScorer, score_rows_parallel, score_text
 from scorecard.engine._pipeline import RunSummary
@@ -37,6 +41,7 @@ from tests.conftest import (
     runner_line,
 )
 from tests.contract.test_mirrors import all_keys, model_fields
+from tests.fast.producers import WRITERS
 from tests.strategies import corrupted, observations
 
 PROFILE = settings(
@@ -45,6 +50,13 @@ PROFILE = settings(
 ROWS = conformance_rows()
 SCORED = [row for row in ROWS if "error" not in row["expected"]]
 REJECTED = [row for row in ROWS if "error" in row["expected"]]
+
+
+def spellings(document: Any) -> list[tuple[str, bytes]]:
+    """``document`` as every producer writes it: (producer, line), the runners' first."""
+    return [("runner", runner_line(document))] + [
+        (name, write(document)) for name, write in WRITERS.items()
+    ]
 
 
 def assert_same_or_declined(raw: bytes, catalog: Catalog, policy: Policy) -> bool:
@@ -67,8 +79,9 @@ def test_the_extension_is_built() -> None:
 def test_conformance_row_takes_the_fast_path_and_equals_the_reference(
     row: dict[str, Any], catalog: Catalog
 ) -> None:
-    """Every scored row the recogniser accepts is scored by the C extension, equal to the
-    reference scorecard (floats exact) and to the Python path's line and tally."""
+    """Every scored row the recogniser accepts is scored by the C extension, in every
+    producer's spelling, equal to the reference scorecard (floats exact) and to the Python
+    path's line and tally."""
     policy = Policy.from_overrides(
         row["options"].get("weights"),
         row["options"].get("thresholds"),
@@ -76,11 +89,11 @@ def test_conformance_row_takes_the_fast_path_and_equals_the_reference(
     )
     if not is_plainly_valid(row["observation"]):
         pytest.skip("carries unknown fields: the Python path reports them")
-    raw = runner_line(row["observation"])
-    fast = fast_path(raw, catalog, policy, row["bundleId"])
-    assert fast is not None
-    assert json.loads(fast[0]) == row["expected"]
-    assert fast == general_path(raw, catalog, policy, row["bundleId"])
+    for producer, raw in spellings(row["observation"]):
+        fast = fast_path(raw, catalog, policy, row["bundleId"])
+        assert fast is not None, producer
+        assert json.loads(fast[0]) == row["expected"]
+        assert fast == general_path(raw, catalog, policy, row["bundleId"]), producer
 
 
 def test_most_conformance_rows_are_plain() -> None:
@@ -91,21 +104,26 @@ def test_most_conformance_rows_are_plain() -> None:
 
 @pytest.mark.parametrize("row", REJECTED, ids=[row["id"] for row in REJECTED])
 def test_broken_row_never_takes_the_fast_path(row: dict[str, Any], catalog: Catalog) -> None:
-    """A row the reference rejects is declined, so the Python path reports its error."""
-    raw = runner_line(row["observation"])
-    assert fast_path(raw, catalog, Policy()) is None
-    assert isinstance(general_path(raw, catalog, Policy()), InputError)
+    """A row the reference rejects is declined in every spelling, so the Python path reports
+    its error."""
+    for producer, raw in spellings(row["observation"]):
+        assert fast_path(raw, catalog, Policy()) is None, producer
+        assert isinstance(general_path(raw, catalog, Policy()), InputError), producer
 
 
 def test_every_sample_observation_takes_the_fast_path(catalog: Catalog) -> None:
-    """The sample bundles are written in runner order, and all 560 lines are scored in C."""
+    """All 560 lines of the sample bundles are scored in C, as the runners wrote them and as
+    every other producer would."""
     lines = [
         line
         for path in sorted((ROOT / "observations").rglob("*.jsonl"))
         for line in path.read_bytes().splitlines()
     ]
     assert len(lines) == 560
-    assert all(assert_same_or_declined(line, catalog, Policy()) for line in lines)
+    for line in lines:
+        assert assert_same_or_declined(line, catalog, Policy())
+        for producer, raw in spellings(json.loads(line))[1:]:
+            assert assert_same_or_declined(raw, catalog, Policy()), producer
 
 
 def _own_values(value: Any) -> list[Any]:
@@ -191,11 +209,13 @@ def policies(draw: st.DrawFn) -> Policy:
 def test_generated_observations_take_the_fast_path_and_agree(
     data: st.DataObject, catalog: Catalog
 ) -> None:
-    """Valid observations with audit evidence, under generated policies: the fast path
-    answers, with the Python path's line and tally (audit failures included)."""
+    """Valid observations with audit evidence, under generated policies, in every producer's
+    spelling: the fast path answers, with the Python path's line and tally (audit failures
+    included)."""
     document = data.draw(audited_observations(catalog))
     policy = data.draw(policies())
-    assert assert_same_or_declined(runner_line(document), catalog, policy)
+    for producer, raw in spellings(document):
+        assert assert_same_or_declined(raw, catalog, policy), producer
 
 
 @PROFILE
@@ -269,19 +289,22 @@ def test_an_observation_with_every_model_field_is_scored_alike_in_each_engine(
 def test_corrupted_observations_are_declined_or_agree(
     document: dict[str, Any], catalog: Catalog
 ) -> None:
-    """With one field deleted or replaced, the fast path declines or agrees; it never scores
-    what the Python path rejects."""
-    assert_same_or_declined(runner_line(document), catalog, Policy())
+    """With one field deleted or replaced, the fast path declines or agrees, in every
+    spelling; it never scores what the Python path rejects."""
+    for _, raw in spellings(document):
+        assert_same_or_declined(raw, catalog, Policy())
 
 
 @PROFILE
 @given(document=observations(), seed=st.integers(0, 2**32 - 1))
-def test_another_field_order_is_declined_or_agrees(
+def test_another_field_order_takes_the_fast_path_and_agrees(
     document: dict[str, Any], seed: int, catalog: Catalog
 ) -> None:
-    """Fields in another order than the runners' give the same result (usually by declining)."""
+    """Fields in any order are scored in C, with the result of the runners' order."""
     shuffled = _shuffled(json.loads(runner_line(document)), random.Random(seed))
-    assert_same_or_declined(json.dumps(shuffled, separators=(",", ":")).encode(), catalog, Policy())
+    raw = json.dumps(shuffled, separators=(",", ":")).encode()
+    assert assert_same_or_declined(raw, catalog, Policy())
+    assert fast_path(raw, catalog, Policy()) == fast_path(runner_line(document), catalog, Policy())
 
 
 def _shuffled(value: Any, rng: random.Random) -> Any:
@@ -341,16 +364,17 @@ OVER_BUDGET = [
 def test_numbers_over_budget_are_spelt_as_the_general_path_spells_them(
     observed: float, limit: float, answered: bool, catalog: Catalog
 ) -> None:
-    """Every efficiency metric over its budget names both numbers in a reason."""
+    """Every efficiency metric over its budget names both numbers in a reason, however the
+    producer spells them."""
     document = json.loads(_sample_lines()[0])
     names = ("latencyMs", "totalTokens", "costUsd", "attempts")
     document["base"]["efficiency"] = dict.fromkeys(names, observed)
     document["base"]["budget"] = {f"max{name[0].upper()}{name[1:]}": limit for name in names}
-    raw = runner_line(document)
-    expected = general_path(raw, catalog, Policy())
-    assert not isinstance(expected, InputError)
-    assert expected[0].count("exceeds budget") == 4
-    assert assert_same_or_declined(raw, catalog, Policy()) is answered
+    for producer, raw in spellings(document):
+        expected = general_path(raw, catalog, Policy())
+        assert not isinstance(expected, InputError)
+        assert expected[0].count("exceeds budget") == 4
+        assert assert_same_or_declined(raw, catalog, Policy()) is answered, producer
 
 
 def test_secret_shaped_candidate_is_declined(catalog: Catalog) -> None:
@@ -381,10 +405,14 @@ def _text_and_summary(chunk: Any, scorer: Any) -> tuple[list[Any], str]:
     return joined, summary.line()
 
 
-def _mixed_block() -> bytes:
-    """26 plain sample lines after a byte order mark, CRLF, blank and whitespace-only lines,
-    broken JSON, an unknown field and a secret-shaped candidate id."""
-    lines = _sample_lines()[:30]
+PRODUCERS = {"runner": runner_line, **WRITERS}
+
+
+def _mixed_block(producer: str = "runner") -> bytes:
+    """26 plain sample lines, as ``producer`` writes them, after a byte order mark, CRLF, blank
+    and whitespace-only lines, broken JSON, an unknown field and a secret-shaped candidate id."""
+    write = PRODUCERS[producer]
+    lines = [write(json.loads(line)) for line in _sample_lines()[:30]]
     secret = json.loads(lines[3])
     secret["candidateId"] = "sk-" + "b" * 24
     return b"\n".join(
@@ -395,21 +423,22 @@ def _mixed_block() -> bytes:
             b" \t ",
             b"{not json",
             lines[2].replace(b"}", b',"extra":1}', 1),
-            runner_line(secret),
+            write(secret),
             *lines[4:],
             b"",
         ]
     )
 
 
+@pytest.mark.parametrize("producer", PRODUCERS)
 @pytest.mark.parametrize("first_line", [1, 41])
 def test_a_block_with_lines_to_decline_equals_the_general_path(
-    first_line: int, monkeypatch: pytest.MonkeyPatch, catalog: Catalog
+    first_line: int, producer: str, monkeypatch: pytest.MonkeyPatch, catalog: Catalog
 ) -> None:
     """A block mixing plain lines with blank, CRLF, broken, unknown-field and secret-shaped
     lines (and a byte order mark) gives the general path's text, errors, line numbers and
     summary."""
-    block = _mixed_block()
+    block = _mixed_block(producer)
     chunk = _Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), block, first_line)
     compiled = _ChunkScorer(catalog, Policy(), "jsonl")
     assert compiled.fast is not None
@@ -450,25 +479,27 @@ def rows_of(raw: bytes, catalog: Catalog, policy: Policy) -> tuple[list[Any], li
 def test_rows_of_generated_observations_equal_the_general_path_rows(
     data: st.DataObject, catalog: Catalog
 ) -> None:
-    """Parquet rows made from the C scorecard equal the general path's, value and type."""
+    """Parquet rows made from the C scorecard equal the general path's, value and type, in
+    every producer's spelling."""
     document = data.draw(audited_observations(catalog))
     policy = data.draw(policies())
-    raw = runner_line(document)
-    assert fast_path(raw, catalog, policy) is not None  # C scored it
-    fast, general = rows_of(raw, catalog, policy)
-    assert fast == general
-    assert len(fast) == 1
+    for producer, raw in spellings(document):
+        assert fast_path(raw, catalog, policy) is not None, producer  # C scored it
+        fast, general = rows_of(raw, catalog, policy)
+        assert fast == general
+        assert len(fast) == 1
 
 
 @pytest.mark.parametrize("row", SCORED[::7], ids=[row["id"] for row in SCORED[::7]])
 def test_rows_of_conformance_observations_equal_the_general_path_rows(
     row: dict[str, Any], catalog: Catalog
 ) -> None:
-    """Every seventh scored conformance row, as a Parquet row: the same either way."""
-    raw = runner_line(row["observation"])
-    assert fast_path(raw, catalog, Policy()) is not None  # C scored it
-    fast, general = rows_of(raw, catalog, Policy())
-    assert fast == general
+    """Every seventh scored conformance row, as a Parquet row, in every spelling: the same
+    either way."""
+    for producer, raw in spellings(row["observation"]):
+        assert fast_path(raw, catalog, Policy()) is not None, producer  # C scored it
+        fast, general = rows_of(raw, catalog, Policy())
+        assert fast == general
 
 
 def test_rows_of_ids_holding_unicode_line_separators_equal_the_general_path_rows(
@@ -477,20 +508,21 @@ def test_rows_of_ids_holding_unicode_line_separators_equal_the_general_path_rows
     """JSON leaves U+2028, U+2029 and U+0085 raw in a scorecard line: they do not end it."""
     document = json.loads(_sample_lines()[0])
     document["candidateId"] = "codex\u2028luna\u2029\x85x"
-    raw = runner_line(document)
-    assert fast_path(raw, catalog, Policy()) is not None  # C scored it
-    fast, general = rows_of(raw, catalog, Policy())
-    assert fast == general
-    assert len(fast) == 1
+    for producer, raw in spellings(document):
+        assert fast_path(raw, catalog, Policy()) is not None, producer  # C scored it
+        fast, general = rows_of(raw, catalog, Policy())
+        assert fast == general
+        assert len(fast) == 1
 
 
+@pytest.mark.parametrize("producer", PRODUCERS)
 @pytest.mark.parametrize("first_line", [1, 41])
 def test_a_block_with_lines_to_decline_gives_the_general_path_rows(
-    first_line: int, catalog: Catalog
+    first_line: int, producer: str, catalog: Catalog
 ) -> None:
     """Rows of plain lines (from C) and of declined lines (general path) keep their places
     among blank, CRLF, broken and secret-shaped lines; errors keep their line numbers."""
-    block = _mixed_block()
+    block = _mixed_block(producer)
     chunk = _Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), block, first_line)
     scorer = _ChunkScorer(catalog, Policy(), _ROWS)
     assert scorer.fast is not None
@@ -571,3 +603,197 @@ def test_output_is_the_same_without_the_extension(
     assert fastpath.fast_scorer(catalog, Policy()) is None
     assert run() == compiled
     assert compiled[0].count("\n") == 560
+
+
+# ---------------------------------------------------------------------------------------------
+# What the general path's strict parser objects to, or reads otherwise than msgspec, is declined
+# in every spelling, and the general path then gives what it always gave: the located error, or
+# the scorecard the reference gives.
+
+_MARK = "@@marked@@"
+_WIRE_LINE = next(
+    line
+    for path in sorted((ROOT / "observations").rglob("*.jsonl"))
+    for line in path.read_bytes().splitlines()
+    if b'"semantic_tool":{' in line
+)
+
+
+def _marked(document: dict[str, Any], where: tuple[str | int, ...], key: bytes | None) -> None:
+    """Puts the marker at ``where``: as its value, or, to stand for ``key`` (a JSON string),
+    as a new key of the object there with the value ``key`` has in it."""
+    parent: Any = document
+    for token in where if key is not None else where[:-1]:
+        parent = parent[token]
+    if key is not None:
+        parent[_MARK] = parent.get(json.loads(key), "marked")
+    else:
+        parent[where[-1]] = _MARK
+
+
+# (id, the line, where the marker goes and whether it is a key, its replacement, what the general
+# path gives: ("error", rule, pointer) or ("scored", a reason it writes or None)).
+STRICTNESS: list[tuple[str, bytes, tuple[str | int, ...], bool, bytes, tuple[Any, ...]]] = [
+    ("repeated top-level key", b"", (), True, b'"caseId"', ("error", "duplicate_key", "/caseId")),
+    (
+        "repeated key in base.trace",
+        b"",
+        ("base", "trace"),
+        True,
+        b'"terminalPresent"',
+        ("error", "duplicate_key", "/base/trace/terminalPresent"),
+    ),
+    (
+        "repeated key in a check",
+        b"",
+        ("lifecycle", "checks", 0),
+        True,
+        b'"id"',
+        ("error", "duplicate_key", "/lifecycle/checks/0/id"),
+    ),
+    (
+        "repeated key in a wire event payload",
+        _WIRE_LINE,
+        ("base", "trace", "wireEvents", 0, "payload", "semantic_tool"),
+        True,
+        b'"phase"',
+        ("error", "duplicate_key", "/base/trace/wireEvents/0/payload/semantic_tool/phase"),
+    ),
+    (
+        "repeated key spelt with an escape",
+        b"",
+        (),
+        True,
+        b'"\\u0063ase\\u0049d"',
+        ("error", "duplicate_key", "/caseId"),
+    ),
+    *(
+        (
+            f"{spelling.decode()} in efficiency",
+            b"",
+            ("base", "efficiency", "latencyMs"),
+            False,
+            spelling,
+            ("error", "non_finite_number", "/base/efficiency/latencyMs"),
+        )
+        for spelling in (b"NaN", b"Infinity", b"-Infinity", b"1e400", b"-1.5E+309")
+    ),
+    (
+        "integer past 2**53 in efficiency",
+        b"",
+        ("base", "efficiency", "latencyMs"),
+        False,
+        b"9007199254740993",
+        ("scored", "latencyMs 9007199254740992 exceeds budget 180000"),
+    ),
+    (
+        "integer past 2**64 in a payload",
+        _WIRE_LINE,
+        ("base", "trace", "wireEvents", 0, "payload", "sequence"),
+        False,
+        b"-18446744073709551617",
+        ("scored", None),
+    ),
+    *(
+        (
+            f"lone surrogate escape {spelling.decode()}",
+            b"",
+            ("candidateId",),
+            False,
+            b'"codex-' + spelling + b'"',
+            ("scored", None),
+        )
+        for spelling in (b"\\ud800", b"\\uDC00luna", b"\\ud83d\\u0041", b"\\ud83d\\ud83d")
+    ),
+    (
+        "invalid UTF-8",
+        b"",
+        ("candidateId",),
+        False,
+        b'"codex-\xff"',
+        ("error", "invalid_utf8", ""),
+    ),
+    (
+        "an encoded surrogate (invalid UTF-8)",
+        b"",
+        ("presentation", "checks", 0, "reason"),
+        False,
+        b'"\xed\xa0\xbd"',
+        ("error", "invalid_utf8", ""),
+    ),
+    (
+        "nesting 300 deep",
+        b"",
+        ("base", "provenance", "nested"),
+        False,
+        b"[" * 300 + b"]" * 300,
+        ("scored", None),
+    ),
+]
+
+
+def _strictness_lines(
+    line: bytes, where: tuple[str | int, ...], key: bool, raw: bytes
+) -> Iterator[tuple[str, bytes]]:
+    """``line`` (a sample line if empty) in every spelling with ``raw`` at ``where``."""
+    document = json.loads(line or _sample_lines()[0])
+    _marked(document, where, raw if key else None)
+    escaped_mark = WRITERS["escaped"]([_MARK])[1:-1].strip()
+    for producer, text in spellings(document):
+        marked = text.replace(json.dumps(_MARK).encode(), raw).replace(escaped_mark, raw)
+        assert marked != text, producer
+        yield producer, marked
+
+
+@pytest.mark.parametrize(
+    ("line", "where", "key", "raw", "expected"),
+    [case[1:] for case in STRICTNESS],
+    ids=[case[0] for case in STRICTNESS],
+)
+def test_what_the_strict_parser_objects_to_is_declined_and_the_general_path_answers(
+    line: bytes,
+    where: tuple[str | int, ...],
+    key: bool,
+    raw: bytes,
+    expected: tuple[Any, ...],
+    monkeypatch: pytest.MonkeyPatch,
+    catalog: Catalog,
+) -> None:
+    """A repeated key at any depth, NaN and Infinity, numbers past a double's range, integers
+    JavaScript does not hold exactly, lone surrogate escapes, invalid UTF-8 and deep nesting
+    are declined in every spelling; the general path gives its located error or its scorecard,
+    also in a block among plain lines."""
+    for producer, marked in _strictness_lines(line, where, key, raw):
+        assert fast_path(marked, catalog, Policy()) is None, producer
+        general = general_path(marked, catalog, Policy())
+        if expected[0] == "error":
+            assert isinstance(general, InputError), producer
+            assert (general.rule, general.pointer) == expected[1:], producer
+        else:
+            assert not isinstance(general, InputError), producer
+            assert expected[1] is None or expected[1] in general[0]
+        plain = _sample_lines()[1]
+        block = b"\n".join([plain, marked, plain])
+        chunk = _Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), block, 1)
+        compiled = _ChunkScorer(catalog, Policy(), "jsonl")
+        fast = _text_and_summary(chunk, compiled)
+        monkeypatch.setattr(compiled, "fast", None)
+        assert fast == _text_and_summary(chunk, compiled)
+
+
+def test_a_repeated_key_is_the_scanners_to_decline(catalog: Catalog) -> None:
+    """msgspec alone would read a line with a repeated key (keeping the last value) into a valid
+    observation: the scanner is what declines it."""
+    for producer, marked in _strictness_lines(b"", ("base", "trace"), True, b'"terminalPresent"'):
+        assert isinstance(OBSERVATION_DECODER.decode(marked), PlainObservation), producer
+        assert fast_path(marked, catalog, Policy()) is None
+
+
+def test_trailing_text_is_declined_and_the_general_path_reports_it(catalog: Catalog) -> None:
+    """Text after the observation is malformed JSON for the general path, whoever wrote it."""
+    for producer, raw in spellings(json.loads(_sample_lines()[0])):
+        for tail in (b" x", b"{}", b",", b"\x00"):
+            assert fast_path(raw + tail, catalog, Policy()) is None, producer
+            general = general_path(raw + tail, catalog, Policy())
+            assert isinstance(general, InputError)
+            assert general.rule == "malformed_json"

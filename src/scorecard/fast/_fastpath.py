@@ -1,11 +1,14 @@
-"""The fast path of ``scorecard score`` for the usual line: plain, plainly valid, ``jsonl`` out.
+"""The fast path of ``scorecard score`` for the usual line: a plainly valid observation, ``jsonl`` out.
 
 :meth:`FastScorer.score_block` hands a block of JSON Lines to the C extension
-``scorecard.fast._fastscore``, which splits it into lines, decodes and recognises each with
-:data:`scorecard.core.OBSERVATION_DECODER`, checks the contract rules, scores it, counts its
-failed audit findings and writes its scorecard line, all without returning to Python. A line it
-is not sure of (an error, an unknown field, a secret-shaped id, another field order) comes back
-as it was, for the general path of :mod:`scorecard.engine._pipeline`, which stays the definition:
+``scorecard.fast._fastscore``, which splits it into lines, checks on the raw bytes that the
+general path would read each as msgspec does (any producer's JSON: key order, whitespace and
+escapes are free; repeated keys, integers past 2**53, lone surrogates and the like are not),
+decodes and recognises it with :data:`scorecard.core.OBSERVATION_DECODER`, checks the contract
+rules, scores it, counts its failed audit findings and writes its scorecard line, all without
+returning to Python. A line it is not sure of (an error, an unknown field, a secret-shaped id,
+a repeated key) comes back as it was, for the general path of
+:mod:`scorecard.engine._pipeline`, which stays the definition:
 ``tests/fast/test_fastpath.py`` checks both give the same bytes and counts. Without the compiled
 extension (a platform without a C compiler) :func:`fast_scorer` returns None and every line
 takes the general path. ``docs/performance.md`` explains the design.
@@ -31,7 +34,6 @@ from scorecard.contract import (
 from scorecard.core import (
     NOT_PLAIN_ERRORS,
     OBSERVATION_DECODER,
-    OBSERVATION_ENCODER,
     UNSCOREABLE_REASON,
     dimension_json,
     identifier_secret,
@@ -57,7 +59,6 @@ if _fastscore is not None:
         json_string,
         format_js_number,
         OBSERVATION_DECODER,
-        OBSERVATION_ENCODER,
         NOT_PLAIN_ERRORS,
         identifier_secret,
         matches_reference_secret,
@@ -143,7 +144,7 @@ path must decide."""
 
 
 class FastScorer:
-    """Scores plain JSON Lines records of one catalog and policy in compiled code."""
+    """Scores plainly valid JSON Lines records of one catalog and policy in compiled code."""
 
     def __init__(self, catalog: Catalog, policy_plan: tuple[Any, ...]) -> None:
         self._plans: dict[str, tuple[Any, ...]] = {
@@ -170,7 +171,7 @@ class FastScorer:
         self, block: bytes, first_line: int, bundle_id: str
     ) -> tuple[list[Piece], Counts]:
         """The lines of a block of JSON Lines (numbered from ``first_line``, as
-        :func:`scorecard.engine._io.numbered_lines` numbers them), scored in C where plain, in order,
+        :func:`scorecard.engine._io.numbered_lines` numbers them), scored in C where it may, in order,
         and what the scored ones add to the run summary."""
         return _fastscore.score_block(
             block, first_line, self._plans, self._policy, self._heads_of(bundle_id)

@@ -12,7 +12,6 @@ def configure(
     string_json: Callable[[str], str],
     number_text: Callable[[float], str],
     decoder: Any,
-    encoder: Any,
     declinable: tuple[type[BaseException], ...],
     identifier_secret: Callable[[str], str | None],
     matches_reference_secret: Callable[[str], bool],
@@ -26,4 +25,5 @@ def score_block(
     heads: dict[str, str],
     /,
 ) -> tuple[list[str | tuple[int, bytes]], tuple[int, int, int, int]]: ...
+def is_unambiguous(line: bytes, /) -> bool: ...
 def count_newlines(data: bytes | bytearray | memoryview, end: int, /) -> int: ...

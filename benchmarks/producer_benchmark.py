@@ -1,0 +1,241 @@
+"""``scorecard score`` on the same observations as different producers write them.
+
+    python benchmarks/producer_benchmark.py                       # 20,000 observations, 3 rounds
+    python benchmarks/producer_benchmark.py --compare-with ../older-worktree
+
+The corpus is ``score_benchmark.py``'s (the seeded generator ``scorecard.simulate``), written
+five ways, one JSON Lines file each:
+
+- ``own``: the project's writer (``score_benchmark.build_corpus``: compact, runner field order);
+- ``node``: ``JSON.stringify`` of objects built in another key order (compact, UTF-8 raw;
+  ``provenance`` after ``trace`` in ``base``, wire events starting with ``schema``, ``schema``
+  last at the top, other objects' keys reversed);
+- ``python``: ``json.dumps`` defaults (``", "`` and ``": "``, ``ensure_ascii``);
+- ``sorted``: ``json.dumps(sort_keys=True)``;
+- ``shuffled``: every object's keys in a seeded random order, compact.
+
+For each variant: ``scorecard score FILE --out OUT --workers N`` as a fresh process (start-up
+included, bytecode compiled by an untimed first run, as ``score_benchmark.run_score`` does) for
+each worker count, its rate against ``json.loads`` of the same lines in this process in the same
+rounds, and the peak resident memory of the largest process (``getrusage`` of the children). In a fresh process
+(so that ``--compare-with`` measures another checkout's code): the share of lines the fast path
+declines, and how many times faster a worker's scoring of the corpus in memory (fast path and
+general path for the declined lines, no start-up, reading or writing) is than ``json.loads``. Configurations take turns for
+``--repeat`` rounds and each shows its fastest round. The outputs of every variant (and worker
+count, and checkout) must be byte-identical: the same observations give the same scorecards.
+Machines here are shared and noisy: quote ratios from one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from score_benchmark import build_corpus, in_process_rate, run_score
+
+
+def _reordered(value: Any) -> Any:
+    """Objects built in another order than the runners' (see the module docstring)."""
+    if isinstance(value, list):
+        return [_reordered(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    keys = list(reversed(value))
+    if "schema" in value and "eventType" in value:
+        keys = ["schema", *(key for key in value if key != "schema")]
+    elif "provenance" in value and "trace" in value:
+        keys = [key for key in value if key != "provenance"]
+        keys.insert(keys.index("trace") + 1, "provenance")
+    elif "schema" in value and "classification" in value:
+        keys = [*(key for key in value if key != "schema"), "schema"]
+    return {key: _reordered(value[key]) for key in keys}
+
+
+def _shuffled(value: Any, rng: random.Random) -> Any:
+    if isinstance(value, dict):
+        items = list(value.items())
+        rng.shuffle(items)
+        return {key: _shuffled(item, rng) for key, item in items}
+    if isinstance(value, list):
+        return [_shuffled(item, rng) for item in value]
+    return value
+
+
+def writers(seed: int) -> dict[str, Callable[[Any], str]]:
+    """The variants other than ``own``, by name: document -> line (no newline)."""
+    rng = random.Random(seed)
+    return {
+        "node": lambda document: json.dumps(
+            _reordered(document), separators=(",", ":"), ensure_ascii=False
+        ),
+        "python": json.dumps,
+        "sorted": lambda document: json.dumps(document, sort_keys=True),
+        "shuffled": lambda document: json.dumps(
+            _shuffled(document, rng), separators=(",", ":"), ensure_ascii=False
+        ),
+    }
+
+
+def write_variants(own: Path, folder: Path, seed: int) -> dict[str, Path]:
+    """``own`` (the generator's corpus) rewritten by each producer: variant -> file."""
+    paths = {"own": own}
+    with own.open(encoding="utf-8") as stream:
+        documents = [json.loads(line) for line in stream]
+    for name, write in writers(seed).items():
+        path = paths[name] = folder / f"{name}.jsonl"
+        with path.open("w", encoding="utf-8") as stream:
+            for document in documents:
+                stream.write(write(document) + "\n")
+    return paths
+
+
+_IN_PROCESS = """
+import json, sys, time
+from scorecard.contract._bundles import BundleInfo
+from scorecard.contract._policy import Policy
+from scorecard.engine._io import line_blocks
+from scorecard.engine._parallel import _Chunk, _ChunkScorer
+
+scorer = _ChunkScorer(None, Policy(), "jsonl")
+bundle = BundleInfo(id="local-benchmark", kind="override")
+with open(sys.argv[1], "rb") as stream:
+    chunks = [_Chunk("c.jsonl", bundle, block, first) for first, block in line_blocks(stream)]
+lines = [line for chunk in chunks for line in chunk.block.split(b"\\n") if line]
+scored = declined = 0
+for chunk in chunks:
+    pieces, counts = scorer.fast.score_block(chunk.block, chunk.first_line, bundle.id)
+    scored += counts[0]
+    declined += sum(not isinstance(piece, str) for piece in pieces)
+work = parse = float("inf")
+for _ in range(int(sys.argv[2])):
+    start = time.perf_counter()
+    for chunk in chunks:
+        scorer.text(chunk)
+    work = min(work, time.perf_counter() - start)
+    start = time.perf_counter()
+    for line in lines:
+        json.loads(line)
+    parse = min(parse, time.perf_counter() - start)
+print(scored + declined, declined, parse / work)
+"""
+
+
+def in_process(corpus: Path, rounds: int, source: Path | None = None) -> tuple[float, float]:
+    """(share of ``corpus``'s lines the fast path hands back, how many times faster a worker's
+    scoring of the corpus in memory gets through it than ``json.loads``), in a fresh process that
+    imports ``source``'s ``src`` when given (another checkout). The scoring is
+    ``_ChunkScorer.text`` on each block: the fast path, and the general path for the lines it
+    declines, as a worker does it, without start-up, reading or writing. The two take turns,
+    ``rounds`` times, each keeping its fastest."""
+    environment = dict(os.environ)
+    if source is not None:
+        environment["PYTHONPATH"] = str(source.resolve() / "src")
+    printed = subprocess.run(
+        [sys.executable, "-c", _IN_PROCESS, str(corpus), str(rounds)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=environment,
+    ).stdout.split()
+    lines, declined, ratio = int(printed[0]), int(printed[1]), float(printed[2])
+    return declined / max(lines, 1), ratio
+
+
+def main() -> int:
+    """Build the corpus and its variants, measure, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--observations", type=int, default=20_000)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="rounds per configuration; the fastest is shown"
+    )
+    parser.add_argument("--seed", type=int, default=7, help="of the shuffled key orders")
+    parser.add_argument(
+        "--compare-with",
+        type=Path,
+        metavar="CHECKOUT",
+        help="also time another checkout of this repository (one worker), e.g. a git worktree",
+    )
+    parser.add_argument("--keep", type=Path, help="keep the corpora and outputs in this folder")
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="scorecard-producers-") as scratch:
+        folder = arguments.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        lines, _, wire_share = build_corpus(folder / "own.jsonl", arguments.observations)
+        corpora = write_variants(folder / "own.jsonl", folder, arguments.seed)
+        print(
+            f"corpus: {lines:,} observations, {wire_share:.0%} with PRP wire events; bytes per "
+            "observation: "
+            + ", ".join(
+                f"{name} {path.stat().st_size / lines:,.0f}" for name, path in corpora.items()
+            )
+        )
+        sources: list[Path | None] = [None]
+        if arguments.compare_with is not None:
+            sources.append(arguments.compare_with)
+        warm = folder / "warm.jsonl"
+        with corpora["own"].open("rb") as stream:
+            warm.write_bytes(stream.readline())
+        for source in sources:
+            run_score(warm, folder / "warm-out.jsonl", 2, source)
+        # (variant, workers, checkout): the worker counts for this code, one worker for another.
+        configurations = [
+            (name, workers, None) for name in corpora for workers in arguments.workers
+        ]
+        if arguments.compare_with is not None:
+            configurations += [(name, 1, arguments.compare_with) for name in corpora]
+        baselines = dict.fromkeys(corpora, 0.0)
+        best: dict[tuple[str, int, Path | None], tuple[float, float]] = {}
+        empty = folder / "empty.jsonl"
+        empty.write_bytes(b"")
+        startup = float("inf")
+        for _ in range(arguments.repeat):
+            startup = min(startup, run_score(empty, folder / "empty-out.jsonl", 1)[0])
+            # json.loads of each variant in the same rounds as the runs it is compared with.
+            for name, path in corpora.items():
+                baselines[name] = max(baselines[name], in_process_rate(path, 1, json.loads))
+            for index, (name, workers, source) in enumerate(configurations):
+                out = folder / f"out-{index}.jsonl"
+                measured = run_score(corpora[name], out, workers, source)
+                key = (name, workers, source)
+                best[key] = min(best.get(key, measured), measured)
+        measured_in_process = {
+            (name, source): in_process(path, arguments.repeat, source)
+            for name, path in corpora.items()
+            for source in sources
+        }
+        print(f"start-up alone (empty input, fastest): {startup:.2f} s")
+        print(
+            f"\n{'variant':9} {'checkout':9} {'workers':>7} {'obs/s':>8} {'json.loads/s':>12} "
+            f"{'x json.loads':>12} {'in process':>10} {'declined':>8} "
+            f"{'peak MiB':>8}"
+        )
+        digests = set()
+        for index, (name, workers, source) in enumerate(configurations):
+            elapsed, peak = best[(name, workers, source)]
+            rate = lines / elapsed
+            declined, fast_ratio = measured_in_process[(name, source)]
+            checkout = "this" if source is None else source.name
+            print(
+                f"{name:9} {checkout:9} {workers:7} {rate:8,.0f} {baselines[name]:12,.0f} "
+                f"{rate / baselines[name]:12.2f} "
+                f"{fast_ratio:10.2f} {declined:8.1%} {peak:8.0f}"
+            )
+            out = folder / f"out-{index}.jsonl"
+            digests.add(hashlib.sha256(out.read_bytes()).hexdigest())
+        identical = len(digests) == 1
+        print(f"\noutputs identical across variants, worker counts and checkouts: {identical}")
+    return 0 if identical else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
