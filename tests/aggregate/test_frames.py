@@ -23,7 +23,7 @@ from scorecard.contract._catalog import Catalog
 from scorecard.contract._errors import InputError
 from scorecard.contract._models import CASE_IDS, DIMENSIONS
 from scorecard.core._record import ScoredRecord
-from scorecard.engine._pipeline import score_paths
+from scorecard.engine._pipeline import score_paths_serially
 from scorecard.engine._rows import is_records_file
 from scorecard.engine._run import load_records
 
@@ -135,7 +135,7 @@ def _key_paths(value: Any, prefix: str = "") -> set[str]:
 
 
 def _scored(paths: list[str], catalog: Catalog) -> list[ScoredRecord]:
-    results = list(score_paths(paths, catalog=catalog))
+    results = list(score_paths_serially(paths, catalog=catalog))
     assert all(isinstance(result, ScoredRecord) for result in results)
     return [result for result in results if isinstance(result, ScoredRecord)]
 

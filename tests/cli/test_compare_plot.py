@@ -17,7 +17,7 @@ from scorecard.cli._app import app
 from scorecard.contract._catalog import Catalog
 from scorecard.contract._models import CASE_IDS
 from scorecard.core._record import ScoredRecord
-from scorecard.engine._pipeline import score_paths
+from scorecard.engine._pipeline import score_paths_serially
 from tests.aggregate.test_frames import make_record, write_records
 
 EIGHT = CASE_IDS[:8]
@@ -161,7 +161,7 @@ def test_observation_folders_are_scored_on_the_fly(
             document["base"]["caseId"] = case
             documents.append(document)
     folder = write_jsonl(documents, "nightly/observations.jsonl").parent
-    scored = list(score_paths([str(folder)], catalog=catalog))
+    scored = list(score_paths_serially([str(folder)], catalog=catalog))
     assert all(isinstance(item, ScoredRecord) for item in scored)
     records = write_records(
         tmp_path / "records.jsonl",

@@ -23,7 +23,7 @@ from scorecard.contract._models import ScorecardV2
 from scorecard.core._record import ScoredRecord
 from scorecard.core._scoring import score_observation
 from scorecard.core._validation import validate_observation
-from scorecard.engine._pipeline import score_paths
+from scorecard.engine._pipeline import score_paths_serially
 from tests.conftest import ROOT, assert_valid_scorecard
 from tests.strategies import corrupted, observations
 
@@ -38,7 +38,7 @@ CASE_TEXT = (ROOT / "cases" / "12-trace-lineage.yaml").read_text(encoding="utf-8
 
 def score_bytes(data: bytes, catalog: Catalog) -> list[ScoredRecord | InputError]:
     """Score JSON Lines bytes as if they came on stdin."""
-    return list(score_paths(["-"], catalog=catalog, stdin=io.BytesIO(data)))
+    return list(score_paths_serially(["-"], catalog=catalog, stdin=io.BytesIO(data)))
 
 
 @PROFILE

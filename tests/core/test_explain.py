@@ -12,7 +12,7 @@ from typing import Any
 from scorecard.contract._catalog import Catalog
 from scorecard.core._explain import explain_record, render_explanation
 from scorecard.core._record import ScoredRecord
-from scorecard.engine._pipeline import score_paths
+from scorecard.engine._pipeline import score_paths_serially
 
 
 def resolve(document: Any, pointer: str) -> Any:
@@ -44,7 +44,7 @@ def explained(tmp_path: Path, document: dict[str, Any], catalog: Catalog) -> dic
     """Explain one observation written to a file."""
     path = tmp_path / "one.jsonl"
     path.write_text(json.dumps(document) + "\n")
-    (record,) = score_paths([str(path)], catalog=catalog)
+    (record,) = score_paths_serially([str(path)], catalog=catalog)
     assert isinstance(record, ScoredRecord)
     return explain_record(record, catalog)
 

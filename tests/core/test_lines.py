@@ -17,7 +17,7 @@ from scorecard.contract._secrets import redact
 from scorecard.core._lines import json_scalar, scorecard_line
 from scorecard.core._record import ScoredRecord, record_line
 from scorecard.engine._io import RawRecord
-from scorecard.engine._pipeline import score_paths, score_record
+from scorecard.engine._pipeline import score_paths_serially, score_record
 from tests.conftest import ROOT, conformance_rows
 from tests.strategies import observations
 
@@ -52,7 +52,7 @@ def test_sample_lines_match_the_general_serialiser(catalog: Catalog) -> None:
     """Every committed sample observation, with the bundle rosters (model and tier set)."""
     records = [
         result
-        for result in score_paths([str(ROOT / "observations")], catalog=catalog)
+        for result in score_paths_serially([str(ROOT / "observations")], catalog=catalog)
         if isinstance(result, ScoredRecord)
     ]
     assert len(records) >= 560
@@ -137,7 +137,7 @@ def test_numbering_a_record_changes_only_its_repetition(catalog: Catalog) -> Non
     """``numbered`` is ``dataclasses.replace(record, repetition=n)``, field for field."""
     records = [
         result
-        for result in score_paths([str(ROOT / "observations")], catalog=catalog)
+        for result in score_paths_serially([str(ROOT / "observations")], catalog=catalog)
         if isinstance(result, ScoredRecord)
     ][:50]
     for record in records:

@@ -20,7 +20,7 @@ from scorecard.contract._catalog import Catalog
 from scorecard.core._record import ScoredRecord
 from scorecard.engine import _io as scorecard_io
 from scorecard.engine._io import atomic_binary_writer, atomic_folder, atomic_writer
-from scorecard.engine._pipeline import score_paths
+from scorecard.engine._pipeline import score_paths_serially
 from scorecard.engine._rows import Row, scored_row
 from scorecard.engine.parquet import read_parquet_rows, write_parquet
 from tests.conftest import ROOT
@@ -31,7 +31,7 @@ from tests.engine.test_parquet import same
 def sample_rows(catalog: Catalog) -> list[Row]:
     """The rows of the first sample bundle, scored by the serial path."""
     folder = str(ROOT / "observations" / "2026-11-01-nightly")
-    scored = score_paths([folder], catalog=catalog)
+    scored = score_paths_serially([folder], catalog=catalog)
     return [scored_row(result) for result in scored if isinstance(result, ScoredRecord)]
 
 

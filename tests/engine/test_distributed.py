@@ -23,7 +23,7 @@ from scorecard.contract._catalog import Catalog
 from scorecard.contract._errors import InputError
 from scorecard.core._record import ScoredRecord
 from scorecard.engine._io import numbered_lines, raw_lines
-from scorecard.engine._pipeline import RunSummary, score_paths
+from scorecard.engine._pipeline import RunSummary, score_paths_serially
 from scorecard.engine._rows import LoadedRecords, Row
 from scorecard.engine.distributed import (
     SPLIT_BYTES,
@@ -121,9 +121,9 @@ class Serial:
 
 @pytest.fixture(scope="module")
 def serial(inputs: Inputs, catalog: Catalog) -> Serial:
-    """The local serial run: ``score_paths`` rendered as ``--format jsonl``."""
+    """The local serial run: ``score_paths_serially`` rendered as ``--format jsonl``."""
     summary = RunSummary()
-    results = list(score_paths(inputs.paths, catalog=catalog, summary=summary))
+    results = list(score_paths_serially(inputs.paths, catalog=catalog, summary=summary))
     texts = [
         result.render("jsonl") + "\n" for result in results if isinstance(result, ScoredRecord)
     ]

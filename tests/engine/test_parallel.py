@@ -12,7 +12,7 @@ from scorecard.contract._catalog import Catalog
 from scorecard.contract._errors import InputError
 from scorecard.contract._policy import Policy
 from scorecard.engine._parallel import _Chunk, _ChunkScorer, score_rows_parallel, score_text
-from scorecard.engine._pipeline import RunSummary, score_paths
+from scorecard.engine._pipeline import RunSummary, score_paths_serially
 from scorecard.engine._rows import scored_row
 from tests.conftest import ROOT
 
@@ -42,7 +42,7 @@ def test_small_chunks_match_the_serial_run(
     serial_summary = RunSummary()
     serial = [
         result if isinstance(result, InputError) else result.render(output_format)
-        for result in score_paths([SAMPLE], catalog=catalog, summary=serial_summary)
+        for result in score_paths_serially([SAMPLE], catalog=catalog, summary=serial_summary)
     ]
     parallel_summary = RunSummary()
     parallel = lines_of(
@@ -70,7 +70,7 @@ def test_a_loaded_catalog_is_handed_to_the_workers(catalog: Catalog) -> None:
     """Workers given the loaded catalog (as the CLI does) score exactly as the serial run."""
     serial = [
         result if isinstance(result, InputError) else result.render("records")
-        for result in score_paths([SAMPLE], catalog=catalog)
+        for result in score_paths_serially([SAMPLE], catalog=catalog)
     ]
     parallel = lines_of(
         score_text([SAMPLE], catalog=catalog, policy=Policy(), workers=2, output_format="records")
@@ -85,7 +85,7 @@ def test_rows_from_the_workers_equal_the_serial_rows(catalog: Catalog, chunk_byt
     serial_summary = RunSummary()
     serial = [
         result if isinstance(result, InputError) else scored_row(result)
-        for result in score_paths([SAMPLE], catalog=catalog, summary=serial_summary)
+        for result in score_paths_serially([SAMPLE], catalog=catalog, summary=serial_summary)
     ]
     parallel_summary = RunSummary()
     parallel = list(

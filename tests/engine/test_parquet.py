@@ -13,7 +13,7 @@ import pytest
 
 from scorecard.contract._catalog import Catalog
 from scorecard.core._record import ScoredRecord
-from scorecard.engine._pipeline import score_paths
+from scorecard.engine._pipeline import score_paths_serially
 from scorecard.engine._rows import ROW_FIELDS, Row, scored_row
 from scorecard.engine.parquet import PARQUET_SCHEMA, read_parquet_rows, write_parquet
 from tests.conftest import ROOT
@@ -34,7 +34,9 @@ def same(left: list[Row], right: list[Row]) -> bool:
 def sample_rows(catalog: Catalog) -> list[Row]:
     """The sample bundles scored into rows."""
     return [
-        scored_row(r) for r in score_paths([SAMPLE], catalog=catalog) if isinstance(r, ScoredRecord)
+        scored_row(r)
+        for r in score_paths_serially([SAMPLE], catalog=catalog)
+        if isinstance(r, ScoredRecord)
     ]
 
 

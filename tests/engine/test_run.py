@@ -16,7 +16,7 @@ from scorecard.contract._catalog import Catalog
 from scorecard.contract._errors import InputError
 from scorecard.core._record import ScoredRecord
 from scorecard.engine import _parallel
-from scorecard.engine._pipeline import score_paths, score_record
+from scorecard.engine._pipeline import score_paths_serially, score_record
 from scorecard.engine._rows import record_row, scored_row
 from scorecard.engine._run import load_records, score_run
 from scorecard.engine.parquet import read_parquet_rows, write_parquet
@@ -38,7 +38,7 @@ def serial_rows(paths: list[str], catalog: Catalog) -> list[str]:
     """The general path's rows and errors, record by record, described."""
     return [
         described(result if isinstance(result, InputError) else scored_row(result))
-        for result in score_paths(paths, catalog=catalog)
+        for result in score_paths_serially(paths, catalog=catalog)
     ]
 
 
@@ -46,7 +46,7 @@ def serial_records(
     paths: list[str], catalog: Catalog, stdin: bytes | None = None, bundle_id: str | None = None
 ) -> list[dict[str, Any] | str]:
     """The general path's records (as record documents) and errors."""
-    results = score_paths(
+    results = score_paths_serially(
         paths,
         catalog=catalog,
         bundle_id=bundle_id,
@@ -146,7 +146,7 @@ def test_scored_inputs_are_read_in_their_turn(
     records_file.write_text(
         "".join(
             result.numbered(result.repetition + 6).render("records") + "\n"
-            for result in score_paths([second], catalog=catalog)
+            for result in score_paths_serially([second], catalog=catalog)
             if isinstance(result, ScoredRecord)
         ),
         encoding="utf-8",
@@ -155,7 +155,7 @@ def test_scored_inputs_are_read_in_their_turn(
     write_parquet(
         (
             scored_row(r)
-            for r in score_paths([third], catalog=catalog)
+            for r in score_paths_serially([third], catalog=catalog)
             if isinstance(r, ScoredRecord)
         ),
         parquet,
@@ -191,7 +191,7 @@ def test_inputs_are_announced_in_the_order_they_are_read(
     records_file.write_text(
         next(
             result.render("records") + "\n"
-            for result in score_paths([str(NIGHTLIES[0])], catalog=catalog)
+            for result in score_paths_serially([str(NIGHTLIES[0])], catalog=catalog)
             if isinstance(result, ScoredRecord)
         ),
         encoding="utf-8",
@@ -259,3 +259,27 @@ def test_workers_must_be_positive(catalog: Catalog) -> None:
     """Zero workers is a mistake, said at once."""
     with pytest.raises(ValueError, match="at least 1"):
         score_run([SAMPLE], catalog=catalog, workers=0)
+
+
+@pytest.mark.parametrize("workers", [None, 2])
+def test_the_public_score_paths_is_the_runs_records_view(
+    catalog: Catalog, broken_folder: Path, workers: int | None
+) -> None:
+    """``scorecard.score_paths`` gives the serial path's records and errors, in order, with the
+    same summary, on any number of workers."""
+    import scorecard
+    from scorecard.engine._pipeline import RunSummary
+
+    paths = [str(broken_folder), str(NIGHTLIES[1])]
+    expected_summary, summary = RunSummary(), RunSummary()
+    expected = [
+        item.render("records") if isinstance(item, ScoredRecord) else str(item)
+        for item in score_paths_serially(paths, catalog=catalog, summary=expected_summary)
+    ]
+    results = list(scorecard.score_paths(paths, catalog=catalog, summary=summary, workers=workers))
+    got = [
+        item.render("records") if isinstance(item, ScoredRecord) else str(item) for item in results
+    ]
+    assert got == expected
+    assert summary.line() == expected_summary.line()
+    assert sum(isinstance(item, InputError) for item in results) == 3

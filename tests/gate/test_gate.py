@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from scorecard.contract._catalog import Catalog
 from scorecard.contract._errors import InputError, PolicyError
 from scorecard.contract._models import CASE_IDS, DIMENSIONS, GATE_DIMENSIONS
-from scorecard.engine._pipeline import score_paths
+from scorecard.engine._pipeline import score_paths_serially
 from scorecard.gate._evaluate import evaluate_gate
 from scorecard.gate._input import GateSide, gate_side, run_facts
 from scorecard.gate._results import GateResult
@@ -442,7 +442,7 @@ def nightly(catalog: Catalog) -> dict[str, GateSide]:
     sides = {}
     for day in ("08", "15", "22"):
         path = str(SAMPLES / f"2026-11-{day}-nightly")
-        scored = list(score_paths([path], catalog=catalog))
+        scored = list(score_paths_serially([path], catalog=catalog))
         assert not any(isinstance(record, InputError) for record in scored)
         runs = [run_facts(r.record_json()) for r in scored if not isinstance(r, InputError)]
         sides[day] = gate_side(runs, source=path)

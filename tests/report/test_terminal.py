@@ -17,7 +17,7 @@ from rich.console import Console
 
 from scorecard.contract._catalog import Catalog
 from scorecard.core._record import ScoredRecord
-from scorecard.engine._pipeline import score_paths
+from scorecard.engine._pipeline import score_paths_serially
 from scorecard.report import _terminal as render
 from scorecard.report._terminal import scorecard_table
 from tests.conftest import ROOT
@@ -29,7 +29,9 @@ def test_the_table_matches_its_golden_file(catalog: Catalog) -> None:
     """The first runs of the oldest sample bundle render exactly as reviewed, at 160 columns."""
     source = ROOT / "observations" / "2026-11-01-nightly" / "observations.jsonl"
     records = [
-        r for r in score_paths([str(source)], catalog=catalog) if isinstance(r, ScoredRecord)
+        r
+        for r in score_paths_serially([str(source)], catalog=catalog)
+        if isinstance(r, ScoredRecord)
     ]
     chosen = records[:3] + [r for r in records if r.card["overall"]["score"] is None][:1]
     stream = io.StringIO()
@@ -60,7 +62,7 @@ def sample(catalog: Catalog) -> list[ScoredRecord]:
     """Every sample scorecard, four bundles."""
     return [
         r
-        for r in score_paths([str(ROOT / "observations")], catalog=catalog)
+        for r in score_paths_serially([str(ROOT / "observations")], catalog=catalog)
         if isinstance(r, ScoredRecord)
     ]
 

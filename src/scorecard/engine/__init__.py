@@ -15,7 +15,7 @@ from ._io import (
 )
 from ._output import is_special_file, output_problems
 from ._parallel import default_workers, score_rows_parallel, score_text
-from ._pipeline import RunSummary, score_paths, score_records
+from ._pipeline import RunSummary, score_records
 from ._rows import (
     CLASSIFICATIONS,
     ROW_FIELDS,
@@ -26,7 +26,7 @@ from ._rows import (
     record_row,
     scored_row,
 )
-from ._run import ScoringRun, load_records, score_run
+from ._run import ScoringRun, load_records, score_paths, score_run
 
 __all__ = [
     "CLASSIFICATIONS",

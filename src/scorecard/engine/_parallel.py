@@ -514,7 +514,7 @@ def score_text(
     """Text of a streaming format (``jsonl``, ``records``, ``audit``) in pieces of whole lines,
     each ending in a newline, and the errors between them, in input order; scored on ``workers``
     processes (one: in this process), identical to rendering
-    :func:`scorecard.engine.score_paths`.
+    :func:`scorecard.engine._pipeline.score_paths_serially`.
 
     ``catalog`` is a loaded catalog (handed to the workers as it is), or the folder each worker
     loads it from (``None``: the bundled cases). ``summary`` is counted as pieces come.
@@ -557,7 +557,7 @@ def score_scored_records(
 ) -> Iterator[ScoredRecord | InputError]:
     """The scored records themselves, numbered, and the errors between them, in input order;
     scored by the general path on ``workers`` processes (one: in this process), equal to
-    :func:`scorecard.engine.score_paths`."""
+    :func:`scorecard.engine._pipeline.score_paths_serially`."""
     summary = summary if summary is not None else RunSummary()
     run = _Run(paths, catalog, policy, workers, _RECORDS, bundle_id, stdin, chunk_bytes, on_file)
     for item in _numbered(run, summary):

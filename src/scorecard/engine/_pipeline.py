@@ -33,7 +33,7 @@ from ._io import RawRecord, read_records
 __all__ = [
     "STREAMING_FORMATS",
     "RunSummary",
-    "score_paths",
+    "score_paths_serially",
     "score_record",
     "score_records",
     "sequence_results",
@@ -146,7 +146,7 @@ def score_records(
     yield from sequence_results(scored, summary)
 
 
-def score_paths(
+def score_paths_serially(
     paths: Iterable[str],
     *,
     catalog: Catalog,
@@ -155,6 +155,8 @@ def score_paths(
     summary: RunSummary | None = None,
     stdin: IO[bytes] | None = None,
 ) -> Iterator[ScoredRecord | InputError]:
-    """Score every observation under ``paths`` (files, folders, ``-``), streaming."""
+    """Score every observation under ``paths`` (files, folders, ``-``), streaming, record by
+    record on the general path: the reference the one engine (:func:`scorecard.engine.score_run`)
+    is tested against. Use :func:`scorecard.engine.score_paths`."""
     records = read_records(paths, bundle_id=bundle_id, stdin=stdin)
     yield from score_records(records, catalog=catalog, policy=policy, summary=summary)

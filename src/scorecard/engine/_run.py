@@ -31,7 +31,7 @@ from ._rows import LoadedRecords, is_scored_input, scored_input_rows
 if TYPE_CHECKING:
     from scorecard.core import ScoredRecord
 
-__all__ = ["ScoringRun", "load_records", "score_run"]
+__all__ = ["ScoringRun", "load_records", "score_paths", "score_run"]
 
 
 @dataclass(frozen=True)
@@ -189,3 +189,27 @@ def _announced_rows(
         if on_file is not None:
             on_file(path)
         yield from scored_input_rows(path)
+
+
+def score_paths(
+    paths: Iterable[str | Path],
+    *,
+    catalog: Catalog,
+    policy: Policy | None = None,
+    bundle_id: str | None = None,
+    summary: RunSummary | None = None,
+    stdin: IO[bytes] | None = None,
+    workers: int | None = None,
+) -> Iterator[ScoredRecord | InputError]:
+    """Every observation under ``paths`` (files, folders, ``-``) as a scored record or a located
+    error, streaming, in input order: the records view of :func:`score_run`."""
+    run = score_run(
+        paths,
+        catalog=catalog,
+        policy=policy,
+        bundle_id=bundle_id,
+        summary=summary,
+        stdin=stdin,
+        workers=workers,
+    )
+    return run.records()
