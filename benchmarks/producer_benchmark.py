@@ -12,7 +12,8 @@ five ways, one JSON Lines file each:
   last at the top, other objects' keys reversed);
 - ``python``: ``json.dumps`` defaults (``", "`` and ``": "``, ``ensure_ascii``);
 - ``sorted``: ``json.dumps(sort_keys=True)``;
-- ``shuffled``: every object's keys in a seeded random order, compact.
+- ``shuffled``: every object's keys in a random order seeded by the document, compact
+  (the writers are :mod:`scorecard.simulate.producers`, shared with the fast path's tests).
 
 For each variant: ``scorecard score FILE --out OUT --workers N`` as a fresh process (start-up
 included, bytecode compiled by an untimed first run, as ``score_benchmark.run_score`` does) for
@@ -32,7 +33,6 @@ import argparse
 import hashlib
 import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -42,55 +42,24 @@ from typing import Any
 
 from score_benchmark import build_corpus, in_process_rate, run_score
 
-
-def _reordered(value: Any) -> Any:
-    """Objects built in another order than the runners' (see the module docstring)."""
-    if isinstance(value, list):
-        return [_reordered(item) for item in value]
-    if not isinstance(value, dict):
-        return value
-    keys = list(reversed(value))
-    if "schema" in value and "eventType" in value:
-        keys = ["schema", *(key for key in value if key != "schema")]
-    elif "provenance" in value and "trace" in value:
-        keys = [key for key in value if key != "provenance"]
-        keys.insert(keys.index("trace") + 1, "provenance")
-    elif "schema" in value and "classification" in value:
-        keys = [*(key for key in value if key != "schema"), "schema"]
-    return {key: _reordered(value[key]) for key in keys}
+from scorecard.simulate.producers import WRITERS
 
 
-def _shuffled(value: Any, rng: random.Random) -> Any:
-    if isinstance(value, dict):
-        items = list(value.items())
-        rng.shuffle(items)
-        return {key: _shuffled(item, rng) for key, item in items}
-    if isinstance(value, list):
-        return [_shuffled(item, rng) for item in value]
-    return value
-
-
-def writers(seed: int) -> dict[str, Callable[[Any], str]]:
-    """The variants other than ``own``, by name: document -> line (no newline)."""
-    rng = random.Random(seed)
+def writers() -> dict[str, Callable[[Any], str]]:
+    """The variants other than ``own``, by name: document -> line (no newline). The writers are
+    :mod:`scorecard.simulate.producers`', the ones the fast path's tests compare on."""
     return {
-        "node": lambda document: json.dumps(
-            _reordered(document), separators=(",", ":"), ensure_ascii=False
-        ),
-        "python": json.dumps,
-        "sorted": lambda document: json.dumps(document, sort_keys=True),
-        "shuffled": lambda document: json.dumps(
-            _shuffled(document, rng), separators=(",", ":"), ensure_ascii=False
-        ),
+        name: (lambda document, write=WRITERS[name]: write(document).decode("utf-8"))
+        for name in ("node", "python", "sorted", "shuffled")
     }
 
 
-def write_variants(own: Path, folder: Path, seed: int) -> dict[str, Path]:
+def write_variants(own: Path, folder: Path) -> dict[str, Path]:
     """``own`` (the generator's corpus) rewritten by each producer: variant -> file."""
     paths = {"own": own}
     with own.open(encoding="utf-8") as stream:
         documents = [json.loads(line) for line in stream]
-    for name, write in writers(seed).items():
+    for name, write in writers().items():
         path = paths[name] = folder / f"{name}.jsonl"
         with path.open("w", encoding="utf-8") as stream:
             for document in documents:
@@ -158,7 +127,6 @@ def main() -> int:
     parser.add_argument(
         "--repeat", type=int, default=3, help="rounds per configuration; the fastest is shown"
     )
-    parser.add_argument("--seed", type=int, default=7, help="of the shuffled key orders")
     parser.add_argument(
         "--compare-with",
         type=Path,
@@ -171,7 +139,7 @@ def main() -> int:
         folder = arguments.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
         lines, _, wire_share = build_corpus(folder / "own.jsonl", arguments.observations)
-        corpora = write_variants(folder / "own.jsonl", folder, arguments.seed)
+        corpora = write_variants(folder / "own.jsonl", folder)
         print(
             f"corpus: {lines:,} observations, {wire_share:.0%} with PRP wire events; bytes per "
             "observation: "

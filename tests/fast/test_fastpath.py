@@ -29,6 +29,7 @@ from scorecard.core._validation import validate_observation
 from scorecard.engine._parallel import _ROWS, _Chunk, _ChunkScorer, score_rows_parallel, score_text
 from scorecard.engine._pipeline import RunSummary
 from scorecard.fast import _fastpath as fastpath
+from scorecard.simulate.producers import WRITERS
 from tests.conftest import (
     BUNDLE,
     ROOT,
@@ -41,7 +42,6 @@ from tests.conftest import (
     runner_line,
 )
 from tests.contract.test_mirrors import all_keys, model_fields
-from tests.fast.producers import WRITERS
 from tests.strategies import corrupted, observations
 
 PROFILE = settings(

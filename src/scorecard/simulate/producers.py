@@ -1,9 +1,11 @@
-"""One JSON document as different producers write it, for tests that compare the two paths on
-every spelling of the same observation.
+"""One JSON document as other producers write it: Node in another key order, ``json.dumps``
+defaults, sorted keys, shuffled keys, everything escaped.
 
 Each writer takes a parsed document (any JSON value, also a corrupted observation) and returns
-one JSON Lines record (no newline inside). The runners' own spelling is the tests'
-``runner_line``; these are the others the fast path must read as the general path does.
+one JSON Lines record (no newline inside). The runners' own spelling is what
+:func:`~scorecard.simulate.observation_line` writes. The fast path's tests compare both scoring
+paths on every spelling, and ``benchmarks/producer_benchmark.py`` times each: one definition of
+each producer for both.
 """
 
 from __future__ import annotations
