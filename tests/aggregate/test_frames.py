@@ -90,6 +90,7 @@ def make_record(
         "metrics": {"attempts": 1, "toolCount": 2} if metrics is None else metrics,
         "failure": None,
         "source": {"file": "hand-made.jsonl", "line": 1, "index": None},
+        "gatePassed": overall_gate,
         "scorecard": {
             "schema": "paperclip.runner.eval-scorecard.v2",
             "bundleId": bundle,

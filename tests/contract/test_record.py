@@ -66,6 +66,7 @@ def _record() -> dict[str, Any]:
         "classification": "completed",
         "metrics": {"attempts": 1, "toolCount": 3, "settlementMs": 1200, "costUsd": 0.25},
         "audit": {"passed": 1},
+        "gatePassed": True,
         "scorecard": {
             "dimensions": {
                 name: {"score": 1 if index % 2 else 0.5, "passed": index != 3, "reasons": []}
@@ -309,6 +310,7 @@ def test_row_of_is_the_row_of_the_record_with_those_values() -> None:
         classification="completed",
         metrics=record["metrics"],
         scorecard=record["scorecard"],
+        gate_passed=True,
     )
     assert _same(row, EXPECTED_ROW)
 

@@ -283,3 +283,23 @@ def test_the_public_score_paths_is_the_runs_records_view(
     assert got == expected
     assert summary.line() == expected_summary.line()
     assert sum(isinstance(item, InputError) for item in results) == 3
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_rows_hold_the_effective_gate_when_the_audit_gates(catalog: Catalog, workers: int) -> None:
+    """With ``auditGate: true`` a row's gate is the record's (a failed finding fails it), as the
+    gate judges it; some sample runs pass the scorecard's gate and fail the audit's."""
+    from scorecard.contract import ROW_FIELDS, Policy
+
+    policy = Policy(audit_gate=True)
+    records = [
+        item
+        for item in score_paths_serially([str(NIGHTLIES[3])], catalog=catalog, policy=policy)
+        if isinstance(item, ScoredRecord)
+    ]
+    flipped = [r for r in records if r.card["overall"]["gatePassed"] and not r.gate_passed]
+    assert flipped
+    loaded = load_records([NIGHTLIES[3]], catalog=catalog, policy=policy, workers=workers)
+    gate = ROW_FIELDS.index("gate_passed")
+    assert [row[gate] for row in loaded.rows] == [record.gate_passed for record in records]
+    assert [record_row(r.record_json())[gate] for r in records] == [r.gate_passed for r in records]

@@ -123,7 +123,9 @@ ROW_COLUMNS: tuple[Column, ...] = (
         for name in DIMENSIONS
     ),
     Column("overall_score", "score", "/scorecard/overall/score"),
-    Column("gate_passed", "flag", "/scorecard/overall/gatePassed"),
+    # The effective gate (the scorecard's, and the audit's when the policy lets it gate): the
+    # rate every view shows is the rate the gate judges.
+    Column("gate_passed", "flag", "/gatePassed"),
     Column("passed", "flag", "/scorecard/overall/passed"),
     Column("settlement_ms", "measure", "/metrics/settlementMs"),
     Column("first_progress_ms", "measure", "/metrics/timeToFirstVisibleProgressMs"),
@@ -354,6 +356,7 @@ def row_of(
     classification: str,
     metrics: Mapping[str, Any],
     scorecard: Mapping[str, Any],
+    gate_passed: bool | None,
 ) -> Row:
     """The row of a record with these values (the keys :data:`ROW_COLUMNS` reads), checked as
     :func:`record_row` checks a record."""
@@ -369,6 +372,7 @@ def row_of(
             "repetition": repetition,
             "classification": classification,
             "metrics": metrics,
+            "gatePassed": gate_passed,
             "scorecard": scorecard,
         }
     )

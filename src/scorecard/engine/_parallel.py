@@ -195,7 +195,9 @@ class _ChunkScorer:
         self.catalog = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
         self.policy = policy
         self.format = output_format
-        fast = output_format in ("jsonl", _ROWS)
+        # A row's gate is the effective one; with the audit gating it, that needs each line's
+        # findings, which the C path only counts per block: rows then take the general path.
+        fast = output_format == "jsonl" or (output_format == _ROWS and not policy.audit_gate)
         self.fast = fast_scorer(self.catalog, policy) if fast else None
 
     def outcomes(self, chunk: _Chunk) -> list[Outcome]:
@@ -352,6 +354,7 @@ def _row_from_scorecard(card_line: str, raw: bytes, bundle: BundleInfo) -> tuple
         classification=card["classification"],
         metrics=facts.metrics,
         scorecard=card,
+        gate_passed=card["overall"]["gatePassed"],  # the effective gate: the audit does not gate
     )
     return (card["bundleId"], facts.candidateId, facts.caseId), row
 

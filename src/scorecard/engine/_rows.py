@@ -58,6 +58,7 @@ def scored_row(record: ScoredRecord) -> Row:
         classification=observation["classification"],
         metrics=observation["metrics"],
         scorecard=card,
+        gate_passed=record.gate_passed,
     )
 
 

@@ -306,6 +306,7 @@ def _frame_row(
         repetition=run.repetition,
         classification=run.classification,
         metrics=metrics,
+        gate_passed=run.gate_passed if run.scoreable else None,
         scorecard={
             "dimensions": {
                 name: {"score": score, "passed": flag}
