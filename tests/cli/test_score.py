@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from scorecard.engine import _io as scorecard_io
-from scorecard.engine._io import atomic_writer
+from scorecard.engine import _output as scorecard_output
+from scorecard.engine._output import atomic_writer
 from tests.conftest import ROOT, assert_valid_scorecard
 
 SECRET = "sk-ABCDEFGHIJKLMNOPQRSTUVWX"
@@ -277,8 +278,8 @@ def test_a_large_write_is_flushed_to_disk_while_it_grows(
 ) -> None:
     """Past SYNC_EVERY characters a background thread syncs the data; it is gone at the end."""
     synced: list[int] = []
-    monkeypatch.setattr(scorecard_io, "SYNC_EVERY", 100)
-    monkeypatch.setattr(scorecard_io, "_fdatasync", synced.append)
+    monkeypatch.setattr(scorecard_output, "SYNC_EVERY", 100)
+    monkeypatch.setattr(scorecard_output, "_fdatasync", synced.append)
     target = tmp_path / "out.jsonl"
     lines = [f"line {number:04}\n" for number in range(100)]
     with atomic_writer(target) as stream:
@@ -298,7 +299,7 @@ def test_a_large_write_is_flushed_to_disk_while_it_grows(
 def test_a_short_write_starts_no_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Below SYNC_EVERY characters only the closing fsync runs."""
     synced: list[int] = []
-    monkeypatch.setattr(scorecard_io, "_fdatasync", synced.append)
+    monkeypatch.setattr(scorecard_output, "_fdatasync", synced.append)
     with atomic_writer(tmp_path / "out.jsonl") as stream:
         stream.write("short\n")
         assert syncing_threads() == []
@@ -314,8 +315,8 @@ def test_a_failing_background_sync_leaves_the_write_to_the_closing_fsync(
     def failing(handle: int) -> None:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(scorecard_io, "SYNC_EVERY", 10)
-    monkeypatch.setattr(scorecard_io, "_fdatasync", failing)
+    monkeypatch.setattr(scorecard_output, "SYNC_EVERY", 10)
+    monkeypatch.setattr(scorecard_output, "_fdatasync", failing)
     with atomic_writer(tmp_path / "out.jsonl") as stream:
         for _ in range(50):
             stream.write("0123456789\n")
@@ -327,7 +328,7 @@ def test_an_interrupted_large_write_stops_its_thread_and_leaves_no_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Ctrl-C in the middle of a synced write: no file, no thread left behind."""
-    monkeypatch.setattr(scorecard_io, "SYNC_EVERY", 10)
+    monkeypatch.setattr(scorecard_output, "SYNC_EVERY", 10)
     with pytest.raises(KeyboardInterrupt):
         write_then_fail(tmp_path / "out.jsonl", KeyboardInterrupt(), text="x" * 100)
     assert list(tmp_path.iterdir()) == []
@@ -489,7 +490,6 @@ def test_an_unreadable_file_is_one_located_error(
 ) -> None:
     """A file that cannot be opened is reported once, by name; the other files are still read."""
     from scorecard.contract._errors import InputError
-    from scorecard.engine import _io as scorecard_io
     from scorecard.engine._io import RawRecord, read_records
 
     locked = tmp_path / "a-locked.jsonl"

@@ -18,8 +18,8 @@ import pytest
 
 from scorecard.contract._catalog import Catalog
 from scorecard.core._record import ScoredRecord
-from scorecard.engine import _io as scorecard_io
-from scorecard.engine._io import atomic_binary_writer, atomic_folder, atomic_writer
+from scorecard.engine import _output as scorecard_output
+from scorecard.engine._output import atomic_binary_writer, atomic_folder, atomic_writer
 from scorecard.engine._pipeline import score_paths_serially
 from scorecard.engine._rows import Row, scored_row
 from scorecard.engine.parquet import read_parquet_rows, write_parquet
@@ -102,8 +102,8 @@ def test_a_large_binary_write_is_flushed_to_disk_while_it_grows(
 ) -> None:
     """Past SYNC_EVERY bytes a background thread syncs the data; it is gone at the end."""
     synced: list[int] = []
-    monkeypatch.setattr(scorecard_io, "SYNC_EVERY", 100)
-    monkeypatch.setattr(scorecard_io, "_fdatasync", synced.append)
+    monkeypatch.setattr(scorecard_output, "SYNC_EVERY", 100)
+    monkeypatch.setattr(scorecard_output, "_fdatasync", synced.append)
     target = tmp_path / "out.bin"
     blocks = [bytes([number]) * 10 for number in range(100)]
     with atomic_binary_writer(target) as stream:
@@ -125,7 +125,7 @@ def test_a_short_binary_write_starts_no_thread(
 ) -> None:
     """Below SYNC_EVERY bytes only the closing fsync runs."""
     synced: list[int] = []
-    monkeypatch.setattr(scorecard_io, "_fdatasync", synced.append)
+    monkeypatch.setattr(scorecard_output, "_fdatasync", synced.append)
     with atomic_binary_writer(tmp_path / "out.bin") as stream:
         stream.write(b"short")
         assert syncing_threads() == []

@@ -4,16 +4,14 @@ Heavy optional backends are public submodules imported on demand:
 :mod:`scorecard.engine.parquet` (pyarrow) and :mod:`scorecard.engine.distributed` (Dask).
 """
 
-from ._io import (
+from ._io import load_policy, read_json_lines, read_records, scoring_policy
+from ._output import (
     atomic_binary_writer,
     atomic_folder,
     atomic_writer,
-    load_policy,
-    read_json_lines,
-    read_records,
-    scoring_policy,
+    is_special_file,
+    output_problems,
 )
-from ._output import is_special_file, output_problems
 from ._parallel import default_workers, score_rows_parallel, score_text
 from ._pipeline import RunSummary, score_records
 from ._rows import (

@@ -1,21 +1,37 @@
-"""Where a command may write: one guard for every output path, checked before any work.
+"""Outputs: the one atomic writer (text, bytes, folders) and the one guard on output paths.
 
-An output must never be one of the inputs (``score in.jsonl --out in.jsonl`` would replace the
-observations with scorecards), never a folder, and never twice the same file. A special file
-(a terminal, ``/dev/null``, a FIFO, a link to ``/dev/stdout``) is written to, not replaced: the
-atomic writers of :mod:`scorecard.engine._io` ask :func:`is_special_file` and open it directly.
+Readers see either the old file or the complete new one: writes go to a temporary file beside
+the target that replaces it only when the block finishes and the data is on disk, flushed in the
+background while it grows. A special file (a terminal, ``/dev/null``, a FIFO, a link to
+``/dev/stdout``) is written to in place, never replaced. :func:`output_problems` is checked by
+every command before any work: an output must never be one of the inputs (``score in.jsonl
+--out in.jsonl`` would replace the observations with scorecards), never a folder, and never
+twice the same file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import shutil
 import stat
-from collections.abc import Mapping, Sequence
+import tempfile
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import IO, Any
 
 from scorecard.contract import InputError
 
-__all__ = ["is_special_file", "output_problems"]
+__all__ = [
+    "SYNC_EVERY",
+    "atomic_binary_writer",
+    "atomic_folder",
+    "atomic_writer",
+    "is_special_file",
+    "output_problems",
+]
 
 #: Suffixes discovery reads as observation or records inputs inside a folder.
 _INPUT_SUFFIXES = frozenset({".json", ".jsonl"})
@@ -100,3 +116,183 @@ def output_problems(
             continue
         seen[key] = option
     return problems
+
+
+SYNC_EVERY = 8 << 20
+"""Characters (bytes, for a binary file) an atomic write takes between two background flushes
+to disk."""
+
+
+class _BackgroundSync:
+    """Hands a growing file's data to the operating system every :data:`SYNC_EVERY` characters
+    (or bytes) and waits for ``fdatasync`` in a background thread, so the ``fsync`` that ends an
+    atomic write waits for the last stretch only, instead of for the whole file after the work
+    is done. The thread starts at the first flush: a short write never has one (and
+    ``scorecard score`` forks its worker processes before it)."""
+
+    def __init__(self, handle: int, flush: Callable[[], None]) -> None:
+        self._handle = handle
+        self._flush = flush
+        self._unsynced = 0
+        self._wanted = threading.Event()
+        self._stopping = False
+        self._syncer: threading.Thread | None = None
+
+    def wrote(self, count: int) -> None:
+        """Note ``count`` more characters (or bytes) written."""
+        self._unsynced += count
+        if self._unsynced >= SYNC_EVERY:
+            self._unsynced = 0
+            self._flush()
+            if self._syncer is None:
+                self._syncer = threading.Thread(target=self._sync, name="sync", daemon=True)
+                self._syncer.start()
+            self._wanted.set()
+
+    def _sync(self) -> None:
+        while True:
+            self._wanted.wait()
+            self._wanted.clear()
+            if self._stopping:
+                return
+            try:
+                _fdatasync(self._handle)
+            except OSError:
+                return  # the closing fsync, in the writing thread, reports it
+
+    def stop(self) -> None:
+        """Wait for the background flush to finish (before the file is closed)."""
+        if self._syncer is not None:
+            self._stopping = True
+            self._wanted.set()
+            self._syncer.join()
+            self._syncer = None
+
+
+class _SyncingText(io.TextIOWrapper):
+    """A text file whose data the operating system writes to disk while it grows."""
+
+    def __init__(self, handle: int, encoding: str) -> None:
+        super().__init__(io.BufferedWriter(io.FileIO(handle, "w")), encoding=encoding, newline="\n")
+        self.background = _BackgroundSync(handle, self.flush)
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        self.background.wrote(written)
+        return written
+
+    def close(self) -> None:
+        self.background.stop()
+        super().close()
+
+
+class _SyncingBytes(io.BufferedWriter):
+    """A binary file whose data the operating system writes to disk while it grows."""
+
+    def __init__(self, handle: int) -> None:
+        super().__init__(io.FileIO(handle, "w"))
+        self.background = _BackgroundSync(handle, self.flush)
+
+    def write(self, data: Any) -> int:
+        written = super().write(data)
+        self.background.wrote(written)
+        return written
+
+    def close(self) -> None:
+        self.background.stop()
+        super().close()
+
+
+_fdatasync = getattr(os, "fdatasync", os.fsync)
+
+
+@contextlib.contextmanager
+def _synced(stream: _SyncingText | _SyncingBytes) -> Iterator[None]:
+    """Close ``stream`` at the end of the block, its data on disk first unless the block failed."""
+    with stream:
+        yield
+        stream.background.stop()
+        stream.flush()
+        os.fsync(stream.fileno())
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]:
+    """Open ``path`` for writing text so that readers see either the old file or the complete
+    new one.
+
+    Writes go to a temporary file beside ``path`` that replaces it only when the block finishes
+    and the data is on disk; on any exception (including Ctrl-C) the temporary file is removed
+    and ``path`` is untouched. A large file is flushed to disk while it is written. A special
+    file (``/dev/null``, a FIFO, a link to ``/dev/stdout``) is written to in place instead.
+    """
+    if is_special_file(path):
+        with open(path, "w", encoding=encoding, newline="\n") as special:
+            yield special
+        return
+    with _replacing(path) as handle:
+        stream = _SyncingText(handle, encoding)
+        with _synced(stream):
+            yield stream
+
+
+@contextlib.contextmanager
+def atomic_binary_writer(path: str | Path) -> Iterator[IO[bytes]]:
+    """:func:`atomic_writer` for bytes (images, Parquet files): the same temporary file, the
+    same flushing while it grows, the same replacement at the end (or, for a special file, the
+    same writing in place)."""
+    if is_special_file(path):
+        with open(path, "wb") as special:
+            yield special
+        return
+    with _replacing(path) as handle:
+        stream = _SyncingBytes(handle)
+        with _synced(stream):
+            yield stream
+
+
+@contextlib.contextmanager
+def atomic_folder(path: str | Path) -> Iterator[Path]:
+    """A new folder to fill that replaces the file or folder ``path`` when the block finishes
+    (a Parquet dataset), or is removed with everything in it on any exception."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    umask = os.umask(0)
+    os.umask(umask)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        os.chmod(staging, 0o777 & ~umask)
+        yield staging
+        if target.exists():
+            # A folder cannot replace a folder in one step: move the old one aside first.
+            retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
+            os.replace(target, retired / "old")
+            os.replace(staging, target)
+            shutil.rmtree(retired)
+        else:
+            os.replace(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+@contextlib.contextmanager
+def _replacing(path: str | Path) -> Iterator[int]:
+    """A new file beside ``path`` (its handle) that replaces ``path`` when the
+    block finishes, or is removed on any exception (including Ctrl-C)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # mkstemp makes the file private (0600); give it the mode a plain open() would.
+    umask = os.umask(0)
+    os.umask(umask)
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+    )
+    try:
+        os.chmod(temporary, 0o666 & ~umask)
+        yield handle
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise

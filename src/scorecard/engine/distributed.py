@@ -37,15 +37,13 @@ from scorecard.core import Tally
 from ._io import (
     STDIN,
     RawRecord,
-    atomic_binary_writer,
-    atomic_folder,
-    atomic_writer,
     discover_inputs,
     numbered_lines,
     parse_json_file,
     parse_line,
     unreadable,
 )
+from ._output import atomic_binary_writer, atomic_folder, atomic_writer
 from ._pipeline import RunSummary, score_record
 from ._rows import Row, scored_row
 from .parquet import PARTITION_SCHEMA, ROW_GROUP, _batch, _bundle_folder

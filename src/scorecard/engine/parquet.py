@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 
 from scorecard.contract import ROW_COLUMNS, Row
 
-from ._io import atomic_binary_writer, atomic_folder
+from ._output import atomic_binary_writer, atomic_folder
 
 __all__ = ["PARQUET_SCHEMA", "read_parquet_rows", "rows_of", "write_parquet"]
 
