@@ -194,7 +194,6 @@ PACKAGES = {
         "NOT_PLAIN_ERRORS",
         "Notice",
         "OBSERVATION_DECODER",
-        "OBSERVATION_ENCODER",
         "RECORD_SCHEMA",
         "ScoredRecord",
         "Tally",

@@ -595,3 +595,14 @@ def test_leaving_maps_exit_codes_as_python_does(
     cli._end(code)
     assert codes == [expected]
     assert capsysbinary.readouterr().err == message
+
+
+def test_help_loads_no_model_layer() -> None:
+    """`import scorecard.cli` (all `--help` needs) loads neither pydantic, YAML nor msgspec: the
+    commands import the exception tree only, and the contract package loads names on use."""
+    code = (
+        "import sys, scorecard.cli; "
+        "print(sorted(m for m in ('pydantic', 'yaml', 'msgspec', 'pyarrow') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

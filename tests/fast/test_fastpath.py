@@ -29,7 +29,7 @@ from scorecard.core._validation import validate_observation
 from scorecard.engine._parallel import _ROWS, _Chunk, _ChunkScorer, score_rows_parallel, score_text
 from scorecard.engine._pipeline import RunSummary
 from scorecard.fast import _fastpath as fastpath
-from scorecard.simulate.producers import WRITERS
+from scorecard.simulate.producers import WRITERS, shuffle_keys
 from tests.conftest import (
     BUNDLE,
     ROOT,
@@ -301,20 +301,10 @@ def test_another_field_order_takes_the_fast_path_and_agrees(
     document: dict[str, Any], seed: int, catalog: Catalog
 ) -> None:
     """Fields in any order are scored in C, with the result of the runners' order."""
-    shuffled = _shuffled(json.loads(runner_line(document)), random.Random(seed))
+    shuffled = shuffle_keys(json.loads(runner_line(document)), random.Random(seed))
     raw = json.dumps(shuffled, separators=(",", ":")).encode()
     assert assert_same_or_declined(raw, catalog, Policy())
     assert fast_path(raw, catalog, Policy()) == fast_path(runner_line(document), catalog, Policy())
-
-
-def _shuffled(value: Any, rng: random.Random) -> Any:
-    if isinstance(value, dict):
-        items = list(value.items())
-        rng.shuffle(items)
-        return {key: _shuffled(item, rng) for key, item in items}
-    if isinstance(value, list):
-        return [_shuffled(item, rng) for item in value]
-    return value
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ scalar so validation errors can say what happened, and rejects duplicate keys, w
 would otherwise resolve silently by keeping the last.
 
 Anchors and aliases are refused: no case or policy needs them, and a few hundred bytes of nested
-aliases (a "billion laughs" document) would otherwise expand into gigabytes before any check.
+aliases (a "billion laughs" document) would otherwise expand into hundreds of megabytes before any check.
 The refusal comes while the node graph is indexed, before anything is constructed.
 """
 

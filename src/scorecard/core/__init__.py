@@ -5,7 +5,7 @@ record. No I/O, clock, randomness, pandas, matplotlib or typer.
 from ._audit import AuditSummary, Finding, audit_observation, summarize_findings
 from ._explain import explain_record, render_explanation
 from ._lines import dimension_json, json_scalar, json_string, reason_json, scorecard_line
-from ._recognize import NOT_PLAIN_ERRORS, OBSERVATION_DECODER, OBSERVATION_ENCODER
+from ._recognize import NOT_PLAIN_ERRORS, OBSERVATION_DECODER
 from ._record import METRIC_KEYS, RECORD_SCHEMA, ScoredRecord, Tally, record_line
 from ._scoring import UNSCOREABLE_REASON, score_observation, score_wire
 from ._validation import Notice, accept_observation, identifier_secret, validate_observation
@@ -14,7 +14,6 @@ __all__ = [
     "METRIC_KEYS",
     "NOT_PLAIN_ERRORS",
     "OBSERVATION_DECODER",
-    "OBSERVATION_ENCODER",
     "RECORD_SCHEMA",
     "UNSCOREABLE_REASON",
     "AuditSummary",

@@ -23,7 +23,6 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 __all__ = [
     "NOT_PLAIN_ERRORS",
     "OBSERVATION_DECODER",
-    "OBSERVATION_ENCODER",
     "PlainObservation",
     "is_plainly_valid",
 ]
@@ -47,7 +46,7 @@ class _Closed(Struct, forbid_unknown_fields=True, gc=False):
     """An object with exactly the listed fields; absent optional fields stay ``UNSET``.
 
     Fields are listed in the order runners write them (the simulator's order, which follows the
-    upstream schema where it has one), so a plain line re-encodes to the same bytes.
+    upstream schema where it has one); the decoder reads them in any order.
     ``gc=False``: parsed JSON holds no cycles, and untracked structs cost less to make.
     """
 
@@ -211,14 +210,13 @@ PlainObservation = _Observation
 """A plainly valid observation as :data:`OBSERVATION_DECODER` returns it (read-only use)."""
 OBSERVATION_DECODER = msgspec.json.Decoder(_Observation)
 """Parses and recognises a line in one pass (the typed decode of a plain observation)."""
-OBSERVATION_ENCODER = msgspec.json.Encoder()
 NOT_PLAIN_ERRORS = (msgspec.DecodeError, UnicodeError, RecursionError)
-"""What the decoder and encoder raise for a line that is not plain or not plainly valid.
+"""What the decoder raises for a line that is not plainly valid.
 
-A line is *plain* when re-encoding the decoded observation gives back exactly the line (the
-check :func:`scorecard.contract.parse_plain_json` makes): that rules out repeated keys, inexact
-numbers and invalid UTF-8, and the typed decode checks what :func:`is_plainly_valid` checks.
-Fields in another order than the runners' are not plain either: slower, never wrong.
+The fast path decodes a line only after its scanner (``src/fastscore/strict.c``) found none of
+what the strict parser refuses (repeated keys, inexact or non-finite numbers, lone surrogates,
+invalid UTF-8); the typed decode then checks what :func:`is_plainly_valid` checks, in any key
+order, whitespace and escaping.
 """
 
 

@@ -93,9 +93,6 @@ def output_problems(
     for option, path in outputs.items():
         if path is None:
             continue
-        if str(path) in ("", "."):
-            problems.append(_bad(option, "the output path is empty"))
-            continue
         if is_special_file(path):
             continue  # written to in place, whatever else reads it
         if path.is_dir() and option not in folders:

@@ -16,7 +16,15 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["WRITERS", "escaped", "node", "python_default", "shuffled", "sorted_keys"]
+__all__ = [
+    "WRITERS",
+    "escaped",
+    "node",
+    "python_default",
+    "shuffle_keys",
+    "shuffled",
+    "sorted_keys",
+]
 
 
 def _reordered(value: Any) -> Any:
@@ -55,13 +63,14 @@ def sorted_keys(document: Any) -> bytes:
     return json.dumps(document, sort_keys=True).encode()
 
 
-def _shuffled(value: Any, rng: random.Random) -> Any:
+def shuffle_keys(value: Any, rng: random.Random) -> Any:
+    """``value`` with every object's keys in an order drawn from ``rng`` (lists keep theirs)."""
     if isinstance(value, dict):
         items = list(value.items())
         rng.shuffle(items)
-        return {key: _shuffled(item, rng) for key, item in items}
+        return {key: shuffle_keys(item, rng) for key, item in items}
     if isinstance(value, list):
-        return [_shuffled(item, rng) for item in value]
+        return [shuffle_keys(item, rng) for item in value]
     return value
 
 
@@ -69,7 +78,7 @@ def shuffled(document: Any) -> bytes:
     """Every object's keys in a seeded random order (the seed is the document's own compact
     text, so the same document always comes out the same), compact."""
     seed = zlib.crc32(json.dumps(document, separators=(",", ":")).encode())
-    return json.dumps(_shuffled(document, random.Random(seed)), separators=(",", ":")).encode()
+    return json.dumps(shuffle_keys(document, random.Random(seed)), separators=(",", ":")).encode()
 
 
 _SPACE = (" ", "\t", "\r", "  ", "")
