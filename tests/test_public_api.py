@@ -277,6 +277,7 @@ PACKAGES = {
         "select_candidates",
     ],
     "scorecard.report": [
+        "build_site",
         "bundle_view",
         "plot_images",
         "render_gate_json",
@@ -285,11 +286,13 @@ PACKAGES = {
         "render_junit_runs",
         "render_markdown",
         "render_view",
+        "run_page_path",
         "scorecard_table",
         "trend_view",
         "verdict_line",
         "view_csv",
         "view_json",
+        "write_site",
     ],
 }
 

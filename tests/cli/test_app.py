@@ -10,7 +10,17 @@ from typer.testing import CliRunner
 from scorecard.cli._app import COMMAND_MODULES, app
 from tests.conftest import ROOT
 
-COMMANDS = ["score", "bundle-id", "explain", "compare", "plot", "gate", "score-dask"]
+COMMANDS = [
+    "score",
+    "bundle-id",
+    "explain",
+    "compare",
+    "plot",
+    "gate",
+    "score-dask",
+    "report",
+    "view",
+]
 
 
 def test_version_prints_the_project_version() -> None:

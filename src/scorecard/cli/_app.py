@@ -50,7 +50,17 @@ def _options(
 
 
 #: Command modules ``scorecard.cli._<name>``; each defines ``register(app)``.
-COMMAND_MODULES = ("score", "bundle_id", "explain", "compare", "plot", "gate", "distributed")
+COMMAND_MODULES = (
+    "score",
+    "bundle_id",
+    "explain",
+    "compare",
+    "plot",
+    "gate",
+    "distributed",
+    "report",
+    "view",
+)
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"scorecard.cli._{_name}").register(app)

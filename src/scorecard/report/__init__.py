@@ -1,5 +1,5 @@
 """Renderings for people and CI: terminal tables, comparison views, the gate's verdict line,
-markdown summary, JUnit XML and HTML report. Untrusted text is escaped in one place
+markdown summary, JUnit XML, HTML report and the static report site. Untrusted text is escaped in one place
 (``_escape``).
 """
 
@@ -9,9 +9,12 @@ from ._gate_json import render_gate_json
 from ._html import plot_images, render_html
 from ._junit import render_junit, render_junit_runs
 from ._markdown import render_markdown
+from ._site import build_site, write_site
+from ._site_paths import run_page_path
 from ._terminal import scorecard_table
 
 __all__ = [
+    "build_site",
     "bundle_view",
     "plot_images",
     "render_gate_json",
@@ -20,9 +23,11 @@ __all__ = [
     "render_junit_runs",
     "render_markdown",
     "render_view",
+    "run_page_path",
     "scorecard_table",
     "trend_view",
     "verdict_line",
     "view_csv",
     "view_json",
+    "write_site",
 ]

@@ -1,0 +1,140 @@
+"""The report site's page shell: inline CSS, the one inline script, the page frame.
+
+Nothing is fetched: the style and the script are in every page, images are files of the site,
+and a Content-Security-Policy allows only those (the script by its SHA-256), so a page renders
+the same from ``file://``, a CI artifact viewer or ``scorecard view``. The script only filters
+table rows already on the page; without it every row shows and the filter bar stays hidden.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from typing import Any
+
+from ._escape import html_text
+from ._site_paths import PAGE_INDEX, PAGE_RUNS, link
+
+__all__ = ["CSS", "SCRIPT", "json_script", "page"]
+
+CSS = """
+:root { color-scheme: light; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0;
+  color: #1f2328; background: #ffffff; }
+header.top { background: #24292f; color: #ffffff; padding: 8px 24px; }
+header.top a { color: #ffffff; margin-right: 16px; text-decoration: none; font-weight: 600; }
+main { padding: 12px 24px 40px; max-width: 1400px; }
+nav.crumbs { color: #59636e; margin: 4px 0 8px; } nav.crumbs a { color: #0969da; }
+h1 { font-size: 22px; margin: 8px 0; overflow-wrap: anywhere; }
+h2 { font-size: 18px; margin: 28px 0 8px; border-bottom: 1px solid #d0d7de; }
+h3 { font-size: 15px; margin: 18px 0 6px; }
+a { color: #0969da; }
+.verdict { padding: 12px 16px; border-radius: 6px; font-weight: 600; margin: 8px 0 16px;
+  overflow-wrap: anywhere; }
+.verdict.fail { background: #ffebe9; border: 1px solid #cf222e; }
+.verdict.inconclusive { background: #fff8c5; border: 1px solid #9a6700; }
+.verdict.pass { background: #dafbe1; border: 1px solid #1a7f37; }
+table { border-collapse: collapse; margin: 6px 0 14px; }
+th, td { border: 1px solid #d0d7de; padding: 3px 8px; text-align: left; vertical-align: top;
+  overflow-wrap: break-word; }
+th { background: #f6f8fa; position: sticky; top: 0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.fail, .status-fail { color: #cf222e; font-weight: 600; }
+.status-inconclusive, .status-warn { color: #9a6700; font-weight: 600; }
+.pass, .status-pass { color: #1a7f37; }
+.note { color: #59636e; }
+.reason { white-space: pre-wrap; overflow-wrap: anywhere; }
+ul.reasons { margin: 4px 0; padding-left: 20px; }
+code, .ptr { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
+pre.json { background: #f6f8fa; border: 1px solid #d0d7de; padding: 10px; overflow: auto;
+  font: 12px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap;
+  overflow-wrap: anywhere; }
+pre.json .key { color: #0550ae; } pre.json .s { color: #0a3069; } pre.json .n { color: #953800; }
+pre.json .k { color: #8250df; }
+mark.hl { background: #fff1a8; outline: 2px solid #d4a72c; border-radius: 2px; }
+mark.hl.near { background: #ffe2cc; outline-color: #d18616; }
+mark.hl:target { background: #ffd33d; outline: 3px solid #cf222e; }
+.anchor { scroll-margin-top: 40px; } mark.hl { scroll-margin-top: 40px; }
+.filters { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px; padding: 8px;
+  margin: 8px 0; display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+.filters input[type=search] { min-width: 260px; padding: 4px; }
+figure { margin: 12px 0; } figure img { max-width: 100%; height: auto; border: 1px solid #d0d7de; }
+.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 8px 0; }
+.facts dt { font-weight: 600; } .facts dd { margin: 0; overflow-wrap: anywhere; }
+[hidden] { display: none !important; }
+"""
+
+SCRIPT = """
+(function () {
+  var shown = document.querySelectorAll("[data-js]");
+  for (var n = 0; n < shown.length; n++) { shown[n].hidden = false; }
+  var data = document.getElementById("run-index");
+  var bar = document.getElementById("filters");
+  if (!data || !bar) { return; }
+  var index = JSON.parse(data.textContent);
+  var rows = document.querySelectorAll("table.runs tbody tr");
+  var search = document.getElementById("q");
+  var selects = bar.querySelectorAll("select");
+  var count = document.getElementById("shown");
+  var params = new URLSearchParams(window.location.search);
+  if (params.get("q")) { search.value = params.get("q"); }
+  for (var s = 0; s < selects.length; s++) {
+    var wanted = params.get(selects[s].name);
+    if (wanted !== null) { selects[s].value = wanted; }
+  }
+  function apply() {
+    var terms = search.value.toLowerCase().split(/\\s+/).filter(Boolean);
+    var visible = 0;
+    for (var r = 0; r < rows.length; r++) {
+      var item = index[Number(rows[r].getAttribute("data-i"))];
+      var keep = terms.every(function (term) { return item.text.indexOf(term) >= 0; });
+      for (var t = 0; t < selects.length && keep; t++) {
+        if (selects[t].value && item.tags.indexOf(selects[t].value) < 0) { keep = false; }
+      }
+      rows[r].hidden = !keep;
+      if (keep) { visible++; }
+    }
+    count.textContent = visible + " of " + rows.length + " runs shown";
+  }
+  search.addEventListener("input", apply);
+  for (var e = 0; e < selects.length; e++) { selects[e].addEventListener("change", apply); }
+  apply();
+})();
+"""
+
+_SCRIPT_HASH = base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
+_CSP = (
+    "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; "
+    f"script-src 'sha256-{_SCRIPT_HASH}'; base-uri 'none'; form-action 'self'"
+)
+
+
+def json_script(element_id: str, data: Any) -> str:
+    """``data`` as a JSON data block no text inside can end (``<``, ``>``, ``&`` escaped)."""
+    text = json.dumps(data, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f'<script type="application/json" id="{element_id}">{text}</script>'
+
+
+def page(path: str, title: str, body: str, crumbs: list[tuple[str, str | None]]) -> bytes:
+    """The page at site path ``path``: ``title`` (untrusted, escaped here), the breadcrumb
+    ``crumbs`` (untrusted labels, site paths or None), ``body`` (HTML already escaped)."""
+    trail = " &rsaquo; ".join(
+        f'<a href="{html_text(link(path, target))}">{html_text(label)}</a>'
+        if target is not None
+        else html_text(label)
+        for label, target in crumbs
+    )
+    text = (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html_text(title)} - scorecard report</title><style>{CSS}</style></head>\n<body>"
+        f'<header class="top"><a href="{link(path, PAGE_INDEX)}">Scorecard report</a>'
+        f'<a href="{link(path, PAGE_RUNS)}">All runs</a></header>\n<main>'
+        + (f'<nav class="crumbs">{trail}</nav>' if crumbs else "")
+        + body
+        + f"</main>\n<script>{SCRIPT}</script>\n</body></html>\n"
+    )
+    return text.encode("utf-8")

@@ -1,0 +1,90 @@
+"""File names of the report site: slugged, deterministic, collision-free, relative links.
+
+Every page name is made from ids alone (never from what else the site holds), so a link made
+elsewhere (the gate's markdown or JUnit) finds the page :func:`run_page_path` names:
+
+* an id made only of lowercase letters, digits and single inner hyphens is its own slug;
+* any other id (upper case, dots, markup, control characters, an empty or long id, a name
+  Windows reserves) is lowered to those characters and followed by 8 hex digits of the SHA-256
+  of its UTF-8 text, so two ids never share a slug (unless SHA-256 collides) and the file name
+  shows nothing of the id that is not in the id already (ids are redacted by the engine).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+
+__all__ = [
+    "PAGE_INDEX",
+    "PAGE_RUNS",
+    "anchor_id",
+    "candidate_page_path",
+    "case_page_path",
+    "link",
+    "pair_page_path",
+    "run_page_path",
+    "slug",
+]
+
+PAGE_INDEX = "index.html"
+PAGE_RUNS = "runs.html"
+
+_PLAIN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_OTHER = re.compile(r"[^a-z0-9]+")
+_LONGEST = 48
+#: Names Windows will not create as files, whatever the extension.
+_RESERVED = frozenset(
+    ["con", "prn", "aux", "nul"]
+    + [f"{name}{digit}" for name in ("com", "lpt") for digit in range(10)]
+)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def slug(text: str) -> str:
+    """``text`` as a file-name part (see the module docstring); the same text, the same slug."""
+    text = str(text)
+    if _PLAIN.fullmatch(text) and len(text) <= _LONGEST and text not in _RESERVED:
+        return text
+    base = _OTHER.sub("-", text.lower()).strip("-")[:_LONGEST].strip("-")
+    return f"{base}-{_digest(text)}" if base else _digest(text)
+
+
+def run_page_path(bundle: str, candidate: str, case: str, run: int) -> str:
+    """The page of run ``run`` (the record's 1-based ``repetition``) of ``case`` by
+    ``candidate`` in ``bundle``, relative to the site's root (``/``-separated, no leading
+    ``/``): join it to where the site is published to link to the run."""
+    return f"runs/{slug(bundle)}/{slug(candidate)}/{slug(case)}-r{int(run)}.html"
+
+
+def candidate_page_path(candidate: str) -> str:
+    """The page of one candidate across every bundle."""
+    return f"candidates/{slug(candidate)}.html"
+
+
+def case_page_path(case: str) -> str:
+    """The page of one case: every candidate's runs of it."""
+    return f"cases/{slug(case)}.html"
+
+
+def pair_page_path(baseline: str, current: str) -> str:
+    """The page of bundle ``current`` judged against bundle ``baseline`` (slugs never hold
+    ``--``, so the pair can be told apart)."""
+    return f"pairs/{slug(baseline)}--{slug(current)}.html"
+
+
+def anchor_id(pointer: str) -> str:
+    """The element id of a JSON Pointer's field on a run page (``at-`` and its slug)."""
+    return f"at-{slug(pointer)}" if pointer else "at-root"
+
+
+def link(page: str, target: str) -> str:
+    """``target`` (a site path, maybe with ``#fragment``) relative to the folder of ``page``."""
+    path, hash_mark, fragment = target.partition("#")
+    start = posixpath.dirname(page) or "."
+    relative = posixpath.relpath(path, start) if path else ""
+    return relative + (hash_mark + fragment if hash_mark else "")
