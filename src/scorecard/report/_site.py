@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import math
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -445,7 +446,7 @@ def _svg(figure: Any) -> bytes:
 
     buffer = io.BytesIO()
     with matplotlib.rc_context({"svg.hashsalt": "scorecard-report"}):
-        figure.savefig(buffer, format="svg", metadata={"Date": None})
+        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     return buffer.getvalue()
 
 
@@ -473,7 +474,10 @@ def _plots(site: _Site) -> dict[str, tuple[str, bytes | str]]:
     drawn: dict[str, tuple[str, bytes | str]] = {}
     for name, caption, draw in calls:
         try:
-            drawn[name] = (caption, _svg(draw()))
+            with warnings.catch_warnings():
+                # An id with a control character draws as a box (SVG text is drawn as paths).
+                warnings.filterwarnings("ignore", "Glyph .* missing from font", UserWarning)
+                drawn[name] = (caption, _svg(draw()))
         except InputError as error:
             drawn[name] = (caption, error.message)
     return drawn

@@ -9,6 +9,7 @@ stripped of control characters, then HTML-escaped; keys too.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -57,13 +58,15 @@ def resolve_pointer(document: Any, pointer: str) -> tuple[tuple[str, ...], bool]
     return tuple(found), True
 
 
+@functools.lru_cache(maxsize=8192)
+def _string(text: str) -> str:
+    """A JSON string literal, redacted and escaped (keys and values repeat: cached)."""
+    return html_text(json.dumps(text, ensure_ascii=False), _STRING_LIMIT)
+
+
 def _scalar(value: Any) -> str:
     if isinstance(value, str):
-        return (
-            '<span class="s">'
-            + html_text(json.dumps(value, ensure_ascii=False), _STRING_LIMIT)
-            + "</span>"
-        )
+        return '<span class="s">' + _string(value) + "</span>"
     if value is None or isinstance(value, bool):
         return f'<span class="k">{json.dumps(value)}</span>'
     return f'<span class="n">{html_text(json.dumps(value))}</span>'
@@ -85,11 +88,7 @@ class _Renderer:
                 child = (*path, str(key))
                 write(inner)
                 opened = self.open(child)
-                write(
-                    '<span class="key">'
-                    + html_text(json.dumps(str(key), ensure_ascii=False), _STRING_LIMIT)
-                    + "</span>: "
-                )
+                write('<span class="key">' + _string(str(key)) + "</span>: ")
                 self.value(item, child, inner)
                 if opened:
                     write("</mark>")

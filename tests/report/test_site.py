@@ -1,0 +1,384 @@
+"""The report site (``scorecard report``): pages, links, pointers, escaping, determinism.
+
+Expected values come from the sample data itself (``observations/``: its manifests and
+observation lines, read here with ``json``) and from the gate library the site must agree with,
+never from the site builder.
+"""
+
+from __future__ import annotations
+
+import functools
+import html.parser
+import itertools
+import json
+import posixpath
+import re
+from pathlib import Path
+
+import pytest
+
+from scorecard.contract import InputError, load_catalog
+from scorecard.core import ScoredRecord
+from scorecard.engine import score_run
+from scorecard.gate import GateRules, evaluate_gate, gate_side, run_facts
+from scorecard.report import build_site, run_page_path, verdict_line, write_site
+from scorecard.report._site_json import render_json, resolve_pointer
+from scorecard.report._site_paths import anchor_id, link, slug
+from tests.conftest import ROOT
+
+SAMPLES = ROOT / "observations"
+NEWEST = SAMPLES / "2026-11-22-nightly"
+GLM_RUN = "runs/campaign-2026-11-22/opencode-glm/final-response-r2.html"
+
+
+@functools.cache
+def sample_records() -> tuple[ScoredRecord, ...]:
+    """Every sample observation, scored (in this process, once)."""
+    return tuple(
+        item
+        for item in score_run([str(SAMPLES)], catalog=load_catalog()).records()
+        if isinstance(item, ScoredRecord)
+    )
+
+
+@functools.cache
+def sample_site() -> dict[str, bytes]:
+    """The site of the whole sample campaign (built once per test session)."""
+    return build_site(sample_records(), load_catalog())
+
+
+def text_of(files: dict[str, bytes], name: str) -> str:
+    return files[name].decode("utf-8")
+
+
+class _Parsed(html.parser.HTMLParser):
+    """Ids, link targets and text of one page."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.targets: list[str] = []
+        self.marks: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if found.get("id"):
+            self.ids.add(str(found["id"]))
+        for name in ("href", "src", "action"):
+            if found.get(name) is not None:
+                self.targets.append(str(found[name]))
+        if tag == "mark":
+            self.marks.append(found)
+
+
+def parsed(data: bytes) -> _Parsed:
+    parser = _Parsed()
+    parser.feed(data.decode("utf-8"))
+    return parser
+
+
+# ---------------------------------------------------------------------------------------------
+# File names
+
+
+def test_plain_ids_are_their_own_slugs_and_others_are_hashed_apart() -> None:
+    """Lowercase hyphenated ids stay readable; ids differing only by case, punctuation or
+    markup get different slugs made of safe characters only."""
+    assert slug("opencode-glm") == "opencode-glm"
+    assert slug("campaign-2026-11-22") == "campaign-2026-11-22"
+    tricky = ["Foo", "foo.", "foo_", "FOO", "foo--", "<foo>", "con", "", "../x", "a" * 80]
+    slugs = [slug(text) for text in tricky]
+    assert len(set(slugs)) == len(tricky)
+    assert "foo" not in slugs
+    for value in slugs:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", value), value
+        assert len(value) <= 60
+        assert "--" not in value
+    assert slug("Foo") == slug("Foo")  # a function of the id alone
+
+
+def test_run_page_path_is_stable_and_relative() -> None:
+    """The documented form: runs/<bundle>/<candidate>/<case>-r<run>.html, relative, safe."""
+    assert run_page_path("campaign-2026-11-22", "opencode-glm", "final-response", 2) == GLM_RUN
+    hostile = run_page_path("../../etc", "<b>", "a/b", 1)
+    assert not hostile.startswith("/")
+    assert ".." not in hostile
+    assert re.fullmatch(r"runs/[a-z0-9-]+/[a-z0-9-]+/[a-z0-9-]+-r1\.html", hostile)
+
+
+def test_links_are_relative_to_the_page() -> None:
+    assert link("index.html", "runs/b/c/x-r1.html") == "runs/b/c/x-r1.html"
+    assert link("runs/b/c/x-r1.html", "index.html") == "../../../index.html"
+    assert link("candidates/a.html", "cases/b.html#top") == "../cases/b.html#top"
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON with pointers
+
+
+def test_render_json_marks_the_pointed_field_with_its_anchor() -> None:
+    document = {"base": {"observedCalls": ["checkout_task", "finish_task"], "a/b": 1}, "n": None}
+    out = render_json(document, ["/base/observedCalls/0", "/base/a~1b"])
+    mark = (
+        f'<mark class="hl" id="{anchor_id("/base/observedCalls/0")}" '
+        'data-pointer="/base/observedCalls/0"'
+    )
+    assert mark in out
+    marked = out.split(mark, 1)[1].split("</mark>", 1)[0]
+    assert "checkout_task" in marked
+    assert "finish_task" not in marked
+    assert f'id="{anchor_id("/base/a~1b")}"' in out
+    # Every bit of the document is still there, and nothing else is marked.
+    plain = re.sub(r"<[^>]+>", "", out)
+    assert json.loads(html.unescape(plain)) == document
+    assert out.count("<mark") == 2
+
+
+def test_a_pointer_to_a_missing_field_marks_the_nearest_field() -> None:
+    document = {"metrics": {"attempts": 1}}
+    assert resolve_pointer(document, "/metrics/costUsd") == (("metrics",), False)
+    assert resolve_pointer(document, "/metrics/attempts") == (("metrics", "attempts"), True)
+    out = render_json(document, ["/metrics/costUsd", "/nowhere"])
+    assert '<mark class="hl near" data-pointer="/metrics/costUsd"' in out
+    # Absent at the top: an anchor at the start, nothing wrapped.
+    assert out.startswith(f'<span class="anchor" id="{anchor_id("/nowhere")}"></span>')
+
+
+def test_render_json_escapes_keys_and_strings() -> None:
+    document = {"<k>": '</pre><script>alert("x")</script>', "c": "bell\x07rtl\u202e"}
+    out = render_json(document, ["/<k>"])
+    assert "<script>" not in out
+    assert "</pre>" not in out
+    assert "&lt;/pre&gt;&lt;script&gt;" in out
+    assert "&lt;k&gt;" in out
+    assert "\x07" not in out
+    assert "\u202e" not in out
+    assert 'data-pointer="/&lt;k&gt;"' in out
+
+
+# ---------------------------------------------------------------------------------------------
+# The sample campaign's site
+
+
+def manifest_candidates(folder: Path) -> list[str]:
+    return [item["id"] for item in json.loads((folder / "bundle.json").read_text())["candidates"]]
+
+
+def test_the_site_has_every_page() -> None:
+    """Overview, all runs, a page per candidate, case, consecutive bundle pair and run."""
+    files = sample_site()
+    for name in ("index.html", "runs.html", ".scorecard-site", GLM_RUN):
+        assert name in files
+    for candidate in manifest_candidates(NEWEST):
+        assert f"candidates/{candidate}.html" in files
+    for case in load_catalog():
+        assert f"cases/{case}.html" in files
+    bundles = sorted(
+        json.loads((folder / "bundle.json").read_text())["id"] for folder in SAMPLES.iterdir()
+    )
+    for baseline, current in itertools.pairwise(bundles):
+        assert f"pairs/{baseline}--{current}.html" in files
+    lines = sum(
+        len((folder / "observations.jsonl").read_text().splitlines())
+        for folder in SAMPLES.iterdir()
+    )
+    assert sum(1 for name in files if name.startswith("runs/")) == lines == 560
+
+
+def test_every_link_resolves_to_a_file_and_anchor_of_the_site() -> None:
+    """Crawl every href, src and form action of every page: each names a file of the site
+    (and an element id of it when it has a fragment); nothing leaves the site."""
+    files = sample_site()
+    pages = {name: parsed(data) for name, data in files.items() if name.endswith(".html")}
+    checked = anchored = 0
+    for name, page in pages.items():
+        for target in page.targets:
+            assert not re.match(r"^[a-z][a-z0-9+.-]*:", target), (name, target)
+            assert not target.startswith("/"), (name, target)
+            path, _, fragment = target.partition("#")
+            resolved = (
+                posixpath.normpath(posixpath.join(posixpath.dirname(name), path)) if path else name
+            )
+            assert resolved in files, (name, target)
+            if fragment:
+                assert fragment in pages[resolved].ids, (name, target)
+                anchored += 1
+            checked += 1
+    assert checked > 5_000
+    assert anchored > 500  # the reasons' and findings' pointers
+
+
+def test_no_page_references_anything_outside_the_site() -> None:
+    """No URL with a host in any page; the SVGs hold only XML namespace and metadata names."""
+    names = re.compile(r"https?://[^\s\"'<>)]+")
+    for name, data in sample_site().items():
+        text = data.decode("utf-8", errors="replace")
+        if name.endswith(".svg"):
+            hosts = {url.split("/")[2] for url in names.findall(text)}
+            assert hosts <= {"www.w3.org", "purl.org", "creativecommons.org"}, (name, hosts)
+            assert "<script" not in text, name
+            assert not re.findall(r'href="(?!data:|#)', text), name  # images inline only
+        else:
+            assert not names.findall(text), name
+            for needle in ("<link", "@import", "url("):
+                assert needle not in text, (name, needle)
+
+
+def test_the_glm_run_page_highlights_each_reason_pointer() -> None:
+    """opencode-glm's final-response run 2 of 2026-11-22 failed hard_invariants on a
+    forbidden call (sample line 42): its page links the reason to the marked field."""
+    files = sample_site()
+    page = text_of(files, GLM_RUN)
+    line = (NEWEST / "observations.jsonl").read_text().splitlines()[41]
+    observation = json.loads(line)
+    assert (observation["candidateId"], observation["caseId"]) == ("opencode-glm", "final-response")
+    assert observation["base"]["observedCalls"][0] == "checkout_task"
+    parser = parsed(files[GLM_RUN])
+    pointers = {mark.get("data-pointer") for mark in parser.marks}
+    assert {"/base/observedCalls/0", "/base/forbiddenCalls", "/lifecycle/checks/2"} <= pointers
+    assert "forbidden call(s) invoked: checkout_task" in page
+    target = anchor_id("/base/observedCalls/0")
+    assert f'href="#{target}"' in page
+    marked = page.split(f'id="{target}"', 1)[1].split("</mark>", 1)[0]
+    assert "checkout_task" in marked
+    # The audit finding and its pointer, and the scorecard's gate failure.
+    assert "required_prp_event_missing" in page
+    assert "hard_invariants" in page
+
+
+def test_infrastructure_failures_show_code_and_message() -> None:
+    files = sample_site()
+    line = (NEWEST / "observations.jsonl").read_text().splitlines()[47]
+    observation = json.loads(line)
+    assert observation["classification"] == "infrastructure_failure"
+    name = run_page_path(
+        "campaign-2026-11-22", observation["candidateId"], observation["caseId"], 1
+    )
+    page = text_of(files, name)
+    assert observation["failure"]["code"] in page
+    assert html.escape(observation["failure"]["message"]) in page
+
+
+def test_the_overview_shows_the_gate_verdict_on_the_newest_pair() -> None:
+    """The overview's verdict is the gate library's on 2026-11-22 against 2026-11-15."""
+    records = sample_records()
+    facts = [run_facts(record.record_json()) for record in records]
+    current = gate_side([f for f in facts if f.bundle == "campaign-2026-11-22"])
+    baseline = gate_side([f for f in facts if f.bundle == "campaign-2026-11-15"])
+    result = evaluate_gate(current, baseline, GateRules(), seed=0)
+    line = verdict_line(result)
+    assert line.startswith("gate: FAIL - opencode-glm")
+    overview = text_of(sample_site(), "index.html")
+    assert f'<div class="verdict fail" id="verdict">{html.escape(line)}</div>' in overview
+    pair = text_of(sample_site(), "pairs/campaign-2026-11-15--campaign-2026-11-22.html")
+    assert html.escape(line) in pair
+    # Plots are files of the site, drawn as SVG.
+    for name in ("heatmap", "trends", "cost"):
+        assert sample_site()[f"plots/{name}.svg"].startswith(b"<?xml")
+        assert f'src="plots/{name}.svg"' in overview
+
+
+def test_runs_tables_carry_an_index_for_every_row() -> None:
+    """Each runs table row has a data-i into the page's JSON index, and pages are readable
+    without the script: the filter bar is hidden until the script shows it."""
+    page = text_of(sample_site(), "runs.html")
+    rows = re.findall(r'<tr data-i="(\d+)">', page)
+    assert len(rows) == 560
+    data = page.split('<script type="application/json" id="run-index">', 1)[1].split(
+        "</script>", 1
+    )[0]
+    index = json.loads(data)
+    assert [int(i) for i in rows] == list(range(len(index)))
+    assert 'id="filters" data-js hidden' in page
+    assert any("forbidden call(s) invoked: checkout_task" in item["text"] for item in index)
+
+
+def test_file_names_are_safe() -> None:
+    for name in sample_site():
+        assert re.fullmatch(r"(\.scorecard-site|[a-z0-9-]+(/[a-z0-9-]+)*\.(html|svg))", name), name
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile ids, determinism, writing
+
+
+HOSTILE = '<script>alert("id")</script>\x07\u202e&amp;"\''
+
+
+def hostile_records(tmp_path: Path) -> list[ScoredRecord]:
+    """Three sample runs of one bundle with a hostile candidate id, bundle id and failure
+    message."""
+    lines = (NEWEST / "observations.jsonl").read_text().splitlines()
+    chosen = []
+    for number in (41, 47, 0):  # a failing run, an infrastructure failure, a passing run
+        document = json.loads(lines[number])
+        document["candidateId"] = HOSTILE
+        if document.get("failure"):
+            document["failure"]["message"] = "<img src=x onerror=alert(1)> </pre>\x1b[31m"
+        chosen.append(json.dumps(document))
+    path = tmp_path / "hostile.jsonl"
+    path.write_text("\n".join(chosen) + "\n", encoding="utf-8")
+    run = score_run([str(path)], catalog=load_catalog(), bundle_id=f"bundle {HOSTILE}")
+    records = [item for item in run.records() if isinstance(item, ScoredRecord)]
+    assert len(records) == 3
+    return records
+
+
+def test_hostile_ids_and_messages_stay_text(tmp_path: Path) -> None:
+    files = build_site(hostile_records(tmp_path), load_catalog())
+    escaped = html.escape('<script>alert("id")</script>')
+    seen = 0
+    for name, data in files.items():
+        assert re.fullmatch(r"(\.scorecard-site|[a-z0-9-]+(/[a-z0-9-]+)*\.(html|svg))", name), name
+        if not name.endswith(".html"):
+            continue
+        text = data.decode("utf-8")
+        assert "<script>alert" not in text, name
+        assert "<img src=x" not in text, name
+        for control in ("\x07", "\x1b", "\u202e"):
+            assert control not in text, (name, control)
+        assert text.count("<script") == text.count("</script>"), name
+        seen += escaped in text
+    assert seen >= 4  # overview, all runs, the candidate page, run pages
+    run_page = next(
+        name for name in files if name.startswith("runs/") and b"onerror" in files[name]
+    )
+    assert "&lt;img src=x onerror=alert(1)&gt;" in text_of(files, run_page)
+
+
+def test_a_single_bundle_has_a_verdict_without_baseline(tmp_path: Path) -> None:
+    overview = text_of(build_site(hostile_records(tmp_path), load_catalog()), "index.html")
+    assert "without a baseline" in overview
+    assert 'class="verdict ' in overview
+
+
+def test_the_same_records_give_the_same_bytes(tmp_path: Path) -> None:
+    records = hostile_records(tmp_path)
+    assert build_site(records, load_catalog()) == build_site(list(records), load_catalog())
+
+
+def test_a_repeated_run_is_an_error(tmp_path: Path) -> None:
+    records = hostile_records(tmp_path)
+    with pytest.raises(InputError) as raised:
+        build_site([*records, records[0]], load_catalog())
+    assert raised.value.rule == "duplicate_record"
+    with pytest.raises(InputError):
+        build_site([], load_catalog())
+
+
+def test_write_site_replaces_a_site_but_no_other_folder(tmp_path: Path) -> None:
+    files = {".scorecard-site": b"x\n", "index.html": b"<p>one</p>", "a/b.html": b"b"}
+    out = tmp_path / "site"
+    write_site(files, out)
+    assert (out / "a" / "b.html").read_bytes() == b"b"
+    write_site({**files, "index.html": b"<p>two</p>"}, out)
+    assert (out / "index.html").read_bytes() == b"<p>two</p>"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["site"]  # nothing left beside
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "keep.txt").write_text("mine")
+    with pytest.raises(InputError):
+        write_site(files, other)
+    assert (other / "keep.txt").read_text() == "mine"
+    with pytest.raises(InputError):
+        write_site(files, other / "keep.txt")
