@@ -1,0 +1,136 @@
+"""``scorecard report`` and ``scorecard view``: the site written, byte-identical, guarded; the
+server started on a free port, answering over HTTP, stopped by SIGTERM, its folder removed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+SAMPLES = ROOT / "observations"
+
+
+@pytest.fixture
+def campaign(tmp_path: Path) -> Path:
+    """Two small bundles: the first 30 runs of the last two sample nights."""
+    root = tmp_path / "campaign"
+    for night in ("2026-11-15-nightly", "2026-11-22-nightly"):
+        folder = root / night
+        folder.mkdir(parents=True)
+        shutil.copy(SAMPLES / night / "bundle.json", folder / "bundle.json")
+        lines = (SAMPLES / night / "observations.jsonl").read_text().splitlines()[:30]
+        (folder / "observations.jsonl").write_text("\n".join(lines) + "\n")
+    return root
+
+
+def scorecard(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "scorecard", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def test_report_writes_the_same_site_twice(campaign: Path, tmp_path: Path) -> None:
+    """Exit 0, the index named on stdout; two runs give the same bytes; rewriting replaces the
+    site and leaves nothing beside it."""
+    first, second = tmp_path / "one", tmp_path / "two"
+    done = scorecard("report", str(campaign), "--out", str(first), "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{first / 'index.html'}\n"
+    assert "pages to" in done.stderr
+    again = scorecard("report", str(campaign), "--out", str(second), "--workers", "2")
+    assert again.returncode == 0, again.stderr
+    assert files_of(first) == files_of(second)
+    assert "runs/campaign-2026-11-22/codex-luna/final-response-r1.html" in files_of(first)
+    overwrite = scorecard("report", str(campaign), "--out", str(first), "--workers", "1")
+    assert overwrite.returncode == 0, overwrite.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["campaign", "one", "two"]
+
+
+def test_report_refuses_outputs_that_would_destroy_something(
+    campaign: Path, tmp_path: Path
+) -> None:
+    """The input folder, a folder holding an input, a non-site folder and a file are refused
+    with exit 2 before anything is scored, and left as they were."""
+    before = files_of(campaign)
+    for out in (campaign, campaign / "2026-11-22-nightly", tmp_path):
+        done = scorecard("report", str(campaign / "2026-11-22-nightly"), "--out", str(out))
+        assert done.returncode == 2, (out, done.stderr)
+        assert "bad_output" in done.stderr
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine")
+    done = scorecard("report", str(campaign), "--out", str(busy), "--workers", "1")
+    assert done.returncode == 2
+    assert "not empty" in done.stderr
+    assert (busy / "notes.txt").read_text() == "mine"
+    assert files_of(campaign) == before
+
+
+def test_report_of_bad_input_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"schema": "nope"}\n')
+    done = scorecard("report", str(bad), "--out", str(tmp_path / "site"))
+    assert done.returncode == 2
+    assert "error:" in done.stderr
+    assert not (tmp_path / "site").exists()
+
+
+def test_view_serves_the_site_on_a_free_port_and_stops_on_sigterm(
+    campaign: Path, tmp_path: Path
+) -> None:
+    """`view --port 0` prints its address, serves the overview and the run pages over HTTP,
+    and on SIGTERM exits 0 and removes its temporary folder."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    with subprocess.Popen(
+        [sys.executable, "-m", "scorecard", "view", str(campaign), "--workers", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    ) as server:
+        try:
+            assert server.stdout is not None
+            line = server.stdout.readline()
+            assert line.startswith("serving the report at http://127.0.0.1:"), line
+            address = line.split()[4]
+            port = int(address.rsplit(":", 1)[1].strip("/"))
+            assert port > 0
+            assert len(list(scratch.iterdir())) == 1  # the site's folder, while it serves
+            with urllib.request.urlopen(address, timeout=30) as answer:
+                assert answer.status == 200
+                body = answer.read().decode("utf-8")
+            assert "<h1>Scorecard report</h1>" in body
+            assert 'class="verdict ' in body
+            page = address + "runs/campaign-2026-11-22/codex-luna/final-response-r1.html"
+            with urllib.request.urlopen(page, timeout=30) as answer:
+                assert b"Observation" in answer.read()
+            server.send_signal(signal.SIGTERM)
+            assert server.wait(timeout=30) == 0
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
+    assert list(scratch.iterdir()) == []
