@@ -38,7 +38,7 @@ a { color: #0969da; }
 table { border-collapse: collapse; margin: 6px 0 14px; }
 th, td { border: 1px solid #d0d7de; padding: 3px 8px; text-align: left; vertical-align: top;
   overflow-wrap: break-word; }
-th { background: #f6f8fa; position: sticky; top: 0; }
+th { background: #f6f8fa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .fail, .status-fail { color: #cf222e; font-weight: 600; }
 .status-inconclusive, .status-warn { color: #9a6700; font-weight: 600; }

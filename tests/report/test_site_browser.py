@@ -1,0 +1,179 @@
+"""The report site in real headless Chromium (Debian's package, driven by Playwright's Python
+API): opened from file:// with the network cut off, clicked from the overview to opencode-glm's
+failing run of 2026-11-22, the pointer's highlighted field found, the filters and the search
+hiding rows, readable without JavaScript, screenshots taken.
+
+Skipped when Playwright or Chromium is missing (CI's ``.ci/run`` installs chromium). Set
+``SCORECARD_SCREENSHOTS=folder`` to keep the screenshots.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scorecard.report import write_site
+from scorecard.report._site_paths import anchor_id
+from tests.report.test_site import sample_site
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="needs Chromium (apt-get install chromium)"
+)
+
+POINTER = "/base/observedCalls/0"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("browser") / "site"
+    write_site(sample_site(), folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    chosen = os.environ.get("SCORECARD_SCREENSHOTS")
+    if chosen:
+        Path(chosen).mkdir(parents=True, exist_ok=True)
+        return Path(chosen)
+    return tmp_path_factory.mktemp("screenshots")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+class Watched:
+    """A page whose errors, CSP reports and attempted network requests are kept."""
+
+    def __init__(self, browser: Any, *, javascript: bool = True) -> None:
+        self.context = browser.new_context(
+            viewport={"width": 1280, "height": 900}, java_script_enabled=javascript
+        )
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+
+        def only_files(route: Any) -> None:
+            url = route.request.url
+            if url.startswith("file://"):
+                route.continue_()
+            else:
+                self.requests.append(url)
+                route.abort()
+
+        self.context.route("**/*", only_files)
+        self.page = self.context.new_page()
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on(
+            "console",
+            lambda message: self.errors.append(message.text) if message.type == "error" else None,
+        )
+
+    def close(self) -> None:
+        self.context.close()
+        assert self.requests == []
+        assert self.errors == []
+
+
+def visible_rows(page: Any) -> int:
+    return int(page.locator("table.runs tbody tr:visible").count())
+
+
+def test_click_from_the_overview_to_the_pointer_of_a_failing_run(
+    browser: Any, site: Path, shots: Path
+) -> None:
+    watched = Watched(browser)
+    page = watched.page
+    page.goto((site / "index.html").as_uri())
+    verdict = page.locator("#verdict")
+    assert verdict.inner_text().startswith("gate: FAIL - opencode-glm")
+    for name in ("heatmap", "trends", "cost"):  # the plots load (and have a size)
+        image = page.locator(f"#plot-{name} img")
+        assert image.evaluate("element => element.complete && element.naturalWidth") > 100
+    page.screenshot(path=str(shots / "overview.png"))
+    page.screenshot(path=str(shots / "overview-full.png"), full_page=True)
+
+    page.locator("table.candidates a", has_text="opencode-glm").filter(has_not_text="flash").click()
+    assert page.url.endswith("/candidates/opencode-glm.html")
+    total = visible_rows(page)
+    assert total > 20
+    page.select_option("select[name=bundle]", "bundle:campaign-2026-11-22")
+    page.select_option("select[name=outcome]", "outcome:gate failed")
+    shown = visible_rows(page)
+    assert 0 < shown < total
+    for row in page.locator("table.runs tbody tr:visible").all():
+        assert "campaign-2026-11-22" in row.inner_text()
+        assert "gate failed" in row.inner_text()
+    assert page.locator("#shown").inner_text() == f"{shown} of {total} runs shown"
+    page.screenshot(path=str(shots / "candidate-filtered.png"), full_page=True)
+
+    row = page.locator("table.runs tbody tr:visible", has_text="final-response").filter(
+        has_text="run 2"
+    )
+    row.locator("a", has_text="run 2").click()
+    assert page.url.endswith("/runs/campaign-2026-11-22/opencode-glm/final-response-r2.html")
+    assert "forbidden call(s) invoked: checkout_task" in page.content()
+
+    page.locator("a.ptr", has_text=POINTER).first.click()
+    assert page.url.endswith("#" + anchor_id(POINTER))
+    target = page.locator("mark.hl:target")
+    assert target.count() == 1
+    assert target.get_attribute("data-pointer") == POINTER
+    assert "checkout_task" in target.inner_text()
+    box = target.bounding_box()
+    assert box is not None
+    assert 0 <= box["y"] < 900  # scrolled into view
+    colour = target.evaluate("element => getComputedStyle(element).backgroundColor")
+    assert colour not in ("rgba(0, 0, 0, 0)", "transparent")
+    page.screenshot(path=str(shots / "run-pointer.png"))
+    page.screenshot(path=str(shots / "run-full.png"), full_page=True)
+    watched.close()
+
+
+def test_search_hides_rows_and_reads_the_query_string(browser: Any, site: Path) -> None:
+    watched = Watched(browser)
+    page = watched.page
+    page.goto((site / "runs.html").as_uri())
+    assert visible_rows(page) == 560
+    page.fill("#q", "checkout_task")
+    found = visible_rows(page)
+    assert 0 < found < 560
+    page.fill("#q", "no run says this")
+    assert visible_rows(page) == 0
+    page.fill("#q", "")
+    assert visible_rows(page) == 560
+    page.goto((site / "runs.html").as_uri() + "?q=opencode-glm+final-response")
+    assert 0 < visible_rows(page) < 560
+    assert page.locator("#q").input_value() == "opencode-glm final-response"
+    # The overview's search form leads there.
+    page.goto((site / "index.html").as_uri())
+    page.fill("form input[name=q]", "provider_unavailable")
+    page.locator("form button").click()
+    assert "runs.html?q=provider_unavailable" in page.url
+    assert 0 < visible_rows(page) < 560
+    watched.close()
+
+
+def test_pages_are_readable_without_javascript(browser: Any, site: Path, shots: Path) -> None:
+    watched = Watched(browser, javascript=False)
+    page = watched.page
+    page.goto((site / "runs.html").as_uri())
+    assert visible_rows(page) == 560
+    assert not page.locator("#filters").is_visible()
+    page.goto((site / "runs/campaign-2026-11-22/opencode-glm/final-response-r2.html").as_uri())
+    assert page.locator("mark.hl").count() >= 3
+    page.screenshot(path=str(shots / "run-no-js.png"))
+    watched.close()
