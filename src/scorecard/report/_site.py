@@ -21,6 +21,7 @@ from :mod:`scorecard.plots`. Every interpolated string goes through
 
 from __future__ import annotations
 
+import html
 import io
 import math
 import warnings
@@ -175,9 +176,15 @@ class _Site:
 # Pieces
 
 
+def _href(page_path: str, target: str) -> str:
+    """The attribute value linking ``page_path`` to ``target`` (site paths are slugs: escaped,
+    never redacted, so a link always names the file written)."""
+    return html.escape(link(page_path, target), quote=True)
+
+
 def _a(page_path: str, target: str, text: str) -> str:
     """A link from ``page_path`` to site path ``target``; ``text`` is escaped here."""
-    return f'<a href="{_e(link(page_path, target))}">{_e(text)}</a>'
+    return f'<a href="{_href(page_path, target)}">{_e(text)}</a>'
 
 
 def _table(
@@ -480,6 +487,8 @@ def _plots(site: _Site) -> dict[str, tuple[str, bytes | str]]:
                 drawn[name] = (caption, _svg(draw()))
         except InputError as error:
             drawn[name] = (caption, error.message)
+        except ValueError as error:  # a plot that cannot draw this data must not cost the site
+            drawn[name] = (caption, f"{type(error).__name__}: {error}")
     return drawn
 
 
@@ -488,7 +497,7 @@ def _figures(page_path: str, plots: Mapping[str, tuple[str, bytes | str]]) -> st
     for name, (caption, image) in plots.items():
         if isinstance(image, bytes):
             parts.append(
-                f'<figure id="plot-{name}"><img src="{_e(link(page_path, f"plots/{name}.svg"))}" '
+                f'<figure id="plot-{name}"><img src="{_href(page_path, f"plots/{name}.svg")}" '
                 f'alt="{_e(caption)}"><figcaption>{_e(caption)}</figcaption></figure>'
             )
         else:
@@ -744,7 +753,7 @@ def _pair_page(site: _Site, pair: _Pair) -> bytes:
     return page(path, f"{pair.current} against {pair.baseline}", body, crumbs)
 
 
-def _pointer_links(page_path: str, pointers: Sequence[str]) -> str:
+def _pointer_links(pointers: Sequence[str]) -> str:
     return ", ".join(
         f'<a class="ptr" href="#{anchor_id(pointer)}">{_e(pointer)}</a>' for pointer in pointers
     )
@@ -791,7 +800,7 @@ def _run_page(site: _Site, run: _Run) -> bytes:
                 [
                     f"<code>{_e(failure.get('code'))}</code>",
                     _e(failure.get("category")),
-                    _e(failure.get("retryable")),
+                    {True: "yes", False: "no"}.get(failure.get("retryable"), "-"),
                     f'<div class="reason">{_e(failure.get("message"), _REASON_LIMIT)}</div>',
                 ]
             ],
@@ -825,7 +834,7 @@ def _run_page(site: _Site, run: _Run) -> bytes:
         entries = "".join(
             f'<li><span class="reason">{_e(reason["reason"], _REASON_LIMIT)}</span>'
             + (
-                f' <span class="note">at</span> {_pointer_links(path, reason["pointers"])}'
+                f' <span class="note">at</span> {_pointer_links(reason["pointers"])}'
                 if reason["pointers"]
                 else ""
             )
@@ -843,7 +852,7 @@ def _run_page(site: _Site, run: _Run) -> bytes:
         [
             _status({"failed": "fail", "not_observed": "warn"}.get(f["status"], "pass")),
             f"<code>{_e(f['code'])}</code>",
-            _pointer_links(path, [f["pointer"]])
+            _pointer_links([f["pointer"]])
             if f["status"] != "passed"
             else f"<code>{_e(f['pointer'])}</code>",
             _e(f.get("expected"), 300),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import json
 from typing import Any
 
@@ -121,7 +122,7 @@ def page(path: str, title: str, body: str, crumbs: list[tuple[str, str | None]])
     """The page at site path ``path``: ``title`` (untrusted, escaped here), the breadcrumb
     ``crumbs`` (untrusted labels, site paths or None), ``body`` (HTML already escaped)."""
     trail = " &rsaquo; ".join(
-        f'<a href="{html_text(link(path, target))}">{html_text(label)}</a>'
+        f'<a href="{html.escape(link(path, target), quote=True)}">{html_text(label)}</a>'
         if target is not None
         else html_text(label)
         for label, target in crumbs
