@@ -3,6 +3,7 @@ server started on a free port, answering over HTTP, stopped by SIGTERM, its fold
 
 from __future__ import annotations
 
+import html
 import os
 import shutil
 import signal
@@ -134,3 +135,23 @@ def test_view_serves_the_site_on_a_free_port_and_stops_on_sigterm(
                 server.kill()
                 server.wait()
     assert list(scratch.iterdir()) == []
+
+
+def test_the_overview_verdict_is_the_gate_commands(campaign: Path, tmp_path: Path) -> None:
+    """The overview states the line `scorecard gate NEWEST --baseline PREVIOUS` prints."""
+    gate = scorecard(
+        "gate",
+        str(campaign / "2026-11-22-nightly"),
+        "--baseline",
+        str(campaign / "2026-11-15-nightly"),
+        "--workers",
+        "1",
+    )
+    assert gate.returncode in (0, 1, 3), gate.stderr
+    line = gate.stdout.strip()
+    assert line.startswith("gate: ")
+    out = tmp_path / "site"
+    done = scorecard("report", str(campaign), "--out", str(out), "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    overview = (out / "index.html").read_text(encoding="utf-8")
+    assert f'id="verdict">{html.escape(line)}</div>' in overview
