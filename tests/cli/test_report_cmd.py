@@ -97,6 +97,17 @@ def test_report_of_bad_input_exits_2(tmp_path: Path) -> None:
     assert not (tmp_path / "site").exists()
 
 
+def test_report_of_scored_records_says_it_needs_observations(tmp_path: Path) -> None:
+    records = tmp_path / "records.jsonl"
+    night = SAMPLES / "2026-11-22-nightly"
+    scored = scorecard("score", str(night), "--format", "records", "--out", str(records))
+    assert scored.returncode == 0, scored.stderr
+    done = scorecard("report", str(records), "--out", str(tmp_path / "site"))
+    assert done.returncode == 2
+    assert "[scored_input]" in done.stderr
+    assert not (tmp_path / "site").exists()
+
+
 def test_view_serves_the_site_on_a_free_port_and_stops_on_sigterm(
     campaign: Path, tmp_path: Path
 ) -> None:

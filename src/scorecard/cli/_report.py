@@ -75,10 +75,18 @@ def build_files(
     """Score ``paths`` and build the site's files; bad input exits 2, every error printed."""
     from scorecard.contract import load_catalog
     from scorecard.core import ScoredRecord
-    from scorecard.engine import score_run
+    from scorecard.engine import is_records_file, score_run
     from scorecard.report import build_site
 
     try:
+        for given in paths:
+            if given != "-" and (is_records_file(given) or given.endswith(".parquet")):
+                raise InputError(
+                    "is already scored; the report shows each run's observation, so give the "
+                    "observation files or folders",
+                    rule="scored_input",
+                    source=given,
+                )
         policy, rules = _read_policy(policy_file)
         catalog = load_catalog(cases)
         run = score_run(
