@@ -270,6 +270,19 @@ def test_the_overview_shows_the_gate_verdict_on_the_newest_pair() -> None:
     assert line.startswith("gate: FAIL - opencode-glm")
     overview = text_of(sample_site(), "index.html")
     assert f'<div class="verdict fail" id="verdict">{html.escape(line)}</div>' in overview
+    # The numbers are the gate's: opencode-glm's mean overall in the newest bundle.
+    glm = next(item for item in result.candidates if item.candidate == "opencode-glm").current
+    assert glm is not None
+    mean = glm.mean_overall
+    numbers = [value for value in (mean.value, mean.low, mean.high) if value is not None]
+    assert len(numbers) == 3
+    shown = f"{numbers[0]:.3f} [{numbers[1]:.3f}, {numbers[2]:.3f}]"
+    candidates = overview.split('<table class="candidates">', 1)[1].split("</table>", 1)[0]
+    glm_row = next(row for row in candidates.split("<tr>") if ">opencode-glm</a>" in row)
+    assert shown in glm_row
+    trends = overview.split('<table class="trends">', 1)[1].split("</table>", 1)[0]
+    assert trends.count("<tr>") == 1 + len(manifest_candidates(NEWEST))
+    assert shown in next(row for row in trends.split("<tr>") if ">opencode-glm</a>" in row)
     pair = text_of(sample_site(), "pairs/campaign-2026-11-15--campaign-2026-11-22.html")
     assert html.escape(line) in pair
     # Plots are files of the site, drawn as SVG.

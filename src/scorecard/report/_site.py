@@ -567,6 +567,21 @@ def _overview(site: _Site, plots: Mapping[str, tuple[str, bytes | str]]) -> byte
         numeric=range(1, 8),
         css="candidates",
     )
+    means = {(str(row["bundle"]), str(row["candidate"])): row for row in summaries}
+    trend_rows = [
+        [_a(path, candidate_page_path(name), name)]
+        + [
+            _interval(means[(bundle, name)], "mean_overall") if (bundle, name) in means else "-"
+            for bundle in site.bundles
+        ]
+        for name in site.candidates
+    ]
+    trends = _table(
+        ["candidate", *site.bundles],
+        trend_rows,
+        numeric=range(1, len(site.bundles) + 1),
+        css="trends",
+    )
     bundle_rows = []
     bundle_table = site.analysis.bundles_summary
     for totals in _records(bundle_table):
@@ -620,6 +635,8 @@ def _overview(site: _Site, plots: Mapping[str, tuple[str, bytes | str]]) -> byte
         + candidates
         + '<h2 id="plots">Plots</h2>'
         + _figures(path, plots)
+        + '<h2 id="trends">Mean overall per bundle</h2>'
+        + trends
         + '<h2 id="bundles">Bundles</h2>'
         + bundles
         + '<h2 id="cases">Cases</h2>'

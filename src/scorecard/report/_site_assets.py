@@ -26,11 +26,11 @@ body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin:
 header.top { background: #24292f; color: #ffffff; padding: 8px 24px; }
 header.top a { color: #ffffff; margin-right: 16px; text-decoration: none; font-weight: 600; }
 main { padding: 12px 24px 40px; max-width: 1400px; }
-nav.crumbs { color: #59636e; margin: 4px 0 8px; } nav.crumbs a { color: #0969da; }
+nav.crumbs { color: #59636e; margin: 4px 0 8px; } nav.crumbs a { color: #0969da; } table a { white-space: nowrap; }
 h1 { font-size: 22px; margin: 8px 0; overflow-wrap: anywhere; }
 h2 { font-size: 18px; margin: 28px 0 8px; border-bottom: 1px solid #d0d7de; }
 h3 { font-size: 15px; margin: 18px 0 6px; }
-a { color: #0969da; }
+a { color: #0969da; } table a { white-space: nowrap; }
 .verdict { padding: 12px 16px; border-radius: 6px; font-weight: 600; margin: 8px 0 16px;
   overflow-wrap: anywhere; }
 .verdict.fail { background: #ffebe9; border: 1px solid #cf222e; }
