@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from scorecard.aggregate import CampaignAnalysis, analyze_campaign, records_frame
-from scorecard.contract import DIMENSIONS, Catalog, InputError
+from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, Catalog, InputError
 from scorecard.core import ScoredRecord, explain_record
 from scorecard.engine import LoadedRecords, atomic_folder, scored_row
 from scorecard.gate import (
@@ -783,7 +783,6 @@ def _run_page(site: _Site, run: _Run) -> bytes:
     record = run.record.record_json()
     card = run.record.scorecard_json()
     pointers: list[str] = []
-    failing = {item["dimension"]: item for item in explanation["failingDimensions"]}
     for item in explanation["failingDimensions"]:
         for reason in item["reasons"]:
             pointers.extend(reason["pointers"])
@@ -836,7 +835,7 @@ def _run_page(site: _Site, run: _Run) -> bytes:
                 _e(name),
                 _e(number_text(dimension.get("score"))),
                 _flag(dimension.get("passed"), "passed", "failed"),
-                "gate" if name in failing and failing[name]["gate"] else "",
+                "gate" if name in GATE_DIMENSIONS else "",
                 "; ".join(_e(reason, 300) for reason in reasons) or "-",
             ]
         )
@@ -863,7 +862,12 @@ def _run_page(site: _Site, run: _Run) -> bytes:
             f'<h3 id="dim-{_e(item["dimension"])}">{_e(item["dimension"])}{gate}: '
             f'{_e(number_text(item["score"]))}</h3><ul class="reasons">{entries or "<li>no reason recorded</li>"}</ul>'
         )
-    reasons_html = "".join(reason_parts) or '<p class="note">No failing dimension.</p>'
+    if reason_parts:
+        reasons_html = "".join(reason_parts)
+    elif facts.scoreable:
+        reasons_html = '<p class="note">No failing dimension.</p>'
+    else:
+        reasons_html = '<p class="note">Not scored: the execution was not scoreable.</p>'
     audit = explanation["audit"]
     finding_rows = [
         [
