@@ -4,11 +4,8 @@ site of a campaign, written to a folder or served on 127.0.0.1 (``docs/report.md
 from __future__ import annotations
 
 import functools
-import http.server
-import shutil
 import signal
 import sys
-import tempfile
 from pathlib import Path
 from types import FrameType
 from typing import Annotated, Any
@@ -184,13 +181,6 @@ def report(
     sys.stdout.write(f"{out / 'index.html'}\n")
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files, no request log on the terminal."""
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
-
-
 def _stop(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
@@ -198,7 +188,15 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 def serve(folder: Path, port: int = 0) -> None:
     """Serve ``folder`` on 127.0.0.1:``port`` (0: any free port) until Ctrl-C or SIGTERM;
     the address goes to stdout first."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
+    import http.server  # here, not at the top: `scorecard --help` stays light
+
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        """Static files, no request log on the terminal."""
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    handler = functools.partial(QuietHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
@@ -228,6 +226,9 @@ def view(
 ) -> None:
     """Build the report site in a temporary folder and serve it on 127.0.0.1 until Ctrl-C (or
     SIGTERM); the folder is removed then. Prints the address."""
+    import shutil
+    import tempfile
+
     files = build_files(
         paths, policy_file=policy_file, cases=cases, workers=workers, bundle_id=bundle_id, seed=seed
     )
