@@ -108,11 +108,12 @@ def test_report_of_scored_records_says_it_needs_observations(tmp_path: Path) -> 
     assert not (tmp_path / "site").exists()
 
 
-def test_view_serves_the_site_on_a_free_port_and_stops_on_sigterm(
-    campaign: Path, tmp_path: Path
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_view_serves_the_site_on_a_free_port_and_stops_on_a_signal(
+    campaign: Path, tmp_path: Path, stop: signal.Signals
 ) -> None:
-    """`view --port 0` prints its address, serves the overview and the run pages over HTTP,
-    and on SIGTERM exits 0 and removes its temporary folder."""
+    """`view` (port 0 by default) prints its address, serves the overview and the run pages
+    over HTTP, and on SIGTERM or Ctrl-C exits 0 and removes its temporary folder."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {**os.environ, "TMPDIR": str(scratch)}
@@ -139,7 +140,7 @@ def test_view_serves_the_site_on_a_free_port_and_stops_on_sigterm(
             page = address + "runs/campaign-2026-11-22/codex-luna/final-response-r1.html"
             with urllib.request.urlopen(page, timeout=30) as answer:
                 assert b"Observation" in answer.read()
-            server.send_signal(signal.SIGTERM)
+            server.send_signal(stop)
             assert server.wait(timeout=30) == 0
         finally:
             if server.poll() is None:
