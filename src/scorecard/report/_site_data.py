@@ -1,0 +1,177 @@
+"""What the report site shows, gathered once: the runs (facts, explanations, page paths),
+the campaign analysis, the gate on each pair of consecutive bundles, and the plots as SVG.
+
+Every number comes from :func:`scorecard.aggregate.analyze_campaign` and every verdict from
+:func:`scorecard.gate.evaluate_gate` (what ``scorecard gate`` calls) on the same runs.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scorecard.aggregate import CampaignAnalysis, analyze_campaign, records_frame
+from scorecard.contract import Catalog, InputError
+from scorecard.core import ScoredRecord, explain_record
+from scorecard.engine import LoadedRecords, scored_row
+from scorecard.gate import (
+    GateResult,
+    GateRules,
+    RunFacts,
+    evaluate_gate,
+    gate_side,
+    run_facts,
+)
+
+from ._site_paths import (
+    pair_page_path,
+    run_page_path,
+)
+
+__all__ = ["BundlePair", "SiteData", "SiteRun", "draw_plots"]
+
+
+@dataclass(frozen=True)
+class SiteRun:
+    """One scored run and where its page is."""
+
+    record: ScoredRecord
+    facts: RunFacts
+    path: str
+    explanation: dict[str, Any]
+
+    @property
+    def outcome(self) -> str:
+        facts = self.facts
+        if not facts.scoreable:
+            return "not scored"
+        if facts.gate_failed:
+            return "gate failed"
+        return "passed" if facts.passed else "not passed"
+
+    @property
+    def failing(self) -> list[str]:
+        return [item["dimension"] for item in self.explanation["failingDimensions"]]
+
+
+@dataclass(frozen=True)
+class BundlePair:
+    baseline: str
+    current: str
+    result: GateResult
+
+    @property
+    def path(self) -> str:
+        return pair_page_path(self.baseline, self.current)
+
+
+class SiteData:
+    """Everything the pages show, computed once."""
+
+    def __init__(
+        self, records: Sequence[ScoredRecord], catalog: Catalog, rules: GateRules, seed: int
+    ) -> None:
+        self.rules = rules
+        self.seed = seed
+        self.runs: list[SiteRun] = []
+        seen: dict[str, SiteRun] = {}
+        loaded = LoadedRecords()
+        for record in records:
+            facts = run_facts(record.record_json())
+            path = run_page_path(facts.bundle, facts.candidate, facts.case, facts.repetition)
+            if path in seen:
+                raise InputError(
+                    f"repeats candidate {facts.candidate}, case {facts.case}, repetition "
+                    f"{facts.repetition} of bundle {facts.bundle}",
+                    rule="duplicate_record",
+                    source=record.source,
+                )
+            run = SiteRun(record, facts, path, explain_record(record, catalog))
+            seen[path] = run
+            self.runs.append(run)
+            loaded.add(scored_row(record))
+        if not self.runs:
+            raise InputError("no scored records found in the inputs", rule="no_records")
+        frame = records_frame(loaded, bundle_order=loaded.bundle_order)
+        self.analysis: CampaignAnalysis = analyze_campaign(frame, rules.settings(seed))
+        self.bundles: tuple[str, ...] = self.analysis.bundles
+        order = {bundle: index for index, bundle in enumerate(self.bundles)}
+        self.runs.sort(key=lambda run: order[run.facts.bundle])  # stable: input order within
+        self.candidates = sorted({run.facts.candidate for run in self.runs})
+        catalog_order = {case: index for index, case in enumerate(catalog)}
+        self.cases = sorted(
+            {run.facts.case for run in self.runs},
+            key=lambda case: (catalog_order.get(case, len(catalog_order)), case),
+        )
+        self.by_path = {run.path: run for run in self.runs}
+        self.pairs = [
+            BundlePair(baseline, current, self._gate(current, baseline))
+            for baseline, current in self.analysis.comparison_pairs()
+        ]
+        self.newest = self.bundles[-1]
+        self.verdict: GateResult = self.pairs[-1].result if self.pairs else self._gate(self.newest)
+
+    def _gate(self, current: str, baseline: str | None = None) -> GateResult:
+        """The gate command's verdict on ``current`` (against ``baseline``)."""
+
+        def side(bundle: str) -> Any:
+            return gate_side(
+                [run.facts for run in self.runs if run.facts.bundle == bundle], source=bundle
+            )
+
+        return evaluate_gate(
+            side(current), side(baseline) if baseline else None, self.rules, seed=self.seed
+        )
+
+    def run_of(self, bundle: str, candidate: str, case: str, repetition: int) -> SiteRun | None:
+        return self.by_path.get(run_page_path(bundle, candidate, case, repetition))
+
+    def pair_into(self, bundle: str) -> BundlePair | None:
+        return next((pair for pair in self.pairs if pair.current == bundle), None)
+
+
+def svg_bytes(figure: Any) -> bytes:
+    import matplotlib  # noqa: TID251  (only the report and plots layers draw)
+
+    buffer = io.BytesIO()
+    with matplotlib.rc_context({"svg.hashsalt": "scorecard-report"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    return buffer.getvalue()
+
+
+def draw_plots(site: SiteData) -> dict[str, tuple[str, bytes | str]]:
+    """name -> (caption, SVG bytes, or the message saying why the plot could not be drawn)."""
+    from scorecard.plots import plot_dimension_heatmap, plot_quality_vs_cost, plot_trends
+
+    analysis = site.analysis
+    calls: list[tuple[str, str, Any]] = [
+        (
+            "heatmap",
+            f"Mean score per dimension and candidate, {site.newest}",
+            lambda: plot_dimension_heatmap(analysis, bundle=site.newest),
+        ),
+    ]
+    if len(site.bundles) > 1:
+        calls.append(("trends", "Candidates across bundles", lambda: plot_trends(analysis)))
+    calls.append(
+        (
+            "cost",
+            f"Quality against cost with the Pareto frontier, {site.newest}",
+            lambda: plot_quality_vs_cost(analysis, bundle=site.newest),
+        )
+    )
+    drawn: dict[str, tuple[str, bytes | str]] = {}
+    for name, caption, draw in calls:
+        try:
+            with warnings.catch_warnings():
+                # An id with a control character draws as a box (SVG text is drawn as paths).
+                warnings.filterwarnings("ignore", "Glyph .* missing from font", UserWarning)
+                drawn[name] = (caption, svg_bytes(draw()))
+        except InputError as error:
+            drawn[name] = (caption, error.message)
+        except ValueError as error:  # a plot that cannot draw this data must not cost the site
+            drawn[name] = (caption, f"{type(error).__name__}: {error}")
+    return drawn
