@@ -14,8 +14,11 @@ import json
 import posixpath
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scorecard.contract import InputError, load_catalog
 from scorecard.core import ScoredRecord
@@ -97,6 +100,57 @@ def test_plain_ids_are_their_own_slugs_and_others_are_hashed_apart() -> None:
     assert slug("Foo") == slug("Foo")  # a function of the id alone
 
 
+@settings(max_examples=300, derandomize=True)
+@given(st.lists(st.text(max_size=70), min_size=2, max_size=6, unique=True))
+def test_slugs_of_different_ids_differ_and_are_safe(ids: list[str]) -> None:
+    """Any distinct ids (any characters, case, length) get distinct, safe, short slugs, also
+    when compared case-insensitively."""
+    slugs = [slug(text) for text in ids]
+    assert len({value.lower() for value in slugs}) == len(ids)
+    for value in slugs:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", value)
+        assert len(value) <= 60
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+def _pointers_of(document: Any, prefix: str = "") -> list[str]:
+    found = [prefix]
+    if isinstance(document, dict):
+        for key, value in document.items():
+            token = key.replace("~", "~0").replace("/", "~1")
+            found += _pointers_of(value, f"{prefix}/{token}")
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            found += _pointers_of(value, f"{prefix}/{index}")
+    return found
+
+
+@settings(max_examples=200, derandomize=True)
+@given(JSON, st.data())
+def test_rendered_json_reads_back_as_the_document(document: Any, data: st.DataObject) -> None:
+    """Whatever is marked, the text of the rendering is the document as JSON (strings made
+    safe), and every pointer of it has its anchor."""
+    pointers = data.draw(st.lists(st.sampled_from(_pointers_of(document)), max_size=5))
+    out = render_json(document, pointers)
+    plain = html.unescape(re.sub(r"<[^>]+>", "", out))
+    unsafe = re.compile(
+        "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ufffe\uffff\ud800-\udfff]"
+    )
+    expected = json.loads(json.dumps(document))
+    if not unsafe.search(json.dumps(document, ensure_ascii=False)):
+        assert json.loads(plain) == expected
+    for pointer in pointers:
+        assert f'id="{anchor_id(pointer)}"' in out
+
+
 def test_run_page_path_is_stable_and_relative() -> None:
     """The documented form: runs/<bundle>/<candidate>/<case>-r<run>.html, relative, safe."""
     assert run_page_path("campaign-2026-11-22", "opencode-glm", "final-response", 2) == GLM_RUN
@@ -104,6 +158,11 @@ def test_run_page_path_is_stable_and_relative() -> None:
     assert not hostile.startswith("/")
     assert ".." not in hostile
     assert re.fullmatch(r"runs/[a-z0-9-]+/[a-z0-9-]+/[a-z0-9-]+-r1\.html", hostile)
+
+
+def test_anchors_of_different_pointers_differ() -> None:
+    pointers = ["", "root", "/root", "/a/b", "/a~1b", "/A/b", "/a-b"]
+    assert len({anchor_id(pointer) for pointer in pointers}) == len(pointers)
 
 
 def test_links_are_relative_to_the_page() -> None:

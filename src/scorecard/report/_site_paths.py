@@ -78,8 +78,9 @@ def pair_page_path(baseline: str, current: str) -> str:
 
 
 def anchor_id(pointer: str) -> str:
-    """The element id of a JSON Pointer's field on a run page (``at-`` and its slug)."""
-    return f"at-{slug(pointer)}" if pointer else "at-root"
+    """The element id of a JSON Pointer's field on a run page (``at-`` and its slug; the whole
+    document's, ``""``, is ``at--root``, which no slug can spell)."""
+    return f"at-{slug(pointer)}" if pointer else "at--root"
 
 
 def link(page: str, target: str) -> str:
