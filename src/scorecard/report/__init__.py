@@ -3,7 +3,18 @@ markdown summary, JUnit XML and HTML report. Untrusted text is escaped in one pl
 (``_escape``).
 """
 
-from ._compare import bundle_view, render_view, trend_view, view_csv, view_json
+from ._compare import (
+    BundleView,
+    CampaignView,
+    GateStatus,
+    TrendView,
+    bundle_view,
+    campaign_view,
+    render_view,
+    trend_view,
+    view_csv,
+    view_json,
+)
 from ._dispatch import verdict_line
 from ._gate_json import render_gate_json
 from ._html import plot_images, render_html
@@ -12,7 +23,12 @@ from ._markdown import render_markdown
 from ._terminal import scorecard_table
 
 __all__ = [
+    "BundleView",
+    "CampaignView",
+    "GateStatus",
+    "TrendView",
     "bundle_view",
+    "campaign_view",
     "plot_images",
     "render_gate_json",
     "render_html",
