@@ -268,6 +268,7 @@ PACKAGES = {
         "PLOT_KINDS",
         "draw_plot",
         "paired_comparison",
+        "plot_bundle_changes",
         "plot_dimension_heatmap",
         "plot_overall_scores",
         "plot_paired_differences",

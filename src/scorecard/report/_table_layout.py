@@ -77,15 +77,18 @@ def full_table(title: str | Text | None = None, caption: str | None = None) -> T
     return Table(title=_text(title), caption=caption)
 
 
-def compact_table(title: str | Text | None = None, caption: str | None = None) -> Table:
-    """A table without vertical rules (one line under the header), for narrower terminals."""
+def compact_table(
+    title: str | Text | None = None, caption: str | None = None, *, gap: int = 2
+) -> Table:
+    """A table without vertical rules (one line under the header), for narrower terminals:
+    ``gap`` spaces between columns (1 or 2)."""
     return Table(
         title=_text(title),
         caption=caption,
         box=box.SIMPLE_HEAD,
         show_edge=False,
         pad_edge=False,
-        padding=(0, 1),
+        padding=(0, 1, 0, 0) if gap == 2 else 0,
     )
 
 
