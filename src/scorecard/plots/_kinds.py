@@ -129,9 +129,9 @@ def draw_plot(
         before = shown.previous_bundle(chosen) if chosen is not None else None
         # What regressed: every candidate against the bundle before (one shared candidate gets
         # its own detailed comparison below).
-        if not candidates and chosen is not None and before is not None:
-            if len(shown.family(before, chosen)) > 1:
-                return plot_bundle_changes(shown, bundle=chosen)
+        several = before is not None and len(shown.family(before, chosen or "")) > 1
+        if not candidates and several:
+            return plot_bundle_changes(shown, bundle=chosen)
         return plot_paired_differences(
             paired_comparison(shown, bundle=bundle, candidates=candidates)
         )
