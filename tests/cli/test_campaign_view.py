@@ -365,7 +365,7 @@ def test_unknown_candidates_in_compare_and_plot_suggest_the_closest(
 
 def test_explain_shows_an_infrastructure_failures_code_and_message() -> None:
     """The run's failure code, category and message, in the text and in the JSON."""
-    args = [SAMPLES / "2026-11-22-nightly", "--candidate", "opencode-kimi"]
+    args: list[str | Path] = [SAMPLES / "2026-11-22-nightly", "--candidate", "opencode-kimi"]
     result = invoke("explain", *args, "--case-id", "governed-interaction")
     assert result.exit_code == 0
     assert (
