@@ -129,6 +129,14 @@ def test_baseline_names_any_bundle_by_id_or_by_path() -> None:
     assert same == [item["overall"] for item in by_path["comparisons"]["mean_overall"]]
 
 
+def test_a_baseline_path_that_is_also_an_input_is_refused() -> None:
+    """Read twice, its runs would count twice: exit 2, asking for the bundle id."""
+    old, new = SAMPLES / "2026-11-15-nightly", SAMPLES / "2026-11-22-nightly"
+    result = invoke("compare", old, new, "--baseline", old)
+    assert result.exit_code == 2
+    assert "give its bundle id" in result.stderr
+
+
 def test_an_unknown_baseline_is_an_error_listing_the_bundles() -> None:
     result = invoke("compare", SAMPLES, "--baseline", "campaign-2026-11-2")
     assert result.exit_code == 2

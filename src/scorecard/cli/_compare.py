@@ -229,6 +229,15 @@ def compare(
             raise InputError("a --candidate is given twice", rule="conflicting_options")
         policy, rules = rules_from(policy_file)
         baseline_path = baseline is not None and Path(baseline).exists()
+        if baseline_path and any(
+            Path(path).resolve() == Path(baseline or "").resolve() for path in given
+        ):
+            raise InputError(
+                "--baseline names a path that is also an input; give its bundle id instead "
+                "(or leave it out: the bundle before the current one is the default)",
+                rule="conflicting_options",
+                source="--baseline",
+            )
         inputs = [baseline, *given] if baseline_path and baseline is not None else given
         ids = list(bundle_ids or [])
         with _progress(inputs) as on_file:
