@@ -397,6 +397,8 @@ def test_plot_paired_of_one_candidate_draws_it_against_the_bundle_before(tmp_pat
     result = invoke("plot", "paired", SAMPLES, "--candidate", "opencode-glm", "--out", target)
     assert result.exit_code == 0, result.output
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # Not silently the newest bundle: the note says which, and how to choose.
+    assert f"note: plotting bundle {NEWEST}, the last of 4 (choose: --bundle" in result.stderr
 
 
 def test_plot_all_writes_every_plot_of_the_campaign(tmp_path: Path) -> None:

@@ -157,6 +157,11 @@ def plot(
         known = sorted({str(row[1]) for row in loaded.rows})
         check_known("candidate", chosen, known, option="--candidate")
         current = bundle or bundles[-1]
+        if bundle is None and len(bundles) > 1 and kind is not PlotKind.trends:
+            sys.stderr.write(
+                f"note: plotting bundle {current}, the last of {len(bundles)} (choose: --bundle; "
+                "trends span them all)\n"
+            )
         before = analysis.previous_bundle(current)
         if before is not None and kind in (PlotKind.overall, PlotKind.all):
             # Gate failures matter where the gate fails a candidate (new ones, by default).
