@@ -107,6 +107,18 @@ def test_the_csv_is_one_row_per_compared_candidate(tmp_path: Path) -> None:
     assert glm["gate"] == "fail"
 
 
+def test_bundle_alone_shows_that_bundle_and_with_baseline_judges_it() -> None:
+    """`--bundle X` shows X side by side (the first bundle too); with --baseline it is judged."""
+    document = compare_json(SAMPLES, "--bundle", OLD)
+    assert (document["view"], document["bundle"]) == ("bundle", OLD)
+    document = compare_json(SAMPLES, "--bundle", PREVIOUS, "--baseline", OLD)
+    assert (document["view"], document["baseline"], document["current"]) == (
+        "campaign",
+        OLD,
+        PREVIOUS,
+    )
+
+
 def test_two_folders_compare_the_second_against_the_first() -> None:
     """`compare A/ B/`: B is judged against A (the order given), not newest by name."""
     document = compare_json(SAMPLES / "2026-11-08-nightly", SAMPLES / "2026-11-22-nightly")

@@ -120,8 +120,8 @@ def compare(
         str | None,
         typer.Option(
             "--bundle",
-            help="The bundle judged (default: the last one), or shown side by side with "
-            "--candidate / --by provider.",
+            help="Show this bundle's candidates side by side; with --baseline, the bundle "
+            "judged (default: the last one).",
             show_default=False,
         ),
     ] = None,
@@ -212,7 +212,7 @@ def compare(
     chosen = list(candidates or [])
     try:
         written = _out_format(output_format, out)
-        side_by_side = bool(chosen) or by is not None
+        side_by_side = bool(chosen) or by is not None or (bundle is not None and not baseline)
         if across_bundles is not None and (side_by_side or bundle is not None or baseline):
             raise InputError(
                 "--across-bundles follows one candidate over every bundle; drop --candidate, "
