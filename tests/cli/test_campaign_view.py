@@ -421,3 +421,33 @@ def test_plot_all_writes_every_plot_of_the_campaign(tmp_path: Path) -> None:
         f"{name}.svg"
         for name in ("heatmap", "overall", "paired", "passk", "cost", "trends", "providers")
     )
+
+
+def test_a_paired_drop_is_named_worse_and_marked_in_the_trends(tmp_path: Path) -> None:
+    """base falls from 1.0 to 0.5 on all eight cases while new stays: base's paired verdict is
+    worse (exact sign-flip p = 2/256, Holm over base, new and pooled), the trends mark it, and
+    the summary line names it with the reason; new is not named."""
+    cases = ("final-response", "rich-activity", "verification-policy", "governed-interaction",
+             "steering-causality", "planning-lifecycle", "review-lifecycle", "delegation-return")  # fmt: skip
+    records = [
+        make_record(name, case, repetition, bundle=bundle, overall=score, passed=score == 1.0)
+        for bundle, scores in (("b1", {"base": 1.0, "new": 1.0}), ("b2", {"base": 0.5, "new": 1.0}))
+        for name, score in scores.items()
+        for case in cases
+        for repetition in (1, 2)
+    ]
+    path = write_records(tmp_path / "records.jsonl", records)
+    document = compare_json(path)
+    assert document["worse"] == ["base"]
+    [base] = [
+        c for c in document["comparisons"]["mean_overall"] if c["current"]["candidate"] == "base"
+    ]
+    assert base["verdict"] == "worse"
+    assert base["overall"]["difference"] == -0.5
+    marks = {(row["candidate"], row["bundle"]): row["verdict"] for row in document["trends"]}
+    assert marks[("base", "b2")] == "worse"
+    assert marks[("new", "b2")] == "inconclusive"
+    text = invoke("compare", path).stdout
+    assert "worse in b2 than in b1: base\n" in text
+    assert "  base: mean overall " in text
+    assert "│ ▼ 0.500   0% │" in text

@@ -862,9 +862,9 @@ def _trends_table(view: CampaignView, style: _Style, bundles: Abbreviations | No
         name, bundle = str(row.candidate), str(row.bundle)
         if name not in names:
             names.append(name)
-        mark = {"worse": " ▼", "better": " ▲"}.get(view.steps.get((name, bundle), ""), "  ")
+        mark = {"worse": "▼ ", "better": "▲ "}.get(view.steps.get((name, bundle), ""), "")
         rate = "-" if _number(row.pass_rate) == "-" else f"{float(str(row.pass_rate)):.0%}"
-        cells[(name, bundle)] = f"{_number(row.mean_overall, style.digits)} {rate:>4}{mark}"
+        cells[(name, bundle)] = f"{mark}{_number(row.mean_overall, style.digits)} {rate:>4}"
     for name in sorted(names):
         grid.add_row(style.name(name), *(cells.get((name, b), "-") for b in view.bundles))
     return grid
