@@ -186,7 +186,7 @@ def test_out_writes_the_file_instead_of_stdout(nightly: dict[str, Path], tmp_pat
 @pytest.mark.parametrize(
     ("extra", "rule"),
     [
-        ((), "ambiguous_bundle"),
+        (("--baseline", "b3"), "unknown_bundle"),
         (("--bundle", "b3"), "unknown_bundle"),
         (("--bundle", "b1", "--candidate", "base", "--candidate", "ghost"), "unknown_candidate"),
         (("--across-bundles", "ghost"), "unknown_candidate"),

@@ -5,6 +5,10 @@ campaign (``observations/``), as written by commit f421075, the last one before 
 split into subpackages. A digest is used instead of the outputs themselves (several MiB); on a
 mismatch, run the same command on that commit and ``diff`` the two outputs. Parquet is compared
 by its rows (the file's bytes also name the pyarrow version that wrote it).
+
+``table-120`` is the one exception, changed on purpose: since the table chooses its layout by
+width (issue 16), at 120 columns it is the compact layout (no vertical rules, one table per
+bundle, no id cut), whose text is reviewed in ``tests/golden/score-120.txt``.
 """
 
 from __future__ import annotations

@@ -171,23 +171,26 @@ def test_a_scoring_section_is_refused_alike_by_score_and_gate(
     assert gated.value.rule == scored.value.rule
 
 
-def test_the_file_says_which_sections_it_may_hold(tmp_path: Path) -> None:
-    """A ``gate`` section is the gate's: ``--policy`` refuses it, the gate reads it."""
+def test_one_file_holds_every_section(tmp_path: Path) -> None:
+    """One policy file serves every command: a ``gate`` section is known to all of them
+    (score's --policy reads the scoring keys, the gate its section); other keys are refused."""
     path = tmp_path / "p.yaml"
     path.write_text("gate:\n  failOnInconclusive: true\nweights: {}\n", encoding="utf-8")
+    assert load_policy(path) == Policy()
+    parsed = parse_policy_file(path.read_text(encoding="utf-8"), source="p.yaml")
+    assert parsed.policy == Policy()
+    assert parsed.gate == {"failOnInconclusive": True}
+    assert parse_policy_file("gate: {}\n", source="p.yaml").policy is None
+    path.write_text("weights: {}\ngates: {}\n", encoding="utf-8")
     with pytest.raises(PolicyError) as raised:
         load_policy(path)
     assert (raised.value.pointer, raised.value.line, raised.value.rule) == (
-        "/gate",
-        2,  # the line of the value
+        "/gates",
+        2,
         "policy_unknown_key",
     )
     assert raised.value.message == (
-        "unknown policy key; expected weights, thresholds and/or auditGate"
+        "unknown policy key; expected weights, thresholds, auditGate and/or gate"
     )
-    parsed = parse_policy_file(path.read_text(encoding="utf-8"), source="p.yaml", gate=True)
-    assert parsed.policy == Policy()
-    assert parsed.gate == {"failOnInconclusive": True}
-    assert parse_policy_file("gate: {}\n", source="p.yaml", gate=True).policy is None
     (tmp_path / "empty.json").write_text("{}", encoding="utf-8")
     assert load_policy(tmp_path / "empty.json") == Policy()

@@ -294,11 +294,71 @@ def test_default_pair_is_the_leader_against_the_runner_up(sample: pd.DataFrame) 
     assert comparison.current.bundle == NEWEST
 
 
-def test_paired_plot_takes_exactly_two_candidates(sample: pd.DataFrame) -> None:
-    """One --candidate cannot be compared: bad input, not a guess."""
+def test_one_candidate_is_paired_with_itself_in_the_bundle_before(sample: pd.DataFrame) -> None:
+    """`plot paired --candidate X`: X in the newest bundle against X in the one before, the
+    analysis's own comparison (same family, same numbers)."""
+    analysis = analyzed(sample)
+    comparison = paired_comparison(
+        analysis.restricted(["opencode-glm"]), candidates=["opencode-glm"]
+    )
+    assert (comparison.current.bundle, comparison.baseline.bundle) == (NEWEST, PREVIOUS)
+    assert comparison.current.candidate == comparison.baseline.candidate == "opencode-glm"
+    assert comparison == analysis.comparison("opencode-glm", PREVIOUS, NEWEST)
+    [ax] = panels(draw_plot("paired", analysis, candidates=["opencode-glm"]))
+    assert ax.get_title().startswith(f"{NEWEST} minus {PREVIOUS} for opencode-glm")
+
+
+def test_one_candidate_in_one_bundle_and_three_candidates_are_bad_input(
+    sample: pd.DataFrame,
+) -> None:
+    """Nothing before the first bundle to compare with; three candidates are no pair."""
+    first = analyzed(select_rows(sample, bundle="campaign-2026-11-01"))
     with pytest.raises(InputError) as raised:
-        draw_plot("paired", analyzed(sample), candidates=["codex-luna"])
+        draw_plot("paired", first, candidates=["codex-luna"])
+    assert raised.value.rule == "no_pair"
+    with pytest.raises(InputError) as raised:
+        draw_plot("paired", analyzed(sample), candidates=CANDIDATES[:3])
     assert raised.value.rule == "conflicting_options"
+
+
+def test_default_paired_plot_shows_what_regressed(sample: pd.DataFrame) -> None:
+    """Without --candidate, over several bundles: every candidate (and the pooled comparison)
+    in the newest bundle minus itself in the one before, the largest drop on top, each interval
+    the analysis's, coloured by its verdict."""
+    analysis = analyzed(sample)
+    [ax] = panels(draw_plot("paired", analysis))
+    assert ax.get_title() == (
+        f"Change in mean overall score: {NEWEST} minus {PREVIOUS}, per candidate"
+    )
+    family = analysis.family(PREVIOUS, NEWEST)
+    labels = tick_labels(ax)
+    assert sorted(labels) == sorted(family)
+    assert labels[0] == "(all candidates)"
+    # The sample's seeded regression: opencode-glm dropped the most in the newest bundle.
+    assert labels[-1] == "opencode-glm"
+    worst = family["opencode-glm"].overall
+    segment = errorbars(ax)[-1].lines[2][0].get_segments()[0]
+    assert [point[0] for point in segment] == pytest.approx([worst.low, worst.high])
+    assert f"{worst.difference:+.3f} [{worst.low:+.3f}, {worst.high:+.3f}]  " in " ".join(
+        panel_texts(ax)
+    )
+
+
+def test_overall_marks_only_the_gate_failures_that_matter(sample: pd.DataFrame) -> None:
+    """With the gate's failing candidates given, only they get the X; every candidate still
+    shows its count of gate failures."""
+    [ax] = panels(plot_overall_scores(analyzed(sample), gate_failed=["opencode-glm"]))
+    markers = {
+        label: container.lines[0].get_marker()
+        for label, container in zip(tick_labels(ax), errorbars(ax), strict=True)
+    }
+    assert markers.pop("opencode-glm") == "X"
+    assert set(markers.values()) == {"o"}
+    assert sum("gate failure" in text for text in panel_texts(ax)) == 7
+    assert legend_texts(ax) == [
+        "the gate does not fail it",
+        "the gate fails it (e.g. new gate failures)",
+    ]
 
 
 # --- pass^k ---------------------------------------------------------------------------------

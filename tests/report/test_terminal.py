@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from rich.console import Console
 
 from scorecard.contract._catalog import Catalog
@@ -67,6 +68,11 @@ def sample(catalog: Catalog) -> list[ScoredRecord]:
     ]
 
 
+def natural_width(text: str) -> int:
+    """The widest line of ``text``."""
+    return max(cell_len(line) for line in text.split("\n"))
+
+
 @pytest.mark.parametrize("width", [160, 200, 240])
 @pytest.mark.parametrize(
     "pick",
@@ -75,7 +81,8 @@ def sample(catalog: Catalog) -> list[ScoredRecord]:
 def test_rows_laid_out_by_hand_equal_rich_laying_out_every_row(
     sample: list[ScoredRecord], pick: str, width: int
 ) -> None:
-    """Same bytes as rich for many rows, one bundle, one row, East Asian ids and ids too long."""
+    """When every column fits: the same bytes as rich for many rows, one bundle, one row and
+    East Asian ids. When not: a compact layout within the width, no id cut."""
     records = {
         "all": sample,
         "one bundle": [r for r in sample if r.card["bundleId"] == sample[0].card["bundleId"]],
@@ -83,10 +90,35 @@ def test_rows_laid_out_by_hand_equal_rich_laying_out_every_row(
         "wide characters": [renamed(r, "候補-エージェント") for r in sample[:5]] + sample[5:40],
         "too long for the width": [renamed(sample[0], "c" * 120), *sample[1:20]],
     }[pick]
-    fast, oracle = io.StringIO(), io.StringIO()
+    fast, oracle, unbounded = io.StringIO(), io.StringIO(), io.StringIO()
     scorecard_table(records, fast, width=width)
-    rich_oracle(records, oracle, max(width, 160))
-    assert fast.getvalue() == oracle.getvalue()
+    rich_oracle(records, oracle, width)
+    rich_oracle(records, unbounded, 1000)
+    if natural_width(unbounded.getvalue()) <= width:
+        assert fast.getvalue() == oracle.getvalue()
+        return
+    text = fast.getvalue()
+    assert natural_width(text) <= width
+    assert "…" not in text
+    for name in {r.card["candidateId"] for r in records}:
+        assert name in text.replace("\n", "") or name in text
+
+
+def test_every_id_is_whole_at_any_width(sample: list[ScoredRecord]) -> None:
+    """At 80, 120 and 160 columns no line is wider than the terminal, nothing is cut with an
+    ellipsis, and every case and candidate id appears whole on one line."""
+    records = [r for r in sample if r.card["bundleId"] == sample[-1].card["bundleId"]]
+    for width in (80, 120, 160):
+        stream = io.StringIO()
+        scorecard_table(records, stream, width=width)
+        text = stream.getvalue()
+        lines = text.split("\n")
+        assert natural_width(text) <= width, width
+        assert "…" not in text
+        for name in {r.card["candidateId"] for r in records} | {r.card["caseId"] for r in records}:
+            assert any(
+                re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", line) for line in lines
+            ), (width, name)
 
 
 class Terminal(io.StringIO):

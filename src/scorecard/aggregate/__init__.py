@@ -11,6 +11,7 @@ from ._analysis import (
     compare_across_bundles,
     compare_to_baseline,
 )
+from ._campaign import pair_analysis
 from ._compare import (
     METRICS,
     ComparisonSettings,
@@ -52,6 +53,7 @@ __all__ = [
     "cost_frame",
     "dimension_frame",
     "observed_categories",
+    "pair_analysis",
     "records_frame",
     "reference_p95",
     "reliability_frame",

@@ -1,4 +1,5 @@
-"""``scorecard compare PATH...``: candidates or providers side by side, or a candidate over time."""
+"""``scorecard compare PATH...``: a campaign's newest bundle against the one before, candidates
+side by side, or a candidate over time."""
 
 from __future__ import annotations
 
@@ -7,26 +8,38 @@ import enum
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Annotated
+from typing import IO, TYPE_CHECKING, Annotated
 
 import typer
 
 from scorecard.contract import InputError
 
+if TYPE_CHECKING:
+    from scorecard.engine import LoadedRecords
+    from scorecard.report import BundleView, CampaignView, TrendView
+
+from ._campaign import (
+    DEFAULT_TOLERANCE,
+    comparison_settings,
+    gate_statuses,
+    input_paths,
+    load_inputs,
+    rules_from,
+)
 from ._common import (
     EXIT_BAD_INPUT,
+    BundleIdsOption,
     CasesOption,
+    ErrorsOption,
     PolicyOption,
     WorkersOption,
+    check_known,
     check_outputs,
     print_errors,
     worker_count,
 )
 
-#: The gate's default drop tolerance (``GateRules.tolerance``): compare and plot use it too, so
-#: the same comparison gets the same verdict in every view. A literal, not an import, so that
-#: ``--help`` does not load the gate and pandas.
-DEFAULT_TOLERANCE = 0.05
+__all__ = ["DEFAULT_TOLERANCE", "compare", "register"]
 
 
 class GroupBy(enum.StrEnum):
@@ -42,6 +55,25 @@ class CompareFormat(enum.StrEnum):
     table = "table"
     json = "json"
     csv = "csv"
+
+
+#: ``--out`` extensions and the format each implies when ``--format`` is not given.
+_OUT_FORMATS = {".json": CompareFormat.json, ".csv": CompareFormat.csv, ".txt": CompareFormat.table}
+
+
+def _out_format(chosen: CompareFormat | None, out: Path | None) -> CompareFormat:
+    if chosen is not None:
+        return chosen
+    if out is None or out.suffix.lower() not in (*_OUT_FORMATS, ".jsonl", ".parquet"):
+        return CompareFormat.table
+    if out.suffix.lower() in _OUT_FORMATS:
+        return _OUT_FORMATS[out.suffix.lower()]
+    raise InputError(
+        f"compare writes a table (.txt), JSON (.json) or CSV (.csv), not {out.suffix}; give "
+        "--format or another --out name",
+        rule="bad_output",
+        source="--out",
+    )
 
 
 @contextlib.contextmanager
@@ -66,113 +98,208 @@ def _progress(paths: list[str]) -> Iterator[Callable[[str], None] | None]:
 
 def compare(
     paths: Annotated[
-        list[str],
+        list[str] | None,
         typer.Argument(
-            help="Scored-records files (.jsonl written by `score --format records`) or "
-            "observation files and folders (scored on the fly).",
+            help="Scored-records files (.jsonl written by `score --format records`), Parquet, or "
+            "observation files and folders (scored on the fly); stdin when none is given. "
+            "Bundles are ordered as the inputs first mention them (a folder's bundles by name): "
+            "`compare A/ B/` judges B against A.",
             show_default=False,
         ),
-    ],
-    by: Annotated[
-        GroupBy, typer.Option("--by", help="Group the side-by-side view by candidate or provider.")
-    ] = GroupBy.candidate,
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            help="The bundle to judge against: a bundle id of the inputs, or a path (read as "
+            "one more input). Default: the bundle before the current one.",
+            show_default=False,
+        ),
+    ] = None,
     bundle: Annotated[
         str | None,
-        typer.Option("--bundle", help="The bundle to show (needed when the records hold several)."),
+        typer.Option(
+            "--bundle",
+            help="Show this bundle's candidates side by side; with --baseline, the bundle "
+            "judged (default: the last one).",
+            show_default=False,
+        ),
+    ] = None,
+    by: Annotated[
+        GroupBy | None,
+        typer.Option(
+            "--by",
+            help="Show one bundle's candidates or providers side by side instead.",
+            show_default=False,
+        ),
     ] = None,
     candidates: Annotated[
         list[str] | None,
         typer.Option(
             "--candidate",
-            help="Show only these candidates; from two on, each one after the first is compared, "
-            "paired by case, with the first (the baseline). Repeat the option.",
+            help="Show one bundle's candidates side by side: only these; from two on, each one "
+            "after the first is compared, paired by case, with the first. Repeat the option.",
+            show_default=False,
         ),
     ] = None,
     across_bundles: Annotated[
         str | None,
         typer.Option(
             "--across-bundles",
-            help="Follow this candidate across bundles (in the order the inputs first mention "
-            "them), each bundle compared with the previous one.",
+            help="Follow this candidate across bundles, each bundle compared with the previous.",
+            show_default=False,
         ),
     ] = None,
     output_format: Annotated[
-        CompareFormat, typer.Option("--format", help="table for people; json or csv for tools.")
-    ] = CompareFormat.table,
+        CompareFormat | None,
+        typer.Option(
+            "--format",
+            help="table for people; json or csv for tools. Default: from the --out extension "
+            "(.json, .csv), else table.",
+            show_default=False,
+        ),
+    ] = None,
     seed: Annotated[
         int, typer.Option("--seed", min=0, help="Seed of the bootstrap resampling.")
     ] = 0,
     tolerance: Annotated[
-        float,
+        float | None,
         typer.Option(
             "--tolerance",
             min=0.0,
             help="Mean overall differences within +/- this are not called better or worse "
-            "(default: the gate's tolerance, so both read a comparison alike).",
+            f"(default: the policy's gate tolerance, else {DEFAULT_TOLERANCE:g}, as the gate).",
+            show_default=False,
         ),
-    ] = DEFAULT_TOLERANCE,
+    ] = None,
+    gate: Annotated[
+        bool,
+        typer.Option(
+            "--gate/--no-gate",
+            help="Show the gate's status of each candidate (its checks on the same runs).",
+        ),
+    ] = True,
     out: Annotated[
         Path | None, typer.Option("--out", help="Write here (atomically) instead of stdout.")
     ] = None,
+    bundle_ids: BundleIdsOption = None,
+    errors_file: ErrorsOption = None,
     cases: CasesOption = None,
     policy_file: PolicyOption = None,
     workers: WorkersOption = None,
 ) -> None:
-    """Compare candidates (or providers) of one bundle with intervals, or one candidate across
-    bundles with paired verdicts (better / worse / inconclusive).
+    """Judge the newest bundle of a campaign against the one before it (every candidate, paired
+    by case: a verdict per metric, the gate's status, and every candidate's trend over the
+    bundles); or show one bundle's candidates side by side (--candidate, --by); or follow one
+    candidate across bundles (--across-bundles).
 
-    Exit status: 0 when the comparison was written, 2 on bad input (any rejected record, an
-    unknown candidate or bundle, several bundles without --bundle).
+    Exit status: 0 when the comparison was written (whatever it says), 2 on bad input (any
+    rejected record, an unknown candidate or bundle, conflicting options).
     """
-    check_outputs({"--out": out}, paths)
-    from scorecard.aggregate import ComparisonSettings, analyze_campaign, records_frame
-    from scorecard.contract import load_catalog
-    from scorecard.engine import atomic_writer, load_policy, load_records
-    from scorecard.report import bundle_view, render_view, trend_view, view_csv, view_json
+    check_outputs({"--out": out, "--errors": errors_file}, paths or [])
+    from scorecard.aggregate import analyze_campaign, records_frame
+    from scorecard.engine import atomic_writer
+    from scorecard.report import (
+        bundle_view,
+        campaign_view,
+        render_view,
+        trend_view,
+        view_csv,
+        view_json,
+    )
 
+    given = input_paths(paths)
     chosen = list(candidates or [])
     try:
-        if across_bundles is not None and (chosen or bundle is not None):
+        written = _out_format(output_format, out)
+        side_by_side = bool(chosen) or by is not None or (bundle is not None and not baseline)
+        if across_bundles is not None and (side_by_side or bundle is not None or baseline):
             raise InputError(
-                "--across-bundles follows one candidate over every bundle; drop --candidate "
-                "and --bundle",
+                "--across-bundles follows one candidate over every bundle; drop --candidate, "
+                "--by, --bundle and --baseline",
+                rule="conflicting_options",
+            )
+        if side_by_side and baseline is not None:
+            raise InputError(
+                "--baseline judges a bundle against another; --candidate and --by compare "
+                "within one bundle",
                 rule="conflicting_options",
             )
         if len(set(chosen)) != len(chosen):
             raise InputError("a --candidate is given twice", rule="conflicting_options")
-        catalog = load_catalog(cases)
-        policy = load_policy(policy_file) if policy_file else None
-        with _progress(paths) as on_file:
-            loaded = load_records(
-                paths,
-                catalog=catalog,
-                policy=policy,
-                on_file=on_file,
-                workers=worker_count(workers),
+        policy, rules = rules_from(policy_file)
+        baseline_path = baseline is not None and Path(baseline).exists()
+        if baseline_path and any(
+            Path(path).resolve() == Path(baseline or "").resolve() for path in given
+        ):
+            raise InputError(
+                "--baseline names a path that is also an input; give its bundle id instead "
+                "(or leave it out: the bundle before the current one is the default)",
+                rule="conflicting_options",
+                source="--baseline",
             )
-        if loaded.errors:
-            print_errors(loaded.errors)
-            raise typer.Exit(EXIT_BAD_INPUT)
-        if not loaded.rows:
-            raise InputError("no scored records found in the inputs", rule="no_records")
+        inputs = [baseline, *given] if baseline_path and baseline is not None else given
+        ids = list(bundle_ids or [])
+        with _progress(inputs) as on_file:
+            loaded = load_inputs(
+                inputs,
+                cases=cases,
+                policy=policy,
+                workers=worker_count(workers),
+                bundle_ids=(["", *ids] if baseline_path and len(ids) > 1 else ids),
+                errors_file=errors_file,
+                on_file=on_file,
+            )
         frame = records_frame(loaded, bundle_order=loaded.bundle_order)
-        analysis = analyze_campaign(frame, ComparisonSettings(seed=seed, tolerance=tolerance))
-        view = (
-            trend_view(analysis, across_bundles)
-            if across_bundles is not None
-            else bundle_view(analysis, bundle=bundle, by=by.value, candidates=chosen)
-        )
+        settings = comparison_settings(rules, seed=seed, tolerance=tolerance)
+        analysis = analyze_campaign(frame, settings)
+        known_candidates = sorted({str(row[1]) for row in loaded.rows})
+        check_known("candidate", chosen, known_candidates, option="--candidate")
+        if across_bundles is not None:
+            check_known("candidate", [across_bundles], known_candidates, option="--across-bundles")
+        bundles = list(analysis.bundles)
+        if bundle is not None:
+            check_known("bundle", [bundle], bundles, option="--bundle")
+        if baseline_path:
+            baseline = _bundle_of(loaded)
+        elif baseline is not None:
+            check_known("bundle", [baseline], bundles, option="--baseline")
+        view: BundleView | TrendView | CampaignView
+        if across_bundles is not None:
+            view = trend_view(analysis, across_bundles)
+        elif side_by_side or (len(bundles) == 1 and baseline is None):
+            shown = bundle
+            if shown is None and len(bundles) > 1:
+                shown = bundles[-1]
+                sys.stderr.write(f"note: showing bundle {shown}, the last one (choose: --bundle)\n")
+            view = bundle_view(
+                analysis, bundle=shown, by=(by or GroupBy.candidate).value, candidates=chosen
+            )
+        else:
+            current = bundle or bundles[-1]
+            before = baseline or analysis.previous_bundle(current)
+            statuses = (
+                gate_statuses(loaded, before, current, rules, seed)
+                if gate and before is not None
+                else {}
+            )
+            view = campaign_view(analysis, current=current, baseline=before, gate=statuses)
     except InputError as error:
         print_errors([error])
         raise typer.Exit(EXIT_BAD_INPUT) from None
     with contextlib.ExitStack() as stack:
         stream: IO[str] = stack.enter_context(atomic_writer(out)) if out is not None else sys.stdout
-        if output_format is CompareFormat.json:
+        if written is CompareFormat.json:
             stream.write(view_json(view))
-        elif output_format is CompareFormat.csv:
+        elif written is CompareFormat.csv:
             stream.write(view_csv(view))
         else:
             render_view(view, stream)
+
+
+def _bundle_of(loaded: LoadedRecords) -> str:
+    """The bundle of the ``--baseline`` path: read first, its bundle is the first one."""
+    return loaded.bundle_order[0]
 
 
 def register(app: typer.Typer) -> None:

@@ -21,6 +21,7 @@ from ._common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_OK,
+    BundleIdOption,
     CasesOption,
     WorkersOption,
     check_outputs,
@@ -58,7 +59,11 @@ def _read_records_file(path: str) -> tuple[list[RunFacts], list[InputError]]:
 
 
 def _load_side(
-    path: str, catalog: Callable[[], Catalog], policy: Policy | None, workers: int
+    path: str,
+    catalog: Callable[[], Catalog],
+    policy: Policy | None,
+    workers: int,
+    bundle_id: str | None = None,
 ) -> tuple[GateSide | None, list[InputError]]:
     """One side from a records file, or from observations scored here."""
     from scorecard.engine import is_records_file, score_run
@@ -73,8 +78,12 @@ def _load_side(
                 "auditGate do not apply to it\n"
             )
         facts, errors = _read_records_file(path)
+        if bundle_id is not None:
+            facts = [dataclasses.replace(run, bundle=bundle_id) for run in facts]
     else:
-        run = score_run([path], catalog=catalog(), policy=policy, workers=workers)
+        run = score_run(
+            [path], catalog=catalog(), policy=policy, workers=workers, bundle_id=bundle_id
+        )
         for result in run.records():
             if isinstance(result, InputError):
                 errors.append(result)
@@ -163,6 +172,11 @@ def gate(
     seed: Annotated[
         int, typer.Option("--seed", min=0, help="Seed of the bootstrap resampling.")
     ] = 0,
+    bundle_id: BundleIdOption = None,
+    baseline_bundle_id: Annotated[
+        str | None,
+        typer.Option("--baseline-bundle-id", help="Use this bundle id for the baseline's records."),
+    ] = None,
     cases: CasesOption = None,
     workers: WorkersOption = None,
 ) -> None:
@@ -222,10 +236,14 @@ def gate(
                 catalogs.append(load_catalog(cases))
             return catalogs[0]
 
-        current_side, errors = _load_side(current, catalog, policy, worker_count(workers))
+        current_side, errors = _load_side(
+            current, catalog, policy, worker_count(workers), bundle_id
+        )
         baseline_side = None
         if baseline is not None:
-            baseline_side, more = _load_side(baseline, catalog, policy, worker_count(workers))
+            baseline_side, more = _load_side(
+                baseline, catalog, policy, worker_count(workers), baseline_bundle_id
+            )
             errors += more
     except InputError as error:
         raise bad_input([error]) from None

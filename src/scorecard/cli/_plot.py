@@ -11,16 +11,19 @@ import typer
 
 from scorecard.contract import InputError
 
+from ._campaign import comparison_settings, gate_statuses, input_paths, load_inputs, rules_from
 from ._common import (
     EXIT_BAD_INPUT,
+    BundleIdsOption,
     CasesOption,
+    ErrorsOption,
     PolicyOption,
     WorkersOption,
+    check_known,
     check_outputs,
     print_errors,
     worker_count,
 )
-from ._compare import DEFAULT_TOLERANCE
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure  # noqa: TID251  (a type only; no import at run time)
@@ -70,14 +73,6 @@ def plot(
         PlotKind,
         typer.Argument(help="The plot to draw, or `all` to write every plot into a folder."),
     ],
-    paths: Annotated[
-        list[str],
-        typer.Argument(
-            help="Scored-records files (.jsonl written by `score --format records`) or "
-            "observation files and folders (scored on the fly).",
-            show_default=False,
-        ),
-    ],
     out: Annotated[
         Path,
         typer.Option(
@@ -86,12 +81,21 @@ def plot(
             show_default=False,
         ),
     ],
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Scored-records files (.jsonl written by `score --format records`) or "
+            "observation files and folders (scored on the fly); stdin when none is given.",
+            show_default=False,
+        ),
+    ] = None,
     candidates: Annotated[
         list[str] | None,
         typer.Option(
             "--candidate",
-            help="Plot only these candidates (repeat the option). The paired plot compares two: "
-            "the second minus the first (default: the leader minus the runner-up).",
+            help="Plot only these candidates (repeat the option). The paired plot: one candidate "
+            "against itself in the bundle before; two: the second minus the first (default: "
+            "every candidate against the bundle before, i.e. what regressed).",
         ),
     ] = None,
     bundle: Annotated[
@@ -107,6 +111,8 @@ def plot(
     image_format: Annotated[
         ImageFormat, typer.Option("--format", help="Image format of `plot all`.")
     ] = ImageFormat.png,
+    bundle_ids: BundleIdsOption = None,
+    errors_file: ErrorsOption = None,
     cases: CasesOption = None,
     policy_file: PolicyOption = None,
     workers: WorkersOption = None,
@@ -117,33 +123,50 @@ def plot(
     Exit status: 0 when every plot was written, 2 on bad input (a rejected record, no records,
     an unknown bundle or candidate, a bad --out). `plot all` writes the plots it can draw.
     """
-    check_outputs({"--out": out}, paths, folders=["--out"] if kind is PlotKind.all else [])
-    from scorecard.aggregate import ComparisonSettings, analyze_campaign, records_frame, select_rows
-    from scorecard.contract import load_catalog
-    from scorecard.engine import load_policy, load_records
-    from scorecard.plots import PLOT_KINDS, draw_plot, select_candidates
+    check_outputs(
+        {"--out": out, "--errors": errors_file},
+        paths or [],
+        folders=["--out"] if kind is PlotKind.all else [],
+    )
+    from scorecard.aggregate import analyze_campaign, records_frame
+    from scorecard.plots import PLOT_KINDS, draw_plot
 
+    given = input_paths(paths)
     chosen = list(candidates or [])
+    gate_failed: list[str] | None = None
     try:
         image = _image_format(out) if kind is not PlotKind.all else image_format.value
         if kind is PlotKind.all and out.exists() and not out.is_dir():
             raise InputError(
                 f"--out {out} is a file; `plot all` writes into a folder", rule="bad_output"
             )
-        catalog = load_catalog(cases)
-        policy = load_policy(policy_file) if policy_file else None
-        loaded = load_records(paths, catalog=catalog, policy=policy, workers=worker_count(workers))
-        if loaded.errors:
-            print_errors(loaded.errors)
-            raise typer.Exit(EXIT_BAD_INPUT)
-        if not loaded.rows:
-            raise InputError("no scored records found in the inputs", rule="no_records")
+        policy, rules = rules_from(policy_file)
+        loaded = load_inputs(
+            given,
+            cases=cases,
+            policy=policy,
+            workers=worker_count(workers),
+            bundle_ids=list(bundle_ids or []),
+            errors_file=errors_file,
+        )
         frame = records_frame(loaded, bundle_order=loaded.bundle_order)
-        if bundle is not None:
-            select_rows(frame, bundle=bundle)  # an unknown bundle is one clear error, not seven
-        select_candidates(frame, chosen)
-        settings = ComparisonSettings(seed=seed, tolerance=DEFAULT_TOLERANCE)
-        analysis = analyze_campaign(frame, settings)
+        analysis = analyze_campaign(frame, comparison_settings(rules, seed=seed, tolerance=None))
+        bundles = list(analysis.bundles)
+        if bundle is not None:  # an unknown bundle is one clear error, not seven
+            check_known("bundle", [bundle], bundles, option="--bundle")
+        known = sorted({str(row[1]) for row in loaded.rows})
+        check_known("candidate", chosen, known, option="--candidate")
+        current = bundle or bundles[-1]
+        if bundle is None and len(bundles) > 1 and kind is not PlotKind.trends:
+            sys.stderr.write(
+                f"note: plotting bundle {current}, the last of {len(bundles)} (choose: --bundle; "
+                "trends span them all)\n"
+            )
+        before = analysis.previous_bundle(current)
+        if before is not None and kind in (PlotKind.overall, PlotKind.all):
+            # Gate failures matter where the gate fails a candidate (new ones, by default).
+            statuses = gate_statuses(loaded, before, current, rules, seed)
+            gate_failed = [name for name, item in statuses.items() if item.status == "fail"]
     except InputError as error:
         print_errors([error])
         raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -153,7 +176,12 @@ def plot(
         target = out / f"{name}.{image}" if kind is PlotKind.all else out
         try:
             figure = draw_plot(
-                name, analysis, bundle=bundle, candidates=chosen, pass_at_k=pass_at_k
+                name,
+                analysis,
+                bundle=bundle,
+                candidates=chosen,
+                pass_at_k=pass_at_k,
+                gate_failed=gate_failed,
             )
         except InputError as error:
             failed.append(error)

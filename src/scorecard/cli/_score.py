@@ -14,6 +14,7 @@ import typer
 
 from scorecard.contract import InputError
 
+from ._campaign import input_paths
 from ._common import (
     EXIT_BAD_INPUT,
     BundleIdOption,
@@ -46,14 +47,14 @@ class OutputFormat(enum.StrEnum):
 
 def score(
     paths: Annotated[
-        list[str],
+        list[str] | None,
         typer.Argument(
             help="Observation files (.json: one or an array; .jsonl: one per line), folders "
             "(searched recursively; bundles found by their bundle.json), or - for JSON Lines "
-            "on stdin.",
+            "on stdin (also read when no path is given and stdin is not a terminal).",
             show_default=False,
         ),
-    ],
+    ] = None,
     policy_file: PolicyOption = None,
     bundle_id: BundleIdOption = None,
     output_format: Annotated[
@@ -62,8 +63,8 @@ def score(
             "--format",
             help="jsonl: one v2 scorecard per line; json: an array; table: for people; "
             "records: scorecards with the facts aggregation needs; audit: case-assertion "
-            "findings per run. Default: table on a "
-            "terminal, jsonl otherwise.",
+            "findings per run. Default: from the --out extension (.json, .jsonl, .txt; "
+            ".parquet writes records as columns), else table on a terminal, jsonl otherwise.",
             show_default=False,
         ),
     ] = None,
@@ -106,7 +107,8 @@ def score(
     (the good records are still written). A one-line summary goes to stderr.
     """
     dataset = ["--out"] if partition_by_bundle or scheduler is not None else []
-    check_outputs({"--out": out, "--errors": errors_file}, paths, folders=dataset)
+    check_outputs({"--out": out, "--errors": errors_file}, paths or [], folders=dataset)
+    paths = input_paths(paths)
     if scheduler is not None:
         if out is None or out.suffix != ".parquet":
             print_errors(
@@ -136,6 +138,8 @@ def score(
             [InputError("needs --out FILE.parquet", rule="usage", source="--partition-by-bundle")]
         )
         raise typer.Exit(EXIT_BAD_INPUT)
+    if output_format is None and out is not None:
+        output_format = _out_format(out)
     if output_format is None:
         interactive = out is None and sys.stdout.isatty()
         output_format = OutputFormat.table if interactive else OutputFormat.jsonl
@@ -192,6 +196,31 @@ def score(
 
 
 _PROGRESS_EVERY = 1000
+
+#: ``--out`` extensions and the format each implies when ``--format`` is not given.
+_OUT_FORMATS = {
+    ".json": OutputFormat.json,
+    ".jsonl": OutputFormat.jsonl,
+    ".txt": OutputFormat.table,
+}
+
+
+def _out_format(out: Path) -> OutputFormat | None:
+    """The format an ``--out`` name implies (None: the default); ``.csv`` is refused."""
+    suffix = out.suffix.lower()
+    if suffix == ".csv":
+        print_errors(
+            [
+                InputError(
+                    "score writes JSON Lines (.jsonl), JSON (.json), a table (.txt) or Parquet "
+                    "(.parquet), not CSV; `scorecard compare --out X.csv` writes CSV tables",
+                    rule="bad_output",
+                    source="--out",
+                )
+            ]
+        )
+        raise typer.Exit(EXIT_BAD_INPUT)
+    return _OUT_FORMATS.get(suffix)
 
 
 def _progress_wanted(out: Path | None) -> bool:

@@ -168,30 +168,32 @@ class PolicyFile:
     """Line of each value by JSON Pointer, to locate the gate section's errors."""
 
 
-def parse_policy_file(text: str, *, source: str, gate: bool = False) -> PolicyFile:
+def parse_policy_file(text: str, *, source: str, gate: bool = True) -> PolicyFile:
     """The sections of a policy file's text (YAML or JSON): ``weights``, ``thresholds`` and
-    ``auditGate`` (``docs/policy.md``), and with ``gate`` a ``gate`` section (``docs/gate.md``).
+    ``auditGate`` (``docs/policy.md``), and a ``gate`` section (``docs/gate.md``).
 
+    One file serves every command: each reads the sections it needs (``score`` and ``explain``
+    the scoring keys; ``compare``, ``plot`` and ``gate`` both), so a ``gate`` section is never an
+    unknown key. ``gate`` is kept for callers that pass it; every file may hold the section.
     Any other key, a document that is not a mapping and a bad scoring value raise a
     :class:`PolicyError` located by JSON Pointer and line.
     """
+    del gate  # every policy file may hold a gate section
     parsed = parse_yaml(text, source=source, error_type=PolicyError)
     document = parsed.data
-    sections = (*SCORING_KEYS, "gate") if gate else SCORING_KEYS
+    sections = (*SCORING_KEYS, "gate")
     if not isinstance(document, dict):
-        shape = (
-            "a gate policy must be a mapping (gate, and optionally weights, thresholds, auditGate)"
-            if gate
-            else "a policy must be a mapping with weights and/or thresholds"
+        raise PolicyError(
+            "a policy must be a mapping (weights, thresholds, auditGate and/or gate)",
+            rule="policy_shape",
+            source=source,
+            line=1,
         )
-        raise PolicyError(shape, rule="policy_shape", source=source, line=1)
     for key in document:
         if key not in sections:
             pointer = f"/{key}"
             raise PolicyError(
-                "unknown policy key; expected "
-                + ("gate, " if gate else "")
-                + "weights, thresholds and/or auditGate",
+                "unknown policy key; expected weights, thresholds, auditGate and/or gate",
                 rule="policy_unknown_key",
                 pointer=pointer,
                 source=source,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 
 import numpy as np
 from matplotlib import colormaps
@@ -11,7 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.transforms import blended_transform_factory
 
-from scorecard.aggregate import CampaignAnalysis, Difference, PairedComparison
+from scorecard.aggregate import POOLED, CampaignAnalysis, Difference, PairedComparison
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
 from ._base import (
@@ -24,7 +25,12 @@ from ._base import (
     show_message,
 )
 
-__all__ = ["plot_dimension_heatmap", "plot_overall_scores", "plot_paired_differences"]
+__all__ = [
+    "plot_bundle_changes",
+    "plot_dimension_heatmap",
+    "plot_overall_scores",
+    "plot_paired_differences",
+]
 
 _GATE_MARK = "*"
 _PLAIN = "#0072B2"
@@ -82,10 +88,19 @@ def plot_dimension_heatmap(
 
 
 def plot_overall_scores(
-    analysis: CampaignAnalysis, *, bundle: str | None = None, ax: Axes | None = None
+    analysis: CampaignAnalysis,
+    *,
+    bundle: str | None = None,
+    ax: Axes | None = None,
+    gate_failed: Collection[str] | None = None,
 ) -> Figure:
     """Mean overall score per candidate in one bundle (default: newest), best on top, with the
-    case-cluster bootstrap interval; candidates with any gate failure get a distinct marker."""
+    case-cluster bootstrap interval.
+
+    Gate failures are marked where they matter: with ``gate_failed`` (the candidates the gate
+    fails, e.g. for new gate failures against the previous bundle) only those get the distinct
+    marker; without it (no baseline: every gate failure fails the gate) every candidate with a
+    gate failure does. The count of gate failures is written beside every candidate."""
     chosen = chosen_bundle(analysis, bundle)
     table = bundle_table(analysis.candidates.summary, chosen)
     seed, confidence = analysis.settings.seed, analysis.settings.confidence
@@ -104,18 +119,21 @@ def plot_overall_scores(
     margin = blended_transform_factory(axes.transAxes, axes.transData)
     columns = ("mean_overall", "mean_overall_low", "mean_overall_high", "scoreable", "gate_passed")
     values = table[list(columns)].to_numpy(dtype=np.float64)
+    names = [str(name) for name in table["candidate"]]
     for position, (mean, low, high, scoreable, gate_passed) in enumerate(values):
         if math.isnan(mean):
             axes.text(0.01, position, NO_SCOREABLE_RUNS, transform=margin, va="center", fontsize=9)
             continue
         failures = int(scoreable - gate_passed)
+        name = names[position]
+        marked = bool(failures) if gate_failed is None else name in gate_failed
         axes.errorbar(
             mean,
             position,
             xerr=[[mean - low], [high - mean]],
-            fmt="X" if failures else "o",
-            markersize=9 if failures else 7,
-            color=_GATE_FAILED if failures else _PLAIN,
+            fmt="X" if marked else "o",
+            markersize=9 if marked else 7,
+            color=_GATE_FAILED if marked else _PLAIN,
             ecolor="#555555",
             capsize=4,
         )
@@ -127,7 +145,7 @@ def plot_overall_scores(
             transform=margin,
             va="center",
             fontsize=8.5,
-            color=_GATE_FAILED if failures else "#333333",
+            color=_GATE_FAILED if marked else "#333333",
         )
     axes.set_yticks(range(len(table)), [str(name) for name in table["candidate"]])
     axes.set_ylim(-0.6, len(table) - 0.4)
@@ -137,7 +155,14 @@ def plot_overall_scores(
     axes.legend(
         handles=[
             Line2D(
-                [], [], color=_PLAIN, marker="o", linestyle="", label="every run passed the gates"
+                [],
+                [],
+                color=_PLAIN,
+                marker="o",
+                linestyle="",
+                label="every run passed the gates"
+                if gate_failed is None
+                else "the gate does not fail it",
             ),
             Line2D(
                 [],
@@ -146,7 +171,9 @@ def plot_overall_scores(
                 marker="X",
                 markersize=9,
                 linestyle="",
-                label="some run failed a gate dimension",
+                label="some run failed a gate dimension"
+                if gate_failed is None
+                else "the gate fails it (e.g. new gate failures)",
             ),
         ],
         loc="upper center",
@@ -258,3 +285,98 @@ def plot_paired_differences(comparison: PairedComparison, *, ax: Axes | None = N
         fontsize=9,
     )
     return figure
+
+
+def plot_bundle_changes(
+    analysis: CampaignAnalysis,
+    *,
+    bundle: str | None = None,
+    baseline: str | None = None,
+    ax: Axes | None = None,
+) -> Figure:
+    """What regressed: every candidate in ``bundle`` (default: newest) minus itself in the
+    bundle before it, paired by case, mean overall with its interval, coloured by its verdict
+    (the family of that bundle pair, as the gate and ``compare`` read it); worst on top."""
+    chosen = chosen_bundle(analysis, bundle)
+    before = baseline or (analysis.previous_bundle(chosen) if chosen is not None else None)
+    family = analysis.family(before, chosen) if chosen is not None and before else {}
+    comparisons = sorted(
+        family.values(),
+        key=lambda c: (c.current.candidate != POOLED, -_or_inf(c.overall.difference)),
+    )
+    figure, axes = figure_and_axes(ax, (10.0, 2.4 + 0.42 * max(len(comparisons), 1)))
+    axes.set_title(
+        f"Change in mean overall score: {chosen} minus {before}, per candidate"
+        if family
+        else "Change in mean overall score per candidate"
+    )
+    settings = analysis.settings
+    axes.set_xlabel(
+        f"difference in mean overall (paired by case); {settings.confidence:.0%} paired "
+        f"bootstrap interval; Holm within the bundle pair"
+    )
+    axes.set_ylabel("candidate")
+    if not comparisons:
+        show_message(axes, "no candidate ran in both bundles")
+        return figure
+    margin = blended_transform_factory(axes.transAxes, axes.transData)
+    # Pooled at the bottom, then from the largest gain up to the largest drop, drawn on top.
+    for position, comparison in enumerate(comparisons):
+        overall = comparison.overall
+        colour = VERDICT_COLOURS[comparison.verdict]
+        if math.isnan(overall.difference):
+            axes.text(0.5, position, "no paired cases", transform=margin, ha="center", va="center")
+            continue
+        axes.errorbar(
+            overall.difference,
+            position,
+            xerr=[[overall.difference - overall.low], [overall.high - overall.difference]],
+            fmt="D" if comparison.current.candidate == POOLED else "o",
+            markersize=7,
+            color=colour,
+            ecolor=colour,
+            capsize=3,
+        )
+        axes.text(
+            1.02,
+            position,
+            f"{overall.difference:+.3f} [{overall.low:+.3f}, {overall.high:+.3f}]  "
+            f"{comparison.verdict}",
+            transform=margin,
+            va="center",
+            fontsize=8.5,
+            color=colour if comparison.verdict != "inconclusive" else "#333333",
+        )
+    axes.axvline(0.0, color="black", linewidth=1.0, linestyle="--", zorder=1.5)
+    if settings.tolerance > 0:
+        axes.axvspan(-settings.tolerance, settings.tolerance, color="#EEEEEE", zorder=-1)
+    axes.set_yticks(
+        range(len(comparisons)), [comparison.current.candidate for comparison in comparisons]
+    )
+    axes.set_ylim(-0.6, len(comparisons) - 0.4)
+    spread = [
+        abs(value)
+        for comparison in comparisons
+        for value in (comparison.overall.low, comparison.overall.high)
+        if not math.isnan(value)
+    ]
+    reach = max([*spread, 0.05]) * 1.15
+    axes.set_xlim(-reach, reach)
+    axes.grid(axis="x", color="#E5E5E5", linewidth=0.8)
+    axes.set_axisbelow(True)
+    axes.legend(
+        handles=[
+            Line2D([], [], color=VERDICT_COLOURS[name], marker="o", linestyle="", label=name)
+            for name in ("better", "worse", "inconclusive")
+        ],
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.14),
+        ncols=3,
+        frameon=False,
+        fontsize=9,
+    )
+    return figure
+
+
+def _or_inf(value: float) -> float:
+    return math.inf if math.isnan(value) else value

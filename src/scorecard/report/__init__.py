@@ -3,7 +3,18 @@ markdown summary, JUnit XML, HTML report and the static report site. Untrusted t
 (``_escape``).
 """
 
-from ._compare import bundle_view, render_view, trend_view, view_csv, view_json
+from ._compare import (
+    BundleView,
+    CampaignView,
+    GateStatus,
+    TrendView,
+    bundle_view,
+    campaign_view,
+    render_view,
+    trend_view,
+    view_csv,
+    view_json,
+)
 from ._dispatch import verdict_line
 from ._gate_json import render_gate_json
 from ._html import plot_images, render_html
@@ -14,8 +25,13 @@ from ._site_paths import run_page_path
 from ._terminal import scorecard_table
 
 __all__ = [
+    "BundleView",
+    "CampaignView",
+    "GateStatus",
+    "TrendView",
     "build_site",
     "bundle_view",
+    "campaign_view",
     "plot_images",
     "render_gate_json",
     "render_html",

@@ -1,4 +1,10 @@
-"""Terminal rendering of scorecards (rich), kept out of the pure core."""
+"""Terminal rendering of scorecards (rich), kept out of the pure core.
+
+The table takes the widest layout the terminal holds: every column with borders; then without
+vertical rules, one table per bundle; then (narrow terminals) the overall score, the flags and
+the abbreviations of the failing dimensions instead of the eight scores; then with candidate ids
+abbreviated and a legend. An id is never cut.
+"""
 
 from __future__ import annotations
 
@@ -15,14 +21,22 @@ from rich.text import Text
 from scorecard.contract import DIMENSIONS, printable
 from scorecard.core import ScoredRecord
 
+from ._table_layout import Abbreviations, compact_table, output_console, print_fitting
+
 __all__ = ["DIMENSION_ABBREVIATIONS", "scorecard_table"]
 
-MIN_WIDTH = 160
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _CLASS_LABELS = {
     "completed": "completed",
     "candidate_failure": "cand. failure",
     "infrastructure_failure": "infra failure",
+    "skipped": "skipped",
+}
+#: Classifications in the compact layouts (the full table spells them out).
+_SHORT_CLASS = {
+    "completed": "completed",
+    "candidate_failure": "cand fail",
+    "infrastructure_failure": "infra fail",
     "skipped": "skipped",
 }
 DIMENSION_ABBREVIATIONS = {
@@ -36,6 +50,10 @@ DIMENSION_ABBREVIATIONS = {
     "presentation_fidelity": "PF",
 }
 
+
+_CAPTION = "* gate dimension   " + "  ".join(
+    f"{short}={name}" for name, short in DIMENSION_ABBREVIATIONS.items()
+)
 
 Cell = tuple[str, str]
 """A cell's text and its rich style ("" for none)."""
@@ -74,8 +92,7 @@ def _row(record: ScoredRecord, one_bundle: bool) -> list[Cell]:
 def _table(title: str, one_bundle: bool, rows: Sequence[Sequence[Cell]]) -> Table:
     table = Table(
         title=Text(title),  # a bundle id is text, never rich markup
-        caption="* gate dimension   "
-        + "  ".join(f"{short}={name}" for name, short in DIMENSION_ABBREVIATIONS.items()),
+        caption=_CAPTION,
         show_lines=False,
     )
     # One bundle goes in the title rather than in a column repeated on every row.
@@ -101,23 +118,108 @@ def scorecard_table(
 ) -> None:
     """One row per scorecard: bundle, case, candidate, class, the eight dimensions, overall.
 
-    rich lays out a table of only the rows that hold each column's widest cell (so it decides
-    every width, the title, header, borders and caption); the body is then written row by row
-    in that layout, which costs a small fraction of rich laying out every row. When the table
-    is wider than the console (rich would shorten the id columns), rich lays out every row.
+    The width is ``width``, else ``COLUMNS``, else the terminal's (200 for files and pipes).
+    When every column fits, rich lays out a table of only the rows that hold each column's
+    widest cell (so it decides every width, the title, header, borders and caption); the body is
+    then written row by row in that layout, which costs a small fraction of rich laying out every
+    row. Narrower, the compact layouts (module docstring) are laid out by rich.
     """
     bundles = sorted({record.card["bundleId"] for record in records})
     one_bundle = len(bundles) == 1
     title = f"scorecards of bundle {printable(bundles[0])}" if one_bundle else "scorecards"
     rows = [_row(record, one_bundle) for record in records]
-    if width is None and not stream.isatty():
-        width = 200  # files and pipes: wide enough for every column, stable for golden files
-    console = Console(file=stream, width=width, highlight=False, soft_wrap=False)
-    if console.width < MIN_WIDTH:
-        # Narrower terminals wrap lines rather than lose numbers to ellipses.
-        console = Console(file=stream, width=MIN_WIDTH, highlight=False, soft_wrap=False)
+    console = output_console(stream, width, default=200)
     widths = _natural_widths(rows, one_bundle)
-    if not rows or sum(widths) + 3 * len(widths) + 1 > console.width:
+    if not rows or sum(widths) + 3 * len(widths) + 1 <= console.width:
+        _full(console, stream, title, one_bundle, rows, widths)
+        return
+    groups = _by_bundle(records)
+    candidates = Abbreviations("c", (record.card["candidateId"] for record in records))
+    print_fitting(
+        console,
+        [
+            lambda: [_compact(bundle, part) for bundle, part in groups],
+            lambda: [_narrow(bundle, part, None) for bundle, part in groups],
+            lambda: [
+                *(_narrow(bundle, part, candidates) for bundle, part in groups),
+                candidates.legend("candidates"),
+            ],
+        ],
+    )
+
+
+def _by_bundle(records: Sequence[ScoredRecord]) -> list[tuple[str, list[ScoredRecord]]]:
+    """Runs of consecutive records of one bundle, in input order."""
+    groups: list[tuple[str, list[ScoredRecord]]] = []
+    for record in records:
+        bundle = record.card["bundleId"]
+        if not groups or groups[-1][0] != bundle:
+            groups.append((bundle, []))
+        groups[-1][1].append(record)
+    return groups
+
+
+def _compact(bundle: str, records: Sequence[ScoredRecord]) -> Table:
+    """Every column but the bundle (in the title), without vertical rules."""
+    table = compact_table(f"scorecards of bundle {printable(bundle)}", _CAPTION, gap=1)
+    for header in ("case", "candidate", "rep", "class"):
+        table.add_column(header, overflow="fold")
+    for header in [DIMENSION_ABBREVIATIONS[name] for name in DIMENSIONS] + ["overall"]:
+        table.add_column(header, justify="right", no_wrap=True)
+    table.add_column("gate", no_wrap=True)
+    table.add_column("pass", no_wrap=True)
+    for record in records:
+        cells = _row(record, True)
+        cells[3] = (_SHORT_CLASS[record.card["classification"]], "")
+        table.add_row(*(Text(text, style=style) for text, style in cells))
+    return table
+
+
+def _narrow(bundle: str, records: Sequence[ScoredRecord], ids: Abbreviations | None) -> Table:
+    """The overall score and flags, and the failing dimensions by abbreviation."""
+    table = compact_table(
+        f"scorecards of bundle {printable(bundle)}",
+        "failing: the dimensions that did not pass (* gate)   "
+        + "  ".join(f"{short}={name}" for name, short in DIMENSION_ABBREVIATIONS.items()),
+        gap=1,
+    )
+    for header in ("case", "candidate", "rep", "class"):
+        table.add_column(header, overflow="fold")
+    table.add_column("overall", justify="right", no_wrap=True)
+    table.add_column("gate", no_wrap=True)
+    table.add_column("pass", no_wrap=True)
+    # Three abbreviations a line: the failing list wraps rather than widening the table.
+    table.add_column("failing", overflow="fold", max_width=11)
+    for record in records:
+        card = record.card
+        cells = _row(record, True)
+        candidate = card["candidateId"]
+        failing = " ".join(
+            DIMENSION_ABBREVIATIONS[name]
+            for name in DIMENSIONS
+            if card["dimensions"][name]["passed"] is False
+        )
+        table.add_row(
+            Text(cells[0][0]),
+            Text(ids(candidate) if ids is not None else cells[1][0]),
+            Text(cells[2][0]),
+            Text(_SHORT_CLASS[card["classification"]]),
+            *(Text(text, style=style) for text, style in cells[-3:]),
+            Text(failing, style="red"),
+        )
+    return table
+
+
+def _full(
+    console: Console,
+    stream: IO[str],
+    title: str,
+    one_bundle: bool,
+    rows: Sequence[Sequence[Cell]],
+    widths: Sequence[int],
+) -> None:
+    """The bordered table of every column, its body written row by row when rich agrees."""
+    if not rows:
         console.print(_table(title, one_bundle, rows))
         return
     widest = sorted(
