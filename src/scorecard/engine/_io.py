@@ -7,6 +7,7 @@ records in file order. Every problem is yielded as an :class:`InputError` locate
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ __all__ = [
     "RawRecord",
     "count_newlines",
     "discover_inputs",
+    "in_array",
     "line_blocks",
     "line_ranges",
     "load_policy",
@@ -303,15 +305,71 @@ def parse_json_file(
     document = parse_plain_json(raw)
     if document is NOT_PLAIN:
         try:
-            document = parse_json_document(_decode(raw, source=source, line=None), source=source)
+            text = _decode(raw, source=source, line=None)
+            document = parse_json_document(text, source=source)
         except InputError as error:
-            yield error
+            elements = _array_elements(text) if error.rule != "invalid_utf8" else None
+            if elements is None:
+                yield error
+                return
+            # One bad element of an array loses only itself: parse each on its own.
+            for index, element in enumerate(elements):
+                try:
+                    item = parse_json_document(element, source=source)
+                except InputError as bad:
+                    yield in_array(bad, index)
+                    continue
+                yield RawRecord(item, source, None, index, bundle)
             return
     if isinstance(document, list):
         for index, item in enumerate(document):
             yield RawRecord(item, source, None, index, bundle)
     else:
         yield RawRecord(document, source, None, None, bundle)
+
+
+_JSON_SPACE = " \t\n\r"
+#: Reads past one JSON value whatever its keys and constants: only to find where it ends.
+_SKIMMER = json.JSONDecoder(object_pairs_hook=lambda _: None, parse_constant=lambda _: None)
+
+
+def _array_elements(text: str) -> list[str] | None:
+    """The text of each element of a top-level JSON array, or None when ``text`` is not an
+    array whose elements can be told apart (a syntax error leaves nothing to trust)."""
+    position = len(text) - len(text.lstrip(_JSON_SPACE))
+    if not text.startswith("[", position):
+        return None
+    position += 1
+    elements: list[str] = []
+    try:
+        while True:
+            while position < len(text) and text[position] in _JSON_SPACE:
+                position += 1
+            if text.startswith("]", position) and not elements:
+                break
+            _, end = _SKIMMER.raw_decode(text, position)
+            elements.append(text[position:end])
+            position = end
+            while position < len(text) and text[position] in _JSON_SPACE:
+                position += 1
+            if text.startswith("]", position):
+                break
+            if not text.startswith(",", position):
+                return None
+            position += 1
+    except (ValueError, RecursionError):
+        return None
+    if text[position + 1 :].strip(_JSON_SPACE):
+        return None
+    return elements
+
+
+def in_array(error: InputError, index: int) -> InputError:
+    """``error`` of element ``index`` of a ``.json`` array: its index set and its pointer made
+    a pointer into the file (``/3/provider``)."""
+    located = error.located(index=index)
+    located.pointer = f"/{index}{error.pointer}"
+    return located
 
 
 def read_json_lines(path: str) -> Iterator[tuple[int, Any] | InputError]:
