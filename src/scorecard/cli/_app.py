@@ -7,8 +7,10 @@ happen inside the commands that need them so ``scorecard --help`` stays fast.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
+import signal
 import sys
 from typing import Annotated
 
@@ -58,33 +60,51 @@ for _name in COMMAND_MODULES:
 
 def main() -> None:
     """Console-script entry point."""
+    from scorecard.contract import install_stop_handlers
+
+    install_stop_handlers()
+    code: str | int | None
     try:
         app()
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        raise SystemExit(130) from None
+        code = 0
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (contract.Stopped): _end says which
+        code = 128 + signal.SIGINT
     except BrokenPipeError:
         # The reader (e.g. `head`) went away: stop quietly, without a traceback at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        raise SystemExit(1) from None
+        code = 1
     except SystemExit as finished:
-        _end(finished.code)
+        code = finished.code
+    _end(code)
 
 
 def _end(code: str | int | None) -> None:
     """Leave with ``code`` without tearing the interpreter down.
 
     Every command has finished by now: its files are closed (written atomically, in ``with``
-    blocks), its worker processes joined. Freeing the interpreter's objects one by one (pydantic
-    and typer hold many) is slow work the operating system does at once, so flush the standard
-    streams and go.
+    blocks). Worker pools a command left behind (its view cut short by an error or a gone
+    reader) are ended first. Freeing the interpreter's objects one by one (pydantic and typer
+    hold many) is slow work the operating system does at once, so flush the standard streams
+    and go. A stop request (SIGINT, SIGTERM) always exits ``128 + signal``, even when something
+    swallowed its first raise.
     """
+    from scorecard.contract import stop_requested
+
+    lifetime = sys.modules.get("scorecard.engine._lifetime")  # loaded by any run with workers
+    if lifetime is not None:
+        lifetime.end_workers()
+    stopped = stop_requested()
+    if stopped is not None:
+        code = 128 + stopped
+    if code == 128 + signal.SIGINT or stopped is not None:
+        sys.stderr.write("terminated\n" if stopped == signal.SIGTERM else "interrupted\n")
     if isinstance(code, str):
         sys.stderr.write(code + "\n")
         code = 1
     try:
         sys.stdout.flush()
-    except BrokenPipeError:
+    except (BrokenPipeError, OSError):
         code = code or 1
-    sys.stderr.flush()
+    with contextlib.suppress(OSError):
+        sys.stderr.flush()
     os._exit(code or 0)

@@ -73,6 +73,11 @@ _EXPORTS = {
     "find_secret": "_secrets",
     "matches_reference_secret": "_secrets",
     "redact": "_secrets",
+    "Stopped": "_stops",
+    "install_stop_handlers": "_stops",
+    "raise_if_stopped": "_stops",
+    "stop_requested": "_stops",
+    "stops_deferred": "_stops",
     "structural_error": "_structure",
     "BaseDict": "_wire",
     "CheckDict": "_wire",
@@ -128,6 +133,7 @@ __all__ = [
     "ScorecardError",
     "ScorecardV1",
     "ScorecardV2",
+    "Stopped",
     "TraceAssertion",
     "TraceDict",
     "TraceLineageDict",
@@ -138,6 +144,7 @@ __all__ = [
     "find_secret",
     "folder_bundle_id",
     "format_js_number",
+    "install_stop_handlers",
     "join",
     "js_json",
     "js_string",
@@ -151,10 +158,13 @@ __all__ = [
     "parse_yaml",
     "pointer_from_location",
     "printable",
+    "raise_if_stopped",
     "record_row",
     "redact",
     "row_of",
     "scoring_policy",
+    "stop_requested",
+    "stops_deferred",
     "structural_error",
 ]
 
@@ -235,6 +245,13 @@ if TYPE_CHECKING:
         row_of,
     )
     from ._secrets import find_secret, matches_reference_secret, redact
+    from ._stops import (
+        Stopped,
+        install_stop_handlers,
+        raise_if_stopped,
+        stop_requested,
+        stops_deferred,
+    )
     from ._structure import structural_error
     from ._wire import (
         BaseDict,

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from scorecard.contract import InputError
+from scorecard.contract import InputError, raise_if_stopped, stops_deferred
 
 __all__ = [
     "SYNC_EVERY",
@@ -256,10 +256,13 @@ def atomic_folder(path: str | Path) -> Iterator[Path]:
     target.parent.mkdir(parents=True, exist_ok=True)
     umask = os.umask(0)
     os.umask(umask)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    staging: Path | None = None
     try:
+        with stops_deferred():  # a stop comes after the folder is in this block's charge
+            staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
         os.chmod(staging, 0o777 & ~umask)
         yield staging
+        raise_if_stopped()  # a stopped run never replaces an output
         if target.exists():
             # A folder cannot replace a folder in one step: move the old one aside first.
             retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
@@ -269,7 +272,8 @@ def atomic_folder(path: str | Path) -> Iterator[Path]:
         else:
             os.replace(staging, target)
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
         raise
 
 
@@ -282,14 +286,18 @@ def _replacing(path: str | Path) -> Iterator[int]:
     # mkstemp makes the file private (0600); give it the mode a plain open() would.
     umask = os.umask(0)
     os.umask(umask)
-    handle, temporary = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
-    )
+    temporary: str | None = None
     try:
+        with stops_deferred():  # a stop comes after the file is in this block's charge
+            handle, temporary = tempfile.mkstemp(
+                prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+            )
         os.chmod(temporary, 0o666 & ~umask)
         yield handle
+        raise_if_stopped()  # a stopped run never replaces an output
         os.replace(temporary, target)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
+        if temporary is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
         raise

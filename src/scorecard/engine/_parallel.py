@@ -24,7 +24,15 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
-from scorecard.contract import BundleInfo, Catalog, InputError, Policy, load_catalog, row_of
+from scorecard.contract import (
+    BundleInfo,
+    Catalog,
+    InputError,
+    Policy,
+    load_catalog,
+    raise_if_stopped,
+    row_of,
+)
 from scorecard.core import Tally
 from scorecard.fast import FastScorer, Piece, fast_scorer
 
@@ -39,6 +47,7 @@ from ._io import (
     parse_line,
     unreadable,
 )
+from ._lifetime import end_pool, start_worker_lifetime, track_pool
 from ._pipeline import STREAMING_FORMATS, RunSummary, score_record
 from ._rows import ROW_FIELDS, Row, is_scored_input, scored_input_rows, scored_row
 
@@ -363,8 +372,11 @@ def _row_from_scorecard(card_line: str, raw: bytes, bundle: BundleInfo) -> tuple
 _scorer: _ChunkScorer | None = None
 
 
-def _start_worker(catalog: Catalog | Path | None, policy: Policy, output_format: str) -> None:
+def _start_worker(
+    parent: int, catalog: Catalog | Path | None, policy: Policy, output_format: str
+) -> None:
     global _scorer
+    start_worker_lifetime(parent)
     _scorer = _ChunkScorer(catalog, policy, output_format)
 
 
@@ -426,13 +438,20 @@ class _Run:
                 yield chunk, result
             return
         methods = multiprocessing.get_all_start_methods()
-        with ProcessPoolExecutor(
+        executor = ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("fork" if "fork" in methods else "spawn"),
             initializer=_start_worker,
-            initargs=(self.catalog, self.policy, self.output_format),
-        ) as executor:
+            initargs=(os.getpid(), self.catalog, self.policy, self.output_format),
+        )
+        track_pool(executor)
+        finished = False
+        try:
             yield from _in_order(chunks, executor, work, read, WINDOW * self.workers)
+            finished = True
+        finally:
+            # Cut short (an error, a stop, the reader gone, the view dropped): kill the workers.
+            end_pool(executor, finished=finished)
 
 
 def _here(
@@ -456,6 +475,7 @@ def _in_order(
     pending: deque[tuple[_Chunk | _ScoredInput | InputError, Future[T] | None]] = deque()
     exhausted = False
     while pending or not exhausted:
+        raise_if_stopped()  # a stop whose first raise was swallowed ends the run here
         while not exhausted and len(pending) < window:
             item = next(chunks, None)
             if item is None:
