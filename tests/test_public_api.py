@@ -144,6 +144,7 @@ PACKAGES = {
         "OBSERVATION_SCHEMA",
         "ObservationDict",
         "ObservationError",
+        "OutputError",
         "Policy",
         "PolicyError",
         "PolicyFile",
@@ -165,6 +166,7 @@ PACKAGES = {
         "WireEventDict",
         "WorkflowCase",
         "WorkflowObservation",
+        "csv_cell",
         "eval_bundle_id",
         "find_secret",
         "folder_bundle_id",
@@ -191,6 +193,8 @@ PACKAGES = {
         "stop_requested",
         "stops_deferred",
         "structural_error",
+        "written_name",
+        "xml_characters",
     ],
     "scorecard.core": [
         "AuditSummary",
@@ -279,6 +283,7 @@ PACKAGES = {
         "plot_provider_comparison",
         "plot_quality_vs_cost",
         "plot_trends",
+        "save_figure",
         "select_candidates",
     ],
     "scorecard.report": [

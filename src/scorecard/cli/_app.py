@@ -16,6 +16,8 @@ from typing import Annotated
 
 import typer
 
+from scorecard.contract import ScorecardError
+
 __all__ = ["app", "main"]
 
 app = typer.Typer(
@@ -73,6 +75,12 @@ def main() -> None:
         # The reader (e.g. `head`) went away: stop quietly, without a traceback at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 1
+    except ScorecardError as error:  # an output that cannot be written, found while writing
+        sys.stderr.write(f"error: {error}\n")
+        code = 2
+    except OSError as error:  # standard output full or gone (`> /dev/full`)
+        sys.stderr.write(f"error: {_unwritable_stdout(error)}\n")
+        code = 2
     except SystemExit as finished:
         code = finished.code
     _end(code)
@@ -103,8 +111,22 @@ def _end(code: str | int | None) -> None:
         code = 1
     try:
         sys.stdout.flush()
-    except (BrokenPipeError, OSError):
+    except BrokenPipeError:
         code = code or 1
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            sys.stderr.write(f"error: {_unwritable_stdout(error)}\n")
+        code = code or 2
     with contextlib.suppress(OSError):
         sys.stderr.flush()
     os._exit(code or 0)
+
+
+def _unwritable_stdout(error: OSError) -> ScorecardError:
+    from scorecard.contract import OutputError
+
+    return OutputError(
+        f"cannot write: {error.strerror or type(error).__name__}",
+        rule="unwritable",
+        source=str(error.filename) if error.filename else "<stdout>",
+    )

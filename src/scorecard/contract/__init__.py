@@ -29,6 +29,7 @@ _EXPORTS = {
     "InputError": "_errors",
     "ManifestError": "_errors",
     "ObservationError": "_errors",
+    "OutputError": "_errors",
     "PolicyError": "_errors",
     "ScorecardError": "_errors",
     "format_js_number": "_jsformat",
@@ -59,6 +60,9 @@ _EXPORTS = {
     "parse_policy_file": "_policy",
     "scoring_policy": "_policy",
     "printable": "_printable",
+    "csv_cell": "_printable",
+    "xml_characters": "_printable",
+    "written_name": "_printable",
     "CLASSIFICATIONS": "_record",
     "Column": "_record",
     "ColumnKind": "_record",
@@ -125,6 +129,7 @@ __all__ = [
     "ManifestError",
     "ObservationDict",
     "ObservationError",
+    "OutputError",
     "Policy",
     "PolicyError",
     "PolicyFile",
@@ -140,6 +145,7 @@ __all__ = [
     "WireEventDict",
     "WorkflowCase",
     "WorkflowObservation",
+    "csv_cell",
     "eval_bundle_id",
     "find_secret",
     "folder_bundle_id",
@@ -166,6 +172,8 @@ __all__ = [
     "stop_requested",
     "stops_deferred",
     "structural_error",
+    "written_name",
+    "xml_characters",
 ]
 
 
@@ -201,6 +209,7 @@ if TYPE_CHECKING:
         InputError,
         ManifestError,
         ObservationError,
+        OutputError,
         PolicyError,
         ScorecardError,
     )
@@ -230,7 +239,7 @@ if TYPE_CHECKING:
         parse_policy_file,
         scoring_policy,
     )
-    from ._printable import printable
+    from ._printable import csv_cell, printable, written_name, xml_characters
     from ._record import (
         CLASSIFICATIONS,
         METRIC_KEYS,

@@ -30,6 +30,8 @@ from scorecard.contract import (
     scoring_policy,
 )
 
+from ._output import is_special_file
+
 try:
     from scorecard.fast._fastscore import count_newlines as _count_newlines
 except ImportError:  # pragma: no cover - built by every install that has a C compiler
@@ -53,6 +55,7 @@ __all__ = [
     "raw_lines",
     "read_json_lines",
     "read_records",
+    "reads_as_lines",
     "scoring_policy",
     "unreadable",
 ]
@@ -147,7 +150,7 @@ class Discovery:
                 and path.name != MANIFEST_NAME
                 and path.is_file()
             )
-        elif root.is_file():
+        elif root.exists():  # a file, or a named pipe, /dev/stdin, <(cat f)...
             files = [root]
             root = root.parent
         else:
@@ -182,6 +185,14 @@ def discover_inputs(
     discovery = Discovery(bundle_id=bundle_id)
     for given in paths:
         yield from discovery.inputs(given)
+
+
+def reads_as_lines(path: str) -> bool:
+    """Whether the input file ``path`` is read as JSON Lines: a ``.jsonl`` file, or a stream
+    (a named pipe, ``<(cat f)``: read once, in order, like stdin) not named ``.json``."""
+    if path.endswith(".jsonl"):
+        return True
+    return not path.endswith(".json") and is_special_file(path)
 
 
 def _decode(raw: bytes, *, source: str, line: int | None) -> str:
@@ -420,7 +431,7 @@ def read_records(
             continue
         try:
             with open(item.path, "rb") as stream:
-                if item.path.endswith(".jsonl"):
+                if reads_as_lines(item.path):
                     yield from _json_lines(stream, item.path, item.bundle)
                 else:
                     yield from parse_json_file(stream.read(), source=item.path, bundle=item.bundle)

@@ -45,9 +45,11 @@ from ._io import (
     numbered_lines,
     parse_json_file,
     parse_line,
+    reads_as_lines,
     unreadable,
 )
 from ._lifetime import end_pool, start_worker_lifetime, track_pool
+from ._output import is_special_file
 from ._pipeline import STREAMING_FORMATS, RunSummary, score_record
 from ._rows import ROW_FIELDS, Row, is_scored_input, scored_input_rows, scored_row
 
@@ -132,12 +134,13 @@ def _chunks(
                     yield from _line_chunks(stdin or sys.stdin.buffer, "<stdin>", item.bundle, size)
                     continue
                 with open(item.path, "rb") as stream:
-                    if item.path.endswith(".jsonl") and spans:
+                    lines = reads_as_lines(item.path)
+                    if lines and spans and not is_special_file(item.path):
                         for first_line, offset, length in line_ranges(stream, size):
                             yield _Chunk(
                                 item.path, item.bundle, first_line=first_line, span=(offset, length)
                             )
-                    elif item.path.endswith(".jsonl"):
+                    elif lines:  # a stream is read once, here: its blocks travel
                         yield from _line_chunks(stream, item.path, item.bundle, size)
                     else:
                         yield _Chunk(item.path, item.bundle, whole_file=stream.read())

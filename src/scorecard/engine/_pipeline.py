@@ -19,6 +19,7 @@ from scorecard.contract import (
     InputError,
     ObservationError,
     Policy,
+    written_name,
 )
 from scorecard.core import (
     ScoredRecord,
@@ -107,7 +108,7 @@ def score_record(
         card,
         observation,
         record.bundle,
-        record.source,
+        written_name(record.source),
         record.line,
         record.index,
         0,
