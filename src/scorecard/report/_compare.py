@@ -31,7 +31,7 @@ from scorecard.aggregate import (
     PairedComparison,
     select_rows,
 )
-from scorecard.contract import DIMENSIONS, InputError, js_json
+from scorecard.contract import DIMENSIONS, InputError, csv_cell, js_json
 
 from ._terminal import DIMENSION_ABBREVIATIONS
 
@@ -275,9 +275,16 @@ def view_csv(view: BundleView | TrendView) -> str:
     """The view's main table as CSV: the groups of a bundle view; the bundles of a trend view
     with each bundle's comparison against the previous one."""
     table = view.groups if isinstance(view, BundleView) else _trend_table(view)
+    # Text cells through the one CSV escaping (formulas neutralised, no raw CR/LF); numbers as
+    # they are.
+    table = table.apply(lambda column: column.map(_csv_text))
     buffer = io.StringIO()
     table.to_csv(buffer, index=False, lineterminator="\n")
     return buffer.getvalue()
+
+
+def _csv_text(value: Any) -> Any:
+    return csv_cell(value) if isinstance(value, str) else value
 
 
 def _number(value: Any, digits: int = 3) -> str:
