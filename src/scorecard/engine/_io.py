@@ -22,6 +22,7 @@ from scorecard.contract import (
     ManifestError,
     Policy,
     PolicyError,
+    find_secret,
     folder_bundle_id,
     parse_json_document,
     parse_manifest,
@@ -43,6 +44,7 @@ __all__ = [
     "Discovery",
     "InputFile",
     "RawRecord",
+    "check_bundle_id",
     "count_newlines",
     "discover_inputs",
     "in_array",
@@ -126,11 +128,26 @@ class _Bundles:
         )
 
 
+def check_bundle_id(bundle_id: str | None) -> None:
+    """Refuse a given bundle id that is secret-shaped: it would be written in every output (as
+    an id from a record is refused by validation)."""
+    if bundle_id is None:
+        return
+    pattern = find_secret(bundle_id)
+    if pattern is not None:
+        raise InputError(
+            f"the bundle id is secret-shaped ({pattern}; value withheld)",
+            rule="secret_in_identifier",
+            source="--bundle-id",
+        )
+
+
 class Discovery:
     """Finds the observation files of given paths one path at a time, reading each manifest once
     and reporting a broken one once, however many of the paths lead to it."""
 
     def __init__(self, *, bundle_id: str | None = None) -> None:
+        check_bundle_id(bundle_id)
         self._bundles = _Bundles()
         self._reported: set[str] = set()
         self._override = BundleInfo(id=bundle_id, kind="override") if bundle_id else None

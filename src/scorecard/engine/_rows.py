@@ -21,6 +21,7 @@ from scorecard.contract import (
     parse_json_document,
     record_row,
     row_of,
+    written_name,
 )
 from scorecard.core import RECORD_SCHEMA, ScoredRecord
 
@@ -127,11 +128,18 @@ def _parquet_rows(path: Path) -> Iterator[Row | InputError]:
 
 def scored_input_rows(path: str | Path) -> Iterator[Row | InputError]:
     """The rows of a records file or Parquet file or dataset, and the located error of every
-    record that cannot be read."""
-    if is_parquet(path):
-        yield from _parquet_rows(Path(path))
-    else:
-        yield from _records_file_rows(str(path))
+    record that cannot be read. Their ids and names were written by another run or another
+    tool: secret-shaped parts are redacted (:func:`~scorecard.contract.written_name`), as
+    scoring would have refused them."""
+    rows = _parquet_rows(Path(path)) if is_parquet(path) else _records_file_rows(str(path))
+    for row in rows:
+        yield row if isinstance(row, InputError) else _redacted(row)
+
+
+def _redacted(row: Row) -> Row:
+    if not any(type(value) is str and written_name(value) != value for value in row):
+        return row
+    return tuple(written_name(value) if type(value) is str else value for value in row)
 
 
 def count_input_files(paths: Sequence[str | Path]) -> int:
