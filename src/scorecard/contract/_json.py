@@ -10,6 +10,7 @@ CSV, SVG) could hold it; refusing it where it is read keeps every later stage fr
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, Final
 
@@ -90,6 +91,13 @@ class _Hooks:
         self.flagged = True
         return _NonFinite("nan")
 
+    def number(self, text: str) -> float:
+        value = float(text)
+        if math.isinf(value):  # 1e400: a JSON number, but no double holds it
+            self.flagged = True
+            return _NonFinite("inf")
+        return value
+
 
 def _find_problem(node: Any, pointer: str) -> tuple[str, str] | None:
     if isinstance(node, _Duplicates):
@@ -115,7 +123,7 @@ def _find_problem(node: Any, pointer: str) -> tuple[str, str] | None:
 
 _MESSAGES = {
     "duplicate_key": "duplicate object key (JSON parsers disagree on which value wins)",
-    "non_finite_number": "NaN and Infinity are not JSON numbers",
+    "non_finite_number": "NaN, Infinity and numbers beyond a double (1e400) are not finite",
     "lone_surrogate": "a \\u escape spells half of a UTF-16 surrogate pair: not a character "
     "(no UTF-8 output can hold it)",
 }
@@ -149,7 +157,12 @@ def parse_json_document(
     """Parse one JSON document strictly; problems raise ``error_type`` located in the input."""
     hooks = _Hooks()
     try:
-        document = json.loads(text, object_pairs_hook=hooks.pairs, parse_constant=hooks.constant)
+        document = json.loads(
+            text,
+            object_pairs_hook=hooks.pairs,
+            parse_constant=hooks.constant,
+            parse_float=hooks.number,
+        )
     except json.JSONDecodeError as error:
         raise error_type(
             f"malformed JSON: {_explain_syntax(text, error)} at column {error.colno}",
