@@ -20,34 +20,11 @@ from pathlib import Path
 
 import pytest
 
-import scorecard.contract
-from scorecard.cli import main
 from tests.conftest import ROOT
+from tests.hardening.conftest import Main
 
 SAMPLE = ROOT / "observations" / "2026-11-01-nightly" / "observations.jsonl"
 LINES = SAMPLE.read_text(encoding="utf-8").splitlines()
-
-
-class _Exited(Exception):
-    def __init__(self, code: int) -> None:
-        self.code = code
-
-
-def _main(
-    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], *args: str
-) -> tuple[int, str, str]:
-    """(exit code, stdout, stderr) of ``scorecard ARGS`` run by the console entry point."""
-
-    def leave(code: int) -> None:
-        raise _Exited(code)
-
-    monkeypatch.setattr(sys, "argv", ["scorecard", *args])
-    monkeypatch.setattr(os, "_exit", leave)
-    monkeypatch.setattr(scorecard.contract, "install_stop_handlers", lambda: None)
-    with pytest.raises(_Exited) as exited:
-        main()
-    out, err = capfd.readouterr()
-    return exited.value.code, out, err
 
 
 @pytest.fixture
@@ -90,17 +67,14 @@ BAD_KINDS = [
 def test_a_bad_output_path_is_one_located_error(
     inputs: Path,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capfd: pytest.CaptureFixture[str],
+    run_main: Main,
     option: str,
     kind: str,
 ) -> None:
     """Exit 2, one ``error:`` line naming the option or the path, no traceback, nothing new."""
     target = dict(_bad_outputs(tmp_path))[kind]
     before = sorted(tmp_path.rglob("*"))
-    code, _, err = _main(
-        monkeypatch, capfd, "score", str(inputs), "--workers", "1", option, str(target)
-    )
+    code, _, err = run_main("score", str(inputs), "--workers", "1", option, str(target))
     assert code == 2
     errors = [line for line in err.splitlines() if line.startswith("error: ")]
     assert any("[bad_output]" in line or "[unwritable]" in line for line in errors), err
@@ -217,8 +191,7 @@ def _undecodable_names() -> list[bytes]:
 @pytest.mark.parametrize("name", _undecodable_names())
 def test_a_file_name_that_is_not_utf8_is_shown_escaped(
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capfd: pytest.CaptureFixture[str],
+    run_main: Main,
     name: bytes,
 ) -> None:
     """``--errors``, records and explain write the name with its bytes escaped; nothing crashes."""
@@ -227,8 +200,8 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(
         stream.write(("\n".join(LINES[:2]) + "\n{broken\n").encode())
     errors = tmp_path / "errors.jsonl"
     records = tmp_path / "records.jsonl"
-    code, _, err = _main(
-        monkeypatch, capfd, "score", str(tmp_path), "--workers", "1", "--format", "records",
+    code, _, err = run_main(
+        "score", str(tmp_path), "--workers", "1", "--format", "records",
         "--out", str(records), "--errors", str(errors),
     )  # fmt: skip
     assert code == 2, err
@@ -239,7 +212,7 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(
     files = {json.loads(line)["source"]["file"] for line in records.read_text("utf-8").splitlines()}
     assert {file.rsplit("/", 1)[1] for file in files} == {shown}
     assert f"{shown}:3" in err
-    code, out, err = _main(monkeypatch, capfd, "explain", str(tmp_path), "--workers", "1")
+    code, out, err = run_main("explain", str(tmp_path), "--workers", "1")
     assert code == 2
     assert "Traceback" not in err
     assert shown in out + err
