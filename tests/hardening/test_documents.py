@@ -109,6 +109,7 @@ def test_a_credential_named_manifest_field_holding_a_structure_is_rejected(
         parse_manifest(json.dumps(manifest), source="bundle.json")
     assert raised.value.rule == "secret_in_manifest"
     assert json.dumps(structure) not in str(raised.value)
+    assert f"/providerVersions/{name}: manifest carries" in str(raised.value)
 
 
 @pytest.mark.parametrize("provider", ["claude-code", "Codex", "codex ", "gemini"])

@@ -94,7 +94,9 @@ class InputError(ScorecardError):
         return where
 
     def __str__(self) -> str:
-        return printable(redact(f"{self.location()}: {self.message} [{self.rule}]"))
+        # Each part redacted on its own: joined, a pointer to a credential-named key and the
+        # message would read as an assignment (``/apiKey: carries ...``) and be redacted whole.
+        return printable(f"{redact(self.location())}: {redact(self.message)} [{self.rule}]")
 
     def to_record(self) -> dict[str, object]:
         """The ``--errors`` JSON line for this error (secret-shaped text redacted)."""
