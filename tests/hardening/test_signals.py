@@ -91,6 +91,7 @@ STOP_CASES = (
     + [(signal.SIGTERM, "out.parquet", delay) for delay in _moments(2, 2)]
     + [(signal.SIGINT, "out.jsonl", delay) for delay in _moments(2, 3)]
     + [(signal.SIGINT, "out.parquet", delay) for delay in _moments(1, 4)]
+    + [(signal.SIGTERM, "dataset.parquet", delay) for delay in _moments(1, 7)]
 )
 
 
@@ -105,6 +106,8 @@ def test_a_stopped_run_keeps_the_previous_output(
     args = [str(big_input), "--out", str(out)]
     if name.endswith(".jsonl"):
         args += ["--format", "records"]  # the general path: slow enough to be caught mid-run
+    if name.startswith("dataset"):
+        args += ["--partition-by-bundle"]  # a staging folder instead of a temporary file
     process = _start(args, marker)
     _wait_for_temporary(tmp_path, name, process)
     time.sleep(delay)
