@@ -154,7 +154,7 @@ def test_bad_records_are_reported_and_good_ones_still_scored(
         (str(path), 4, None, "/caseId", "unknown_case_id"),
         (str(path), 5, None, "", "invalid_utf8"),
         (str(path), 6, None, "/failure/message", "secret_in_failure_message"),
-        (str(array), None, 1, "/schema", "unsupported_schema"),
+        (str(array), None, 1, "/1/schema", "unsupported_schema"),
     ]
     stderr = done.stderr.decode()
     assert SECRET not in stderr + errors.read_text() + done.stdout.decode()

@@ -7,12 +7,16 @@ happen inside the commands that need them so ``scorecard --help`` stays fast.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
+import signal
 import sys
 from typing import Annotated
 
 import typer
+
+from scorecard.contract import ScorecardError
 
 __all__ = ["app", "main"]
 
@@ -68,27 +72,50 @@ for _name in COMMAND_MODULES:
 
 def main() -> None:
     """Console-script entry point."""
+    from scorecard.contract import install_stop_handlers
+
+    install_stop_handlers()
+    code: str | int | None
     try:
         app()
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        raise SystemExit(130) from None
+        code = 0
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (contract.Stopped): _end says which
+        code = 128 + signal.SIGINT
     except BrokenPipeError:
         # The reader (e.g. `head`) went away: stop quietly, without a traceback at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        raise SystemExit(1) from None
+        code = 1
+    except ScorecardError as error:  # an output that cannot be written, found while writing
+        sys.stderr.write(f"error: {error}\n")
+        code = 2
+    except OSError as error:  # standard output full or gone (`> /dev/full`)
+        sys.stderr.write(f"error: {_unwritable_stdout(error)}\n")
+        code = 2
     except SystemExit as finished:
-        _end(finished.code)
+        code = finished.code
+    _end(code)
 
 
 def _end(code: str | int | None) -> None:
     """Leave with ``code`` without tearing the interpreter down.
 
     Every command has finished by now: its files are closed (written atomically, in ``with``
-    blocks), its worker processes joined. Freeing the interpreter's objects one by one (pydantic
-    and typer hold many) is slow work the operating system does at once, so flush the standard
-    streams and go.
+    blocks). Worker pools a command left behind (its view cut short by an error or a gone
+    reader) are ended first. Freeing the interpreter's objects one by one (pydantic and typer
+    hold many) is slow work the operating system does at once, so flush the standard streams
+    and go. A stop request (SIGINT, SIGTERM) always exits ``128 + signal``, even when something
+    swallowed its first raise.
     """
+    from scorecard.contract import stop_requested
+
+    lifetime = sys.modules.get("scorecard.engine._lifetime")  # loaded by any run with workers
+    if lifetime is not None:
+        lifetime.end_workers()
+    stopped = stop_requested()
+    if stopped is not None:
+        code = 128 + stopped
+    if code == 128 + signal.SIGINT or stopped is not None:
+        sys.stderr.write("terminated\n" if stopped == signal.SIGTERM else "interrupted\n")
     if isinstance(code, str):
         sys.stderr.write(code + "\n")
         code = 1
@@ -96,5 +123,20 @@ def _end(code: str | int | None) -> None:
         sys.stdout.flush()
     except BrokenPipeError:
         code = code or 1
-    sys.stderr.flush()
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            sys.stderr.write(f"error: {_unwritable_stdout(error)}\n")
+        code = code or 2
+    with contextlib.suppress(OSError):
+        sys.stderr.flush()
     os._exit(code or 0)
+
+
+def _unwritable_stdout(error: OSError) -> ScorecardError:
+    from scorecard.contract import OutputError
+
+    return OutputError(
+        f"cannot write: {error.strerror or type(error).__name__}",
+        rule="unwritable",
+        source=str(error.filename) if error.filename else "<stdout>",
+    )

@@ -51,10 +51,10 @@ class ImageFormat(enum.StrEnum):
 
 def _save(figure: Figure, path: Path, image_format: str) -> None:
     from scorecard.engine import atomic_binary_writer
+    from scorecard.plots import save_figure
 
-    metadata = {"Date": None} if image_format == "svg" else {"Software": None}
     with atomic_binary_writer(path) as stream:
-        figure.savefig(stream, format=image_format, metadata=metadata)
+        save_figure(figure, stream, image_format)
     sys.stderr.write(f"wrote {path}\n")
 
 

@@ -29,6 +29,7 @@ _EXPORTS = {
     "InputError": "_errors",
     "ManifestError": "_errors",
     "ObservationError": "_errors",
+    "OutputError": "_errors",
     "PolicyError": "_errors",
     "ScorecardError": "_errors",
     "format_js_number": "_jsformat",
@@ -59,6 +60,9 @@ _EXPORTS = {
     "parse_policy_file": "_policy",
     "scoring_policy": "_policy",
     "printable": "_printable",
+    "csv_cell": "_printable",
+    "xml_characters": "_printable",
+    "written_name": "_printable",
     "CLASSIFICATIONS": "_record",
     "Column": "_record",
     "ColumnKind": "_record",
@@ -73,6 +77,11 @@ _EXPORTS = {
     "find_secret": "_secrets",
     "matches_reference_secret": "_secrets",
     "redact": "_secrets",
+    "Stopped": "_stops",
+    "install_stop_handlers": "_stops",
+    "raise_if_stopped": "_stops",
+    "stop_requested": "_stops",
+    "stops_deferred": "_stops",
     "structural_error": "_structure",
     "BaseDict": "_wire",
     "CheckDict": "_wire",
@@ -120,6 +129,7 @@ __all__ = [
     "ManifestError",
     "ObservationDict",
     "ObservationError",
+    "OutputError",
     "Policy",
     "PolicyError",
     "PolicyFile",
@@ -128,16 +138,19 @@ __all__ = [
     "ScorecardError",
     "ScorecardV1",
     "ScorecardV2",
+    "Stopped",
     "TraceAssertion",
     "TraceDict",
     "TraceLineageDict",
     "WireEventDict",
     "WorkflowCase",
     "WorkflowObservation",
+    "csv_cell",
     "eval_bundle_id",
     "find_secret",
     "folder_bundle_id",
     "format_js_number",
+    "install_stop_handlers",
     "join",
     "js_json",
     "js_string",
@@ -151,11 +164,16 @@ __all__ = [
     "parse_yaml",
     "pointer_from_location",
     "printable",
+    "raise_if_stopped",
     "record_row",
     "redact",
     "row_of",
     "scoring_policy",
+    "stop_requested",
+    "stops_deferred",
     "structural_error",
+    "written_name",
+    "xml_characters",
 ]
 
 
@@ -191,6 +209,7 @@ if TYPE_CHECKING:
         InputError,
         ManifestError,
         ObservationError,
+        OutputError,
         PolicyError,
         ScorecardError,
     )
@@ -220,7 +239,7 @@ if TYPE_CHECKING:
         parse_policy_file,
         scoring_policy,
     )
-    from ._printable import printable
+    from ._printable import csv_cell, printable, written_name, xml_characters
     from ._record import (
         CLASSIFICATIONS,
         METRIC_KEYS,
@@ -235,6 +254,13 @@ if TYPE_CHECKING:
         row_of,
     )
     from ._secrets import find_secret, matches_reference_secret, redact
+    from ._stops import (
+        Stopped,
+        install_stop_handlers,
+        raise_if_stopped,
+        stop_requested,
+        stops_deferred,
+    )
     from ._structure import structural_error
     from ._wire import (
         BaseDict,

@@ -7,7 +7,8 @@
         ├── ObservationError       an observation breaks the contract (SCORING.md section 1)
         ├── CaseError              a catalog case is malformed or the catalog is incomplete
         ├── PolicyError            a weights/thresholds policy is invalid
-        └── ManifestError          a bundle manifest is malformed
+        ├── ManifestError          a bundle manifest is malformed
+        └── OutputError            an output cannot be written (source: the path or option)
 
 Messages never contain the offending value when it may be a secret: they name the rule and the
 JSON Pointer instead. Gate failures are results, not exceptions.
@@ -15,7 +16,7 @@ JSON Pointer instead. Gate failures are results, not exceptions.
 
 from __future__ import annotations
 
-from ._printable import printable
+from ._printable import printable, written_name
 from ._secrets import redact
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "InputError",
     "ManifestError",
     "ObservationError",
+    "OutputError",
     "PolicyError",
     "ScorecardError",
 ]
@@ -92,17 +94,19 @@ class InputError(ScorecardError):
         return where
 
     def __str__(self) -> str:
-        return printable(redact(f"{self.location()}: {self.message} [{self.rule}]"))
+        # Each part redacted on its own: joined, a pointer to a credential-named key and the
+        # message would read as an assignment (``/apiKey: carries ...``) and be redacted whole.
+        return printable(f"{redact(self.location())}: {redact(self.message)} [{self.rule}]")
 
     def to_record(self) -> dict[str, object]:
         """The ``--errors`` JSON line for this error (secret-shaped text redacted)."""
         return {
-            "source": None if self.source is None else redact(self.source),
+            "source": None if self.source is None else written_name(self.source),
             "line": self.line,
             "index": self.index,
-            "pointer": redact(self.pointer),
+            "pointer": written_name(self.pointer),
             "rule": self.rule,
-            "message": redact(self.message),
+            "message": written_name(self.message),
         }
 
 
@@ -120,6 +124,11 @@ class PolicyError(InputError):
 
 class ManifestError(InputError):
     """A bundle manifest is invalid."""
+
+
+class OutputError(InputError):
+    """An output (a file, a folder, standard output) cannot be written: a full disk, a file too
+    large, a folder that cannot be made. ``source`` is the path (or ``<stdout>``)."""
 
 
 def _rebuild(

@@ -2,12 +2,15 @@
 
 Python's ``json`` accepts ``NaN`` and ``Infinity`` and silently keeps the last of two equal
 keys; neither is JSON a runner should emit, and both can hide a mis-score, so both are errors
-here, reported with the JSON Pointer of where they stand.
+here, reported with the JSON Pointer of where they stand. So is a lone surrogate escape
+(``"\\ud800"``): valid JSON text, but not a character, so no UTF-8 output (a terminal, Parquet,
+CSV, SVG) could hold it; refusing it where it is read keeps every later stage free of it.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, Final
 
@@ -64,6 +67,11 @@ def _first_repeated(keys: list[str]) -> str:
     return ""
 
 
+#: An escape that may spell half of a surrogate pair (decoded pairs become one character).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class _Hooks:
     """Parse hooks that remember whether anything needs pointing at (walk only then)."""
 
@@ -83,14 +91,25 @@ class _Hooks:
         self.flagged = True
         return _NonFinite("nan")
 
+    def number(self, text: str) -> float:
+        value = float(text)
+        if math.isinf(value):  # 1e400: a JSON number, but no double holds it
+            self.flagged = True
+            return _NonFinite("inf")
+        return value
+
 
 def _find_problem(node: Any, pointer: str) -> tuple[str, str] | None:
     if isinstance(node, _Duplicates):
         return pointer + join(node.duplicate), "duplicate_key"
     if isinstance(node, _NonFinite):
         return pointer, "non_finite_number"
+    if isinstance(node, str):
+        return (pointer, "lone_surrogate") if _SURROGATE.search(node) else None
     if isinstance(node, dict):
         for key, value in node.items():
+            if _SURROGATE.search(key):
+                return pointer + join(key), "lone_surrogate"
             found = _find_problem(value, pointer + join(key))
             if found:
                 return found
@@ -104,7 +123,9 @@ def _find_problem(node: Any, pointer: str) -> tuple[str, str] | None:
 
 _MESSAGES = {
     "duplicate_key": "duplicate object key (JSON parsers disagree on which value wins)",
-    "non_finite_number": "NaN and Infinity are not JSON numbers",
+    "non_finite_number": "NaN, Infinity and numbers beyond a double (1e400) are not finite",
+    "lone_surrogate": "a \\u escape spells half of a UTF-16 surrogate pair: not a character "
+    "(no UTF-8 output can hold it)",
 }
 
 
@@ -136,7 +157,12 @@ def parse_json_document(
     """Parse one JSON document strictly; problems raise ``error_type`` located in the input."""
     hooks = _Hooks()
     try:
-        document = json.loads(text, object_pairs_hook=hooks.pairs, parse_constant=hooks.constant)
+        document = json.loads(
+            text,
+            object_pairs_hook=hooks.pairs,
+            parse_constant=hooks.constant,
+            parse_float=hooks.number,
+        )
     except json.JSONDecodeError as error:
         raise error_type(
             f"malformed JSON: {_explain_syntax(text, error)} at column {error.colno}",
@@ -156,7 +182,8 @@ def parse_json_document(
             source=source,
             line=line,
         ) from None
-    problem = _find_problem(document, "") if hooks.flagged else None
+    flagged = hooks.flagged or _SURROGATE_ESCAPE.search(text) is not None
+    problem = _find_problem(document, "") if flagged else None
     if problem is not None:
         pointer, rule = problem
         raise error_type(_MESSAGES[rule], rule=rule, pointer=pointer, source=source, line=line)

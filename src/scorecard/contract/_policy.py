@@ -10,6 +10,7 @@ from typing import Any
 
 from ._errors import PolicyError
 from ._models import DIMENSIONS, GATE_DIMENSIONS, DimensionName
+from ._pointer import join
 from ._yaml import parse_yaml
 
 __all__ = [
@@ -84,7 +85,7 @@ class Policy:
                     source=source,
                 )
             for name, value in overrides.items():
-                pointer = f"/{key}/{name}"
+                pointer = join(key, str(name))
                 dimension = _dimension(name, pointer, source)
                 number = _number(value, pointer, source)
                 if key == "weights":
@@ -191,7 +192,7 @@ def parse_policy_file(text: str, *, source: str, gate: bool = True) -> PolicyFil
         )
     for key in document:
         if key not in sections:
-            pointer = f"/{key}"
+            pointer = join(str(key))
             raise PolicyError(
                 "unknown policy key; expected weights, thresholds, auditGate and/or gate",
                 rule="policy_unknown_key",

@@ -1,4 +1,6 @@
-"""Text made safe for terminals and logs: every invisible or controlling character made visible.
+"""Text made safe for terminals, logs, CSV and XML: every invisible or controlling character
+made visible. One escaping layer: :func:`printable` for terminals and logs, :func:`csv_cell`
+(the same, and formulas neutralised) for CSV, :func:`xml_characters` for XML (SVG) text.
 
 Ids, reasons, file names and messages come from the observation's producer, the agent under
 test and the file system. Written raw, an ESC or CSI sequence can retitle a window or hide
@@ -10,9 +12,12 @@ included, as it is. Lone surrogates, which cannot be encoded, are spelt the same
 
 from __future__ import annotations
 
+import functools
 import re
 
-__all__ = ["printable"]
+from ._secrets import redact
+
+__all__ = ["csv_cell", "printable", "written_name", "xml_characters"]
 
 #: C0 and C1 controls (newline and tab included: the text is one field of one line), DEL, the
 #: soft hyphen, bidirectional and zero-width format characters, line and paragraph separators,
@@ -39,3 +44,42 @@ def printable(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text
     return _UNSAFE.sub(_visible, text)
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+@functools.lru_cache(maxsize=1024)
+def written_name(name: str) -> str:
+    """A name from the file system or the command line (a file, a folder, a bundle id) as
+    outputs may hold it: secret-shaped parts redacted, and the lone surrogates that stand for a
+    file name's undecodable bytes (``surrogateescape``) spelt as escapes, so UTF-8 can hold it.
+    Every other character is kept: a JSON or Parquet output is not a terminal."""
+    if name.isascii():
+        return redact(name)
+    return redact(_SURROGATES.sub(_visible, name))
+
+
+#: What may start a spreadsheet formula (OWASP's list): a cell starting with one of these is
+#: prefixed with an apostrophe, which spreadsheets show as text and never evaluate.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(text: str) -> str:
+    """A text cell of a CSV output: secret-shaped parts redacted, controls (CR and LF included:
+    a cell never splits a row, whatever reads it) spelt as escapes, and a cell that a
+    spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``) prefixed with ``'``.
+    Numbers are not text cells: a negative number keeps its sign."""
+    shown = printable(redact(text))
+    return "'" + shown if shown.startswith(_FORMULA_START) else shown
+
+
+#: Characters XML 1.0 does not allow in a document (C0 controls but tab, LF and CR; surrogates;
+#: U+FFFE and U+FFFF), and the C1 controls and DEL it discourages.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_characters(text: str) -> str:
+    """``text`` (markup already escaped, or a whole document) with every character XML does not
+    allow spelt as a visible escape (``\\x1b``), so a parser accepts it."""
+    return _NOT_XML.sub(_visible, text)

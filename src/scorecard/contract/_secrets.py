@@ -84,7 +84,8 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 _SECRET_KEY = re.compile(
-    r"(?i)(?:api[_-]?key|secret|(?<![a-z])token|password|passwd|credential|private[_-]?key|"
+    r"(?i)(?:api[_-]?key|secret|(?<![a-z])token|(?:access|auth|refresh|id|bot|oauth|github)"
+    r"[_-]?token|password|passwd|credential|private[_-]?key|"
     r"authorization|bearer|session[_-]?token|access[_-]?key)"
 )
 

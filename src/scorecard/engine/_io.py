@@ -7,6 +7,7 @@ records in file order. Every problem is yielded as an :class:`InputError` locate
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from scorecard.contract import (
     ManifestError,
     Policy,
     PolicyError,
+    find_secret,
     folder_bundle_id,
     parse_json_document,
     parse_manifest,
@@ -28,6 +30,8 @@ from scorecard.contract import (
     parse_policy_file,
     scoring_policy,
 )
+
+from ._output import is_special_file
 
 try:
     from scorecard.fast._fastscore import count_newlines as _count_newlines
@@ -40,8 +44,10 @@ __all__ = [
     "Discovery",
     "InputFile",
     "RawRecord",
+    "check_bundle_id",
     "count_newlines",
     "discover_inputs",
+    "in_array",
     "line_blocks",
     "line_ranges",
     "load_policy",
@@ -51,6 +57,7 @@ __all__ = [
     "raw_lines",
     "read_json_lines",
     "read_records",
+    "reads_as_lines",
     "scoring_policy",
     "unreadable",
 ]
@@ -121,11 +128,26 @@ class _Bundles:
         )
 
 
+def check_bundle_id(bundle_id: str | None) -> None:
+    """Refuse a given bundle id that is secret-shaped: it would be written in every output (as
+    an id from a record is refused by validation)."""
+    if bundle_id is None:
+        return
+    pattern = find_secret(bundle_id)
+    if pattern is not None:
+        raise InputError(
+            f"the bundle id is secret-shaped ({pattern}; value withheld)",
+            rule="secret_in_identifier",
+            source="--bundle-id",
+        )
+
+
 class Discovery:
     """Finds the observation files of given paths one path at a time, reading each manifest once
     and reporting a broken one once, however many of the paths lead to it."""
 
     def __init__(self, *, bundle_id: str | None = None) -> None:
+        check_bundle_id(bundle_id)
         self._bundles = _Bundles()
         self._reported: set[str] = set()
         self._override = BundleInfo(id=bundle_id, kind="override") if bundle_id else None
@@ -145,7 +167,7 @@ class Discovery:
                 and path.name != MANIFEST_NAME
                 and path.is_file()
             )
-        elif root.is_file():
+        elif root.exists():  # a file, or a named pipe, /dev/stdin, <(cat f)...
             files = [root]
             root = root.parent
         else:
@@ -180,6 +202,14 @@ def discover_inputs(
     discovery = Discovery(bundle_id=bundle_id)
     for given in paths:
         yield from discovery.inputs(given)
+
+
+def reads_as_lines(path: str) -> bool:
+    """Whether the input file ``path`` is read as JSON Lines: a ``.jsonl`` file, or a stream
+    (a named pipe, ``<(cat f)``: read once, in order, like stdin) not named ``.json``."""
+    if path.endswith(".jsonl"):
+        return True
+    return not path.endswith(".json") and is_special_file(path)
 
 
 def _decode(raw: bytes, *, source: str, line: int | None) -> str:
@@ -303,15 +333,71 @@ def parse_json_file(
     document = parse_plain_json(raw)
     if document is NOT_PLAIN:
         try:
-            document = parse_json_document(_decode(raw, source=source, line=None), source=source)
+            text = _decode(raw, source=source, line=None)
+            document = parse_json_document(text, source=source)
         except InputError as error:
-            yield error
+            elements = _array_elements(text) if error.rule != "invalid_utf8" else None
+            if elements is None:
+                yield error
+                return
+            # One bad element of an array loses only itself: parse each on its own.
+            for index, element in enumerate(elements):
+                try:
+                    item = parse_json_document(element, source=source)
+                except InputError as bad:
+                    yield in_array(bad, index)
+                    continue
+                yield RawRecord(item, source, None, index, bundle)
             return
     if isinstance(document, list):
         for index, item in enumerate(document):
             yield RawRecord(item, source, None, index, bundle)
     else:
         yield RawRecord(document, source, None, None, bundle)
+
+
+_JSON_SPACE = " \t\n\r"
+#: Reads past one JSON value whatever its keys and constants: only to find where it ends.
+_SKIMMER = json.JSONDecoder(object_pairs_hook=lambda _: None, parse_constant=lambda _: None)
+
+
+def _array_elements(text: str) -> list[str] | None:
+    """The text of each element of a top-level JSON array, or None when ``text`` is not an
+    array whose elements can be told apart (a syntax error leaves nothing to trust)."""
+    position = len(text) - len(text.lstrip(_JSON_SPACE))
+    if not text.startswith("[", position):
+        return None
+    position += 1
+    elements: list[str] = []
+    try:
+        while True:
+            while position < len(text) and text[position] in _JSON_SPACE:
+                position += 1
+            if text.startswith("]", position) and not elements:
+                break
+            _, end = _SKIMMER.raw_decode(text, position)
+            elements.append(text[position:end])
+            position = end
+            while position < len(text) and text[position] in _JSON_SPACE:
+                position += 1
+            if text.startswith("]", position):
+                break
+            if not text.startswith(",", position):
+                return None
+            position += 1
+    except (ValueError, RecursionError):
+        return None
+    if text[position + 1 :].strip(_JSON_SPACE):
+        return None
+    return elements
+
+
+def in_array(error: InputError, index: int) -> InputError:
+    """``error`` of element ``index`` of a ``.json`` array: its index set and its pointer made
+    a pointer into the file (``/3/provider``)."""
+    located = error.located(index=index)
+    located.pointer = f"/{index}{error.pointer}"
+    return located
 
 
 def read_json_lines(path: str) -> Iterator[tuple[int, Any] | InputError]:
@@ -362,7 +448,7 @@ def read_records(
             continue
         try:
             with open(item.path, "rb") as stream:
-                if item.path.endswith(".jsonl"):
+                if reads_as_lines(item.path):
                     yield from _json_lines(stream, item.path, item.bundle)
                 else:
                     yield from parse_json_file(stream.read(), source=item.path, bundle=item.bundle)

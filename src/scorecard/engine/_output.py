@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from scorecard.contract import InputError
+from scorecard.contract import InputError, OutputError, raise_if_stopped, stops_deferred
 
 __all__ = [
     "SYNC_EVERY",
@@ -77,6 +77,30 @@ def _read_as_input(output: Path, inputs: Sequence[str]) -> bool:
     return False
 
 
+def _folder_problem(folder: Path) -> str | None:
+    """Why the folder ``folder`` cannot be made or written into, or None."""
+    existing = folder
+    while not existing.exists():
+        if existing.is_symlink():
+            return "the output's folder is a broken link"
+        if existing == existing.parent:
+            break
+        existing = existing.parent
+    if not existing.is_dir():
+        return (
+            "the output's folder is a file"
+            if existing == folder
+            else "a folder on the output's path is a file"
+        )
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return (
+            "the output's folder cannot be written"
+            if existing == folder
+            else "the output's folder cannot be made"
+        )
+    return None
+
+
 def output_problems(
     outputs: Mapping[str, Path | None],
     inputs: Sequence[str] = (),
@@ -98,9 +122,12 @@ def output_problems(
         if path.is_dir() and option not in folders:
             problems.append(_bad(option, "the output path is a folder; give a file name"))
             continue
-        parent = path.parent
-        if parent.exists() and not parent.is_dir():
-            problems.append(_bad(option, "the output's folder is a file"))
+        if str(path) == "" or path.name in ("", ".", ".."):
+            problems.append(_bad(option, "the output path is empty or a folder; give a file name"))
+            continue
+        folder_problem = _folder_problem(path.parent)
+        if folder_problem is not None:
+            problems.append(_bad(option, folder_problem))
             continue
         if _read_as_input(path, inputs):
             problems.append(
@@ -127,7 +154,8 @@ class _BackgroundSync:
     is done. The thread starts at the first flush: a short write never has one (and
     ``scorecard score`` forks its worker processes before it)."""
 
-    def __init__(self, handle: int, flush: Callable[[], None]) -> None:
+    def __init__(self, handle: int, flush: Callable[[], None], *, enabled: bool = True) -> None:
+        self._enabled = enabled
         self._handle = handle
         self._flush = flush
         self._unsynced = 0
@@ -138,7 +166,7 @@ class _BackgroundSync:
     def wrote(self, count: int) -> None:
         """Note ``count`` more characters (or bytes) written."""
         self._unsynced += count
-        if self._unsynced >= SYNC_EVERY:
+        if self._enabled and self._unsynced >= SYNC_EVERY:
             self._unsynced = 0
             self._flush()
             if self._syncer is None:
@@ -166,38 +194,72 @@ class _BackgroundSync:
             self._syncer = None
 
 
-class _SyncingText(io.TextIOWrapper):
-    """A text file whose data the operating system writes to disk while it grows."""
+def unwritable(target: str | Path, error: OSError) -> OutputError:
+    """The located error of an output that could not be written (a full disk, a file too
+    large, a folder that cannot be made)."""
+    return OutputError(
+        f"cannot write: {error.strerror or type(error).__name__}",
+        rule="unwritable",
+        source=str(target),
+    )
 
-    def __init__(self, handle: int, encoding: str) -> None:
+
+@contextlib.contextmanager
+def _writing(target: str | Path) -> Iterator[None]:
+    """Turn an operating-system error of writing ``target`` into its :class:`OutputError`."""
+    try:
+        yield
+    except OSError as error:
+        raise unwritable(target, error) from None
+
+
+class _SyncingText(io.TextIOWrapper):
+    """A text file whose data the operating system writes to disk while it grows (unless
+    ``sync`` is off: a special file); a failed write raises the target's :class:`OutputError`."""
+
+    def __init__(self, handle: int, encoding: str, target: str | Path, *, sync: bool = True):
         super().__init__(io.BufferedWriter(io.FileIO(handle, "w")), encoding=encoding, newline="\n")
-        self.background = _BackgroundSync(handle, self.flush)
+        self.target = target
+        self.background = _BackgroundSync(handle, self.flush, enabled=sync)
 
     def write(self, text: str) -> int:
-        written = super().write(text)
+        with _writing(self.target):
+            written = super().write(text)
         self.background.wrote(written)
         return written
 
+    def flush(self) -> None:
+        with _writing(self.target):
+            super().flush()
+
     def close(self) -> None:
         self.background.stop()
-        super().close()
+        with _writing(self.target):
+            super().close()
 
 
 class _SyncingBytes(io.BufferedWriter):
-    """A binary file whose data the operating system writes to disk while it grows."""
+    """:class:`_SyncingText` for bytes."""
 
-    def __init__(self, handle: int) -> None:
+    def __init__(self, handle: int, target: str | Path, *, sync: bool = True) -> None:
         super().__init__(io.FileIO(handle, "w"))
-        self.background = _BackgroundSync(handle, self.flush)
+        self.target = target
+        self.background = _BackgroundSync(handle, self.flush, enabled=sync)
 
     def write(self, data: Any) -> int:
-        written = super().write(data)
+        with _writing(self.target):
+            written = super().write(data)
         self.background.wrote(written)
         return written
 
+    def flush(self) -> None:
+        with _writing(self.target):
+            super().flush()
+
     def close(self) -> None:
         self.background.stop()
-        super().close()
+        with _writing(self.target):
+            super().close()
 
 
 _fdatasync = getattr(os, "fdatasync", os.fsync)
@@ -206,11 +268,22 @@ _fdatasync = getattr(os, "fdatasync", os.fsync)
 @contextlib.contextmanager
 def _synced(stream: _SyncingText | _SyncingBytes) -> Iterator[None]:
     """Close ``stream`` at the end of the block, its data on disk first unless the block failed."""
-    with stream:
+    try:
         yield
         stream.background.stop()
         stream.flush()
-        os.fsync(stream.fileno())
+        with _writing(stream.target):
+            os.fsync(stream.fileno())
+    except BaseException:
+        with contextlib.suppress(OutputError):
+            stream.close()  # what failed first is what is reported
+        raise
+    stream.close()
+
+
+def _open_special(path: str | Path, flags: int) -> int:
+    with _writing(path):
+        return os.open(path, flags)
 
 
 @contextlib.contextmanager
@@ -219,16 +292,21 @@ def atomic_writer(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[s
     new one.
 
     Writes go to a temporary file beside ``path`` that replaces it only when the block finishes
-    and the data is on disk; on any exception (including Ctrl-C) the temporary file is removed
-    and ``path`` is untouched. A large file is flushed to disk while it is written. A special
-    file (``/dev/null``, a FIFO, a link to ``/dev/stdout``) is written to in place instead.
+    and the data is on disk; on any exception (including Ctrl-C and SIGTERM) the temporary file
+    is removed and ``path`` is untouched. A large file is flushed to disk while it is written. A
+    special file (``/dev/null``, a FIFO, a link to ``/dev/stdout``) is written to in place
+    instead. A failed write (a full disk, a file too large) raises :class:`OutputError`.
     """
     if is_special_file(path):
-        with open(path, "w", encoding=encoding, newline="\n") as special:
+        special = _SyncingText(
+            _open_special(path, os.O_WRONLY | os.O_TRUNC), encoding, path, sync=False
+        )
+        with special:
             yield special
+            special.flush()
         return
     with _replacing(path) as handle:
-        stream = _SyncingText(handle, encoding)
+        stream = _SyncingText(handle, encoding, path)
         with _synced(stream):
             yield stream
 
@@ -237,13 +315,15 @@ def atomic_writer(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[s
 def atomic_binary_writer(path: str | Path) -> Iterator[IO[bytes]]:
     """:func:`atomic_writer` for bytes (images, Parquet files): the same temporary file, the
     same flushing while it grows, the same replacement at the end (or, for a special file, the
-    same writing in place)."""
+    same writing in place), the same :class:`OutputError`."""
     if is_special_file(path):
-        with open(path, "wb") as special:
+        special = _SyncingBytes(_open_special(path, os.O_WRONLY | os.O_TRUNC), path, sync=False)
+        with special:
             yield special
+            special.flush()
         return
     with _replacing(path) as handle:
-        stream = _SyncingBytes(handle)
+        stream = _SyncingBytes(handle, path)
         with _synced(stream):
             yield stream
 
@@ -253,43 +333,56 @@ def atomic_folder(path: str | Path) -> Iterator[Path]:
     """A new folder to fill that replaces the file or folder ``path`` when the block finishes
     (a Parquet dataset), or is removed with everything in it on any exception."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     umask = os.umask(0)
     os.umask(umask)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    staging: Path | None = None
     try:
+        with stops_deferred(), _writing(target):  # a stop comes after the folder is in charge
+            target.parent.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
         os.chmod(staging, 0o777 & ~umask)
-        yield staging
-        if target.exists():
-            # A folder cannot replace a folder in one step: move the old one aside first.
-            retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
-            os.replace(target, retired / "old")
-            os.replace(staging, target)
-            shutil.rmtree(retired)
-        else:
-            os.replace(staging, target)
+        try:
+            yield staging
+        except OSError as error:  # what pyarrow raises when a partition cannot be written
+            raise unwritable(target, error) from None
+        raise_if_stopped()  # a stopped run never replaces an output
+        with _writing(target):
+            if target.exists():
+                # A folder cannot replace a folder in one step: move the old one aside first.
+                retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
+                os.replace(target, retired / "old")
+                os.replace(staging, target)
+                shutil.rmtree(retired)
+            else:
+                os.replace(staging, target)
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
         raise
 
 
 @contextlib.contextmanager
 def _replacing(path: str | Path) -> Iterator[int]:
     """A new file beside ``path`` (its handle) that replaces ``path`` when the
-    block finishes, or is removed on any exception (including Ctrl-C)."""
+    block finishes, or is removed on any exception (including Ctrl-C and SIGTERM)."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     # mkstemp makes the file private (0600); give it the mode a plain open() would.
     umask = os.umask(0)
     os.umask(umask)
-    handle, temporary = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
-    )
+    temporary: str | None = None
     try:
+        with stops_deferred(), _writing(target):  # a stop comes after the file is in charge
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(
+                prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+            )
         os.chmod(temporary, 0o666 & ~umask)
         yield handle
-        os.replace(temporary, target)
+        raise_if_stopped()  # a stopped run never replaces an output
+        with _writing(target):
+            os.replace(temporary, target)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
+        if temporary is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
         raise

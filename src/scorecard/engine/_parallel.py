@@ -24,7 +24,15 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
-from scorecard.contract import BundleInfo, Catalog, InputError, Policy, load_catalog, row_of
+from scorecard.contract import (
+    BundleInfo,
+    Catalog,
+    InputError,
+    Policy,
+    load_catalog,
+    raise_if_stopped,
+    row_of,
+)
 from scorecard.core import Tally
 from scorecard.fast import FastScorer, Piece, fast_scorer
 
@@ -37,8 +45,11 @@ from ._io import (
     numbered_lines,
     parse_json_file,
     parse_line,
+    reads_as_lines,
     unreadable,
 )
+from ._lifetime import end_pool, start_worker_lifetime, track_pool
+from ._output import is_special_file
 from ._pipeline import STREAMING_FORMATS, RunSummary, score_record
 from ._rows import ROW_FIELDS, Row, is_scored_input, scored_input_rows, scored_row
 
@@ -123,12 +134,13 @@ def _chunks(
                     yield from _line_chunks(stdin or sys.stdin.buffer, "<stdin>", item.bundle, size)
                     continue
                 with open(item.path, "rb") as stream:
-                    if item.path.endswith(".jsonl") and spans:
+                    lines = reads_as_lines(item.path)
+                    if lines and spans and not is_special_file(item.path):
                         for first_line, offset, length in line_ranges(stream, size):
                             yield _Chunk(
                                 item.path, item.bundle, first_line=first_line, span=(offset, length)
                             )
-                    elif item.path.endswith(".jsonl"):
+                    elif lines:  # a stream is read once, here: its blocks travel
                         yield from _line_chunks(stream, item.path, item.bundle, size)
                     else:
                         yield _Chunk(item.path, item.bundle, whole_file=stream.read())
@@ -363,8 +375,11 @@ def _row_from_scorecard(card_line: str, raw: bytes, bundle: BundleInfo) -> tuple
 _scorer: _ChunkScorer | None = None
 
 
-def _start_worker(catalog: Catalog | Path | None, policy: Policy, output_format: str) -> None:
+def _start_worker(
+    parent: int, catalog: Catalog | Path | None, policy: Policy, output_format: str
+) -> None:
     global _scorer
+    start_worker_lifetime(parent)
     _scorer = _ChunkScorer(catalog, policy, output_format)
 
 
@@ -426,13 +441,20 @@ class _Run:
                 yield chunk, result
             return
         methods = multiprocessing.get_all_start_methods()
-        with ProcessPoolExecutor(
+        executor = ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("fork" if "fork" in methods else "spawn"),
             initializer=_start_worker,
-            initargs=(self.catalog, self.policy, self.output_format),
-        ) as executor:
+            initargs=(os.getpid(), self.catalog, self.policy, self.output_format),
+        )
+        track_pool(executor)
+        finished = False
+        try:
             yield from _in_order(chunks, executor, work, read, WINDOW * self.workers)
+            finished = True
+        finally:
+            # Cut short (an error, a stop, the reader gone, the view dropped): kill the workers.
+            end_pool(executor, finished=finished)
 
 
 def _here(
@@ -456,6 +478,7 @@ def _in_order(
     pending: deque[tuple[_Chunk | _ScoredInput | InputError, Future[T] | None]] = deque()
     exhausted = False
     while pending or not exhausted:
+        raise_if_stopped()  # a stop whose first raise was swallowed ends the run here
         while not exhausted and len(pending) < window:
             item = next(chunks, None)
             if item is None:

@@ -19,6 +19,7 @@ from scorecard.contract import (
     InputError,
     ObservationError,
     Policy,
+    written_name,
 )
 from scorecard.core import (
     ScoredRecord,
@@ -28,7 +29,7 @@ from scorecard.core import (
     score_wire,
 )
 
-from ._io import RawRecord, read_records
+from ._io import RawRecord, in_array, read_records
 
 __all__ = [
     "STREAMING_FORMATS",
@@ -99,14 +100,15 @@ def score_record(
         # A RawRecord holds a parsed JSON document (its contract): no type walk needed.
         observation, notices = accept_observation(record.document, parsed_json=True)
     except ObservationError as error:
-        return error.located(source=record.source, line=record.line, index=record.index)
+        located = error.located(source=record.source, line=record.line)
+        return located if record.index is None else in_array(located, record.index)
     case = catalog[observation["caseId"]]
     card = score_wire(observation, case, bundle_id=record.bundle.id, policy=policy)
     return ScoredRecord(
         card,
         observation,
         record.bundle,
-        record.source,
+        written_name(record.source),
         record.line,
         record.index,
         0,

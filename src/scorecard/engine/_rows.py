@@ -21,6 +21,7 @@ from scorecard.contract import (
     parse_json_document,
     record_row,
     row_of,
+    written_name,
 )
 from scorecard.core import RECORD_SCHEMA, ScoredRecord
 
@@ -112,10 +113,32 @@ def is_scored_input(path: str | Path) -> bool:
     return is_records_file(path) or is_parquet(path)
 
 
+def _missing_column(path: Path) -> str | None:
+    """The first row column a Parquet file (or a dataset's first part) lacks, else None: a file
+    of another schema is refused by name instead of read as nulls."""
+    import pyarrow.parquet as pq
+
+    files = sorted(path.glob("bundle=*/*.parquet")) if path.is_dir() else [path]
+    if not files:
+        return None
+    names = set(pq.read_schema(files[0]).names)
+    if path.is_dir():
+        names.add(ROW_FIELDS[0])  # the bundle is the partition folder
+    return next((name for name in ROW_FIELDS if name not in names), None)
+
+
 def _parquet_rows(path: Path) -> Iterator[Row | InputError]:
     from .parquet import read_parquet_rows
 
     try:
+        missing = _missing_column(path)
+        if missing is not None:
+            yield InputError(
+                f"not a scorecard Parquet file: no column {missing!r} (docs/records.md)",
+                rule="wrong_schema",
+                source=str(path),
+            )
+            return
         rows = read_parquet_rows(path)
     except (OSError, ValueError) as error:  # pyarrow's errors derive from these
         yield InputError(
@@ -127,11 +150,18 @@ def _parquet_rows(path: Path) -> Iterator[Row | InputError]:
 
 def scored_input_rows(path: str | Path) -> Iterator[Row | InputError]:
     """The rows of a records file or Parquet file or dataset, and the located error of every
-    record that cannot be read."""
-    if is_parquet(path):
-        yield from _parquet_rows(Path(path))
-    else:
-        yield from _records_file_rows(str(path))
+    record that cannot be read. Their ids and names were written by another run or another
+    tool: secret-shaped parts are redacted (:func:`~scorecard.contract.written_name`), as
+    scoring would have refused them."""
+    rows = _parquet_rows(Path(path)) if is_parquet(path) else _records_file_rows(str(path))
+    for row in rows:
+        yield row if isinstance(row, InputError) else _redacted(row)
+
+
+def _redacted(row: Row) -> Row:
+    if not any(type(value) is str and written_name(value) != value for value in row):
+        return row
+    return tuple(written_name(value) if type(value) is str else value for value in row)
 
 
 def count_input_files(paths: Sequence[str | Path]) -> int:

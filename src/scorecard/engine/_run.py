@@ -24,6 +24,7 @@ from typing import IO, TYPE_CHECKING
 
 from scorecard.contract import Catalog, InputError, Policy, Row, load_catalog
 
+from ._io import check_bundle_id
 from ._parallel import CHUNK_BYTES, score_rows_parallel, score_scored_records, score_text
 from ._pipeline import RunSummary
 from ._rows import LoadedRecords, is_scored_input, scored_input_rows
@@ -128,6 +129,7 @@ def score_run(
     """
     if workers is not None and workers < 1:
         raise ValueError("workers must be at least 1")
+    check_bundle_id(bundle_id)
     return ScoringRun(
         tuple(str(path) for path in paths),
         catalog,

@@ -1,6 +1,6 @@
 """The only matplotlib: plot functions take the campaign analysis and return a Figure."""
 
-from ._base import select_candidates
+from ._base import save_figure, select_candidates
 from ._kinds import (
     PLOT_KINDS,
     draw_plot,
@@ -27,5 +27,6 @@ __all__ = [
     "plot_provider_comparison",
     "plot_quality_vs_cost",
     "plot_trends",
+    "save_figure",
     "select_candidates",
 ]

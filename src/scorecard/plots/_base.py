@@ -7,15 +7,19 @@ the artist that needs it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import io
+from collections.abc import Callable, Sequence
+from typing import IO
 
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.text import Text
+from matplotlib.ticker import FixedFormatter, FuncFormatter
 
 from scorecard.aggregate import CampaignAnalysis, observed_categories, select_rows
-from scorecard.contract import InputError
+from scorecard.contract import InputError, printable, xml_characters
 
 __all__ = [
     "DPI",
@@ -33,6 +37,7 @@ __all__ = [
     "in_bundle",
     "new_figure",
     "note_below",
+    "save_figure",
     "select_candidates",
     "show_message",
 ]
@@ -180,3 +185,45 @@ def candidate_styles(frame: pd.DataFrame) -> dict[str, tuple[str, str]]:
         )
         for index, name in enumerate(names)
     }
+
+
+def _shown(text: str) -> str:
+    # Lines stay lines (wrapped labels); every other control is spelt as an escape.
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
+def _make_texts_inert(figure: Figure) -> None:
+    """Spell the controls of every text of ``figure`` (titles, labels, legends, annotations,
+    and fixed tick labels, which become text only when drawn) as visible escapes."""
+    for text in figure.findobj(Text):
+        shown = text.get_text()
+        if not (shown.isascii() and shown.replace("\n", "").isprintable()):
+            text.set_text(_shown(shown))
+    for axes in figure.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            formatter = axis.get_major_formatter()
+            if isinstance(formatter, FixedFormatter):
+                formatter.seq = [_shown(str(label)) for label in formatter.seq]
+            elif isinstance(formatter, FuncFormatter):  # what set_ticks(..., labels) makes
+                formatter.func = _inert_labels(formatter.func)
+
+
+def _inert_labels(label: Callable[[float, int | None], str]) -> Callable[[float, int | None], str]:
+    def shown(value: float, position: int | None = None) -> str:
+        return _shown(str(label(value, position)))
+
+    return shown
+
+
+def save_figure(figure: Figure, stream: IO[bytes], image_format: str) -> None:
+    """Write ``figure`` as PNG or SVG, reproducibly (no date, no software stamp), its texts
+    (ids, reasons) shown with their controls spelt as escapes. An SVG is XML: any character XML
+    does not allow left in it is spelt the same way
+    (:func:`~scorecard.contract.xml_characters`), so the file always parses."""
+    _make_texts_inert(figure)
+    if image_format != "svg":
+        figure.savefig(stream, format=image_format, metadata={"Software": None})
+        return
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="svg", metadata={"Date": None})
+    stream.write(xml_characters(buffer.getvalue().decode("utf-8")).encode("utf-8"))

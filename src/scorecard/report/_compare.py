@@ -39,7 +39,7 @@ from scorecard.aggregate import (
     pair_analysis,
     select_rows,
 )
-from scorecard.contract import DIMENSIONS, InputError, js_json, printable
+from scorecard.contract import DIMENSIONS, InputError, csv_cell, js_json, printable
 
 from ._table_layout import (
     Abbreviations,
@@ -481,9 +481,16 @@ def view_csv(view: View) -> str:
         if isinstance(view, BundleView)
         else _trend_table(view)
     )
+    # Text cells through the one CSV escaping (formulas neutralised, no raw CR/LF); numbers as
+    # they are.
+    table = table.apply(lambda column: column.map(_csv_text))
     buffer = io.StringIO()
     table.to_csv(buffer, index=False, lineterminator="\n")
     return buffer.getvalue()
+
+
+def _csv_text(value: Any) -> Any:
+    return csv_cell(value) if isinstance(value, str) else value
 
 
 # ---------------------------------------------------------------------------------------------

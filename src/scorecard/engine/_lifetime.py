@@ -1,0 +1,94 @@
+"""Worker lifetime: workers never outlive the run that started them.
+
+Workers (forked or spawned by :mod:`scorecard.engine._parallel`) ignore SIGINT (the main
+process decides; see :mod:`scorecard.contract._stops`), die with the main process
+(``PR_SET_PDEATHSIG`` on Linux; elsewhere, and as a fallback, a thread that watches the
+parent's pid), a pool cut short has its workers killed (:func:`end_pool`, in a ``finally``), and
+:func:`end_workers` ends every pool still alive, which the command line calls before it exits,
+however it exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+__all__ = ["end_pool", "end_workers", "start_worker_lifetime", "track_pool"]
+
+_pools: set[ProcessPoolExecutor] = set()
+
+
+def _forget_pools() -> None:
+    _pools.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pools)
+
+_PR_SET_PDEATHSIG = 1
+WATCH_SECONDS = 0.25
+"""How often a worker checks, as a fallback, that its parent is alive."""
+
+
+def _die_with_parent() -> bool:
+    """Ask Linux to kill this process when its parent dies; whether it was arranged."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return bool(libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch(parent: int) -> None:
+    while True:
+        if os.getppid() != parent:
+            os._exit(1)  # the run is gone: nothing to hand results to
+        time.sleep(WATCH_SECONDS)
+
+
+def start_worker_lifetime(parent: int) -> None:
+    """In a worker: ignore SIGINT, end with the process ``parent`` (the run's main process)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent()
+    if os.getppid() != parent:  # died before the request was in place
+        os._exit(1)
+    threading.Thread(target=_watch, args=(parent,), name="parent-watch", daemon=True).start()
+
+
+def track_pool(pool: ProcessPoolExecutor) -> None:
+    """Remember a live pool, for :func:`end_workers`."""
+    _pools.add(pool)
+
+
+def end_pool(pool: ProcessPoolExecutor, *, finished: bool) -> None:
+    """Shut a pool down: wait for a finished one, kill the workers of one cut short."""
+    _pools.discard(pool)
+    if finished:
+        pool.shutdown(wait=True)
+        return
+    processes: dict[Any, Any] = getattr(pool, "_processes", None) or {}
+    workers = list(processes.values())
+    for worker in workers:
+        with contextlib.suppress(Exception):
+            worker.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        with contextlib.suppress(Exception):
+            worker.join(timeout=5)
+
+
+def end_workers() -> None:
+    """Kill the workers of every pool still alive (before the process exits)."""
+    for pool in list(_pools):
+        end_pool(pool, finished=False)

@@ -1,0 +1,150 @@
+"""Signals at random moments: a stopped run exits 128 + signal, never replaces the previous
+output, leaves no temporary file, and no worker outlives it (SIGTERM, SIGINT, SIGKILL, a reader
+that goes away).
+
+Real processes (``scorecard score --workers 2``) on an input large enough that the signal lands
+mid-run; the moments are drawn from a seeded generator, after the temporary output appears.
+Every process started carries a marker in its environment, so orphans are found in ``/proc``
+whoever their parent is now. The cases are few (they are slow) but real; pytest counts them.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+
+SAMPLES = sorted((ROOT / "observations").glob("*/observations.jsonl"))
+PREVIOUS = b"the previous output\n"
+
+
+@pytest.fixture(scope="module")
+def big_input(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample observations 24 times over (about 13,000 lines): a run of some seconds."""
+    text = b"".join(path.read_bytes() for path in SAMPLES)
+    path = tmp_path_factory.mktemp("signals") / "runs.jsonl"
+    path.write_bytes(text * 24)
+    return path
+
+
+def _marked(marker: str) -> list[int]:
+    """Pids of live processes whose environment holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if f"SCORECARD_TEST_MARK={marker}".encode() in environ.split(b"\0") and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def _no_survivors(marker: str, within: float = 5.0) -> list[int]:
+    deadline = time.monotonic() + within
+    while (alive := _marked(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive
+
+
+def _start(args: list[str], marker: str, **options: object) -> subprocess.Popen[bytes]:
+    environment = {**os.environ, "SCORECARD_TEST_MARK": marker}
+    return subprocess.Popen(  # type: ignore[call-overload, no-any-return]
+        [sys.executable, "-m", "scorecard", "score", *args, "--workers", "2"],
+        env=environment,
+        stderr=subprocess.PIPE,
+        **options,
+    )
+
+
+def _wait_for_temporary(folder: Path, name: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    while not list(folder.glob(f".{name}.*")):
+        assert process.poll() is None, "the run ended before its temporary output appeared"
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+
+
+def _moments(count: int, seed: int) -> Iterator[float]:
+    generator = random.Random(seed)
+    for _ in range(count):
+        yield round(generator.uniform(0.0, 0.6), 3)
+
+
+STOP_CASES = (
+    [(signal.SIGTERM, "out.jsonl", delay) for delay in _moments(2, 1)]
+    + [(signal.SIGTERM, "out.parquet", delay) for delay in _moments(2, 2)]
+    + [(signal.SIGINT, "out.jsonl", delay) for delay in _moments(2, 3)]
+    + [(signal.SIGINT, "out.parquet", delay) for delay in _moments(1, 4)]
+    + [(signal.SIGTERM, "dataset.parquet", delay) for delay in _moments(1, 7)]
+)
+
+
+@pytest.mark.parametrize(("signum", "name", "delay"), STOP_CASES)
+def test_a_stopped_run_keeps_the_previous_output(
+    big_input: Path, tmp_path: Path, signum: int, name: str, delay: float
+) -> None:
+    """Exit 128 + signal; the previous output byte for byte; no temporary file; no worker."""
+    out = tmp_path / name
+    out.write_bytes(PREVIOUS)
+    marker = uuid.uuid4().hex
+    args = [str(big_input), "--out", str(out)]
+    if name.endswith(".jsonl"):
+        args += ["--format", "records"]  # the general path: slow enough to be caught mid-run
+    if name.startswith("dataset"):
+        args += ["--partition-by-bundle"]  # a staging folder instead of a temporary file
+    process = _start(args, marker)
+    _wait_for_temporary(tmp_path, name, process)
+    time.sleep(delay)
+    process.send_signal(signum)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 128 + signum, stderr.decode()
+    assert b"Traceback" not in stderr
+    assert out.read_bytes() == PREVIOUS
+    assert [path.name for path in tmp_path.iterdir()] == [name]
+    assert _no_survivors(marker) == []
+
+
+@pytest.mark.parametrize("delay", list(_moments(2, 5)))
+def test_workers_die_with_a_killed_main_process(
+    big_input: Path, tmp_path: Path, delay: float
+) -> None:
+    """SIGKILL gives the main process no chance to clean up: its workers end anyway."""
+    marker = uuid.uuid4().hex
+    out = tmp_path / "out.jsonl"
+    process = _start([str(big_input), "--format", "records", "--out", str(out)], marker)
+    _wait_for_temporary(tmp_path, out.name, process)
+    time.sleep(delay)
+    assert len(_marked(marker)) == 3  # the main process and its two workers
+    process.kill()
+    process.communicate(timeout=60)
+    assert _no_survivors(marker) == []
+
+
+@pytest.mark.parametrize("output_format", ["jsonl", "records"])
+def test_a_reader_that_goes_away_leaves_no_worker(big_input: Path, output_format: str) -> None:
+    """``| head -c 100``: the run ends (exit 1, no traceback) and takes its workers along."""
+    marker = uuid.uuid4().hex
+    process = _start([str(big_input), "--format", output_format], marker, stdout=subprocess.PIPE)
+    assert process.stdout is not None
+    assert len(process.stdout.read(100)) == 100
+    process.stdout.close()
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert b"Traceback" not in stderr
+    assert _no_survivors(marker) == []
