@@ -113,14 +113,12 @@ def is_scored_input(path: str | Path) -> bool:
 
 
 def _parquet_rows(path: Path) -> Iterator[Row | InputError]:
-    from .parquet import read_parquet_rows
+    from .parquet import read_parquet_rows, unreadable_parquet
 
     try:
         rows = read_parquet_rows(path)
     except (OSError, ValueError) as error:  # pyarrow's errors derive from these
-        yield InputError(
-            f"cannot read Parquet: {type(error).__name__}", rule="unreadable", source=str(path)
-        )
+        yield unreadable_parquet(path, error)
         return
     yield from rows
 
