@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from scorecard.aggregate._frames import records_frame
-from scorecard.contract import CASE_IDS, CLASSIFICATIONS, ROW_COLUMNS, InputError
+from scorecard.aggregate._frames import COLUMNS, records_frame
+from scorecard.contract import CASE_IDS, CLASSIFICATIONS, ROW_COLUMNS, ROW_FIELDS, InputError
 from scorecard.engine import LoadedRecords, Row
 from scorecard.engine.parquet import read_parquet_rows, write_parquet
 
@@ -58,7 +60,49 @@ def generated_rows(count: int, seed: int) -> list[Row]:
 
 def rows_frame(rows: list[Row], **options: Any) -> pd.DataFrame:
     """The frame made from Python rows (what Parquet was read as before)."""
-    return records_frame(LoadedRecords(rows=rows), **options)
+    frame = records_frame(LoadedRecords(rows=rows), **options)
+    pd.testing.assert_frame_equal(frame, reference_frame(rows, **options))
+    return frame
+
+
+def reference_frame(rows: list[Row], bundle_order: Sequence[str] = ()) -> pd.DataFrame:
+    """The frame as ``records_frame`` built it from rows before it was made faster (pandas
+    converting the lists), sorted and indexed the same way: what both paths must equal."""
+    columns: dict[str, list[Any]] = {name: [] for name in ROW_FIELDS}
+    if rows:
+        for name, values in zip(ROW_FIELDS, zip(*rows, strict=True), strict=True):
+            columns[name] = list(values)
+
+    def categories(values: list[Any], first: Sequence[str] = ()) -> list[str]:
+        return [*first, *sorted({value for value in values if value is not None} - set(first))]
+
+    data: dict[str, Any] = {}
+    first = [bundle for bundle in bundle_order if bundle]
+    data["bundle"] = pd.Categorical(
+        columns["bundle"], categories=categories(columns["bundle"], first)
+    )
+    for name in ("candidate", "provider", "model", "tier"):
+        data[name] = pd.Categorical(columns[name], categories=categories(columns[name]))
+    data["case"] = pd.Categorical(columns["case"], categories=categories(columns["case"], CASE_IDS))
+    data["repetition"] = np.asarray(columns["repetition"], dtype=np.int64)
+    data["classification"] = pd.Categorical(columns["classification"], categories=CLASSIFICATIONS)
+    for column in ROW_COLUMNS[8:]:
+        name = column.name
+        if column.arrow_type == "bool_":
+            data[name] = pd.array(columns[name], dtype="boolean")
+        else:
+            data[name] = np.asarray(columns[name], dtype=getattr(np, column.arrow_type))
+    data["scoreable"] = ~np.isnan(data["overall_score"])
+    frame = pd.DataFrame({name: data[name] for name in COLUMNS})
+    order = np.lexsort(
+        (
+            frame["repetition"].to_numpy(),
+            frame["case"].cat.codes.to_numpy(),
+            frame["candidate"].cat.codes.to_numpy(),
+            frame["bundle"].cat.codes.to_numpy(),
+        )
+    )
+    return frame.take(order).reset_index(drop=True)
 
 
 @pytest.mark.parametrize("partition", [False, True])

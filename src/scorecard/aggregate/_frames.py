@@ -201,29 +201,41 @@ def _take(values: Any, order: np.ndarray) -> Any:
 
 
 def _row_columns(rows: list[Row], bundle_order: Sequence[str]) -> dict[str, Any]:
-    """The frame's columns (but ``scoreable``) from rows, in row order."""
-    columns: dict[str, list[Any]] = {name: [] for name in ROW_FIELDS}
+    """The frame's columns (but ``scoreable``) from rows, in row order: categorical codes by
+    dict lookup, flags by one pass each (what ``pd.Categorical`` and ``pd.array`` of the lists
+    give, several times faster)."""
+    columns: dict[str, Sequence[Any]] = dict.fromkeys(ROW_FIELDS, ())
     if rows:
-        for name, values in zip(ROW_FIELDS, zip(*rows, strict=True), strict=True):
-            columns[name] = list(values)
-    data: dict[str, Any] = {}
-    bundles = _categories(columns["bundle"], bundle_order)
-    data["bundle"] = pd.Categorical(columns["bundle"], categories=bundles)
+        columns = dict(zip(ROW_FIELDS, zip(*rows, strict=True), strict=True))
+    data: dict[str, Any] = {
+        "bundle": _categorical(columns["bundle"], _categories(columns["bundle"], bundle_order))
+    }
     for name in ("candidate", "provider", "model", "tier"):
-        data[name] = pd.Categorical(columns[name], categories=_categories(columns[name]))
-    data["case"] = pd.Categorical(
-        columns["case"], categories=_categories(columns["case"], CASE_IDS)
-    )
+        data[name] = _categorical(columns[name], _categories(columns[name]))
+    data["case"] = _categorical(columns["case"], _categories(columns["case"], CASE_IDS))
     data["repetition"] = np.asarray(columns["repetition"], dtype=np.int64)
-    data["classification"] = pd.Categorical(columns["classification"], categories=CLASSIFICATIONS)
+    data["classification"] = _categorical(columns["classification"], CLASSIFICATIONS)
     for name in ROW_FIELDS[8:]:
         if name in _FLAG_FIELDS:
-            data[name] = pd.array(columns[name], dtype="boolean")
+            data[name] = _flags(columns[name])
         elif name in _FLOAT_FIELDS:
             data[name] = np.asarray(columns[name], dtype=np.float64)
         else:
             data[name] = np.asarray(columns[name], dtype=np.int64)
     return data
+
+
+def _categorical(values: Sequence[Any], categories: Sequence[str]) -> Any:
+    """``values`` as a categorical of ``categories`` (others, None included, missing)."""
+    code = {category: index for index, category in enumerate(categories)}
+    codes = np.fromiter((code.get(value, -1) for value in values), np.int64, len(values))
+    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(list(categories)))
+
+
+def _flags(values: Sequence[bool | None]) -> pd.arrays.BooleanArray:
+    """Flags (true, false or null: rows are checked) as a nullable boolean array."""
+    states = np.fromiter((2 if value is None else value for value in values), np.int8, len(values))
+    return pd.arrays.BooleanArray(states == 1, states == 2)
 
 
 def _arrow_columns(paths: Sequence[Path], bundle_order: Sequence[str]) -> dict[str, Any]:
