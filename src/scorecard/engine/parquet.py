@@ -123,13 +123,18 @@ def _bundle_from_folder(name: str) -> str:
 
 
 def rows_of(table: pa.Table, schema: pa.Schema) -> list[list[Any]]:
-    return [
-        [
-            float("nan") if value is None and pa.types.is_floating(field.type) else value
-            for value in column.to_pylist()
-        ]
-        for field, column in zip(schema, table.columns, strict=True)
-    ]
+    """The columns of ``table`` as lists of Python values, numbers missing as NaN."""
+    return [_values(field, column) for field, column in zip(schema, table.columns, strict=True)]
+
+
+def _values(field: pa.Field, column: pa.ChunkedArray) -> list[Any]:
+    # numpy makes the Python floats (nulls NaN) and ints at once; text and flags keep None.
+    if pa.types.is_floating(field.type) or (
+        pa.types.is_integer(field.type) and not column.null_count
+    ):
+        values: list[Any] = column.to_numpy().tolist()
+        return values
+    return column.to_pylist()
 
 
 def unreadable_parquet(path: str | Path, error: Exception) -> InputError:
