@@ -133,8 +133,9 @@ def _values(field: pa.Field, column: pa.ChunkedArray) -> list[Any]:
         pa.types.is_integer(field.type) and not column.null_count
     ):
         values: list[Any] = column.to_numpy().tolist()
-        return values
-    return column.to_pylist()
+    else:
+        values = column.to_pylist()
+    return values
 
 
 def unreadable_parquet(path: str | Path, error: Exception) -> InputError:
