@@ -258,9 +258,11 @@ def _arrow_columns(paths: Sequence[Path], bundle_order: Sequence[str]) -> dict[s
 
     def used(chunk: Any) -> list[Any]:
         """The values a dictionary-encoded chunk's rows hold (null included)."""
-        indices = np.asarray(chunk.indices.fill_null(-1), dtype=np.int64)
-        present = np.unique(indices)
-        values = chunk.dictionary.take(pa.array(present[present >= 0])).to_pylist()
+        indices = np.asarray(chunk.indices.fill_null(0), dtype=np.int64)
+        if chunk.null_count:
+            indices = indices[~np.asarray(chunk.is_null(), dtype=bool)]
+        present = np.flatnonzero(np.bincount(indices, minlength=len(chunk.dictionary)))
+        values = chunk.dictionary.take(pa.array(present)).to_pylist()
         return [*values, None] if chunk.null_count else values
 
     def categorical(name: str, first: Sequence[str] = (), fixed: bool = False) -> Any:
