@@ -169,3 +169,22 @@ def test_an_unreadable_file_is_a_located_error(tmp_path: Path) -> None:
         records_frame(path)
     assert raised.value.rule == "unreadable"
     assert raised.value.source == str(path)
+
+
+def test_other_column_orders_and_missing_columns(tmp_path: Path) -> None:
+    """A file whose columns are in another order (or plain text, not dictionaries) is read into
+    the same frame; one that lacks a column is the located error."""
+    import pyarrow.parquet as pq
+
+    rows = generated_rows(200, 5)
+    path = tmp_path / "scored.parquet"
+    write_parquet(rows, path)
+    table = pq.read_table(path)
+    shuffled = tmp_path / "shuffled.parquet"
+    pq.write_table(table.select(list(reversed(table.schema.names))), shuffled)
+    pd.testing.assert_frame_equal(records_frame(shuffled), rows_frame(rows))
+    lacking = tmp_path / "lacking.parquet"
+    pq.write_table(table.drop_columns(["cost_usd"]), lacking)
+    with pytest.raises(InputError) as raised:
+        records_frame(lacking)
+    assert raised.value.rule == "unreadable"

@@ -157,6 +157,21 @@ DICTIONARY_SCHEMA = pa.schema(
 )
 
 
+def _read_dictionary_file(path: Path, schema: pa.Schema) -> pa.Table:
+    """One Parquet file as ``schema`` (its columns selected and cast if the file differs).
+
+    ``ParquetFile.read`` on one thread: about half the time of ``pq.read_table``'s dataset
+    machinery for these files, and faster than threads while other work shares the cores."""
+    text = [field.name for field in schema if pa.types.is_dictionary(field.type)]
+    table = pq.ParquetFile(path, read_dictionary=text).read(use_threads=False)
+    if table.schema.equals(schema):
+        return table
+    missing = [name for name in schema.names if name not in table.schema.names]
+    if missing:
+        raise ValueError(f"Parquet file lacks column(s) {', '.join(missing)}")
+    return table.select(schema.names).cast(schema)
+
+
 def read_parquet_table(path: str | Path) -> pa.Table:
     """A Parquet file or bundle-partitioned dataset as one Arrow table of
     :data:`DICTIONARY_SCHEMA` (the frame's columns, in its order; text dictionary-encoded,
@@ -165,12 +180,11 @@ def read_parquet_table(path: str | Path) -> pa.Table:
     A dataset's bundles come back in sorted folder order, each in its written row order.
     """
     source = Path(path)
-    # One thread: the frame is read while other work shares the cores (measured faster).
     if not source.is_dir():
-        return pq.read_table(source, schema=DICTIONARY_SCHEMA, use_threads=False)
+        return _read_dictionary_file(source, DICTIONARY_SCHEMA)
     tables = [DICTIONARY_SCHEMA.empty_table()]
     for file in sorted(source.glob("bundle=*/*.parquet")):
-        table = pq.read_table(file, schema=DICTIONARY_SCHEMA.remove(0), use_threads=False)
+        table = _read_dictionary_file(file, DICTIONARY_SCHEMA.remove(0))
         bundle = pa.DictionaryArray.from_arrays(
             pa.array([0] * table.num_rows, pa.int32()),
             pa.array([_bundle_from_folder(file.parent.name)], pa.string()),
