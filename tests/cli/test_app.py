@@ -44,3 +44,25 @@ def test_short_help_is_the_same_as_long_help(command: list[str]) -> None:
     assert (short.exit_code, long.exit_code) == (0, 0)
     assert short.stdout == long.stdout
     assert "Usage:" in short.stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_run_builds_only_its_command(command: str) -> None:
+    """`app_for` (what the console script runs) holds only the named command, and its help and
+    usage errors are the full app's."""
+    from scorecard.cli._app import app_for
+
+    single = app_for([command, "--help"])
+    assert [info.name for info in single.registered_commands] == [command]
+    runner = CliRunner()
+    for args in ([command, "--help"], [command, "--no-such-option"]):
+        mine, full = runner.invoke(single, args), runner.invoke(app, args)
+        assert (mine.exit_code, mine.output) == (full.exit_code, full.output)
+
+
+def test_other_arguments_run_the_full_app() -> None:
+    """No command, an unknown one or an option first: every command is registered."""
+    from scorecard.cli._app import app_for
+
+    for args in ([], ["nope"], ["--help"], ["--version"]):
+        assert app_for(args) is app

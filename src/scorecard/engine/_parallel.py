@@ -12,12 +12,11 @@ functions here are its views (text, rows, records)."""
 
 from __future__ import annotations
 
-import multiprocessing
+import itertools
 import os
 import sys
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
@@ -54,6 +53,8 @@ from ._pipeline import STREAMING_FORMATS, RunSummary, score_record
 from ._rows import ROW_FIELDS, Row, is_scored_input, scored_input_rows, scored_row
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
     from scorecard.core import ScoredRecord
 
 __all__ = ["default_workers", "score_rows_parallel", "score_scored_records", "score_text"]
@@ -434,12 +435,24 @@ class _Run:
         work: Callable[[_ChunkScorer, _Chunk], T],
         read: Callable[[_ScoredInput], T] | None,
     ) -> Iterator[tuple[_Chunk | _ScoredInput | InputError, T | InputError]]:
-        if self.workers == 1:
+        # Input of one chunk (one observation, say) is scored here: starting workers would
+        # cost more than scoring it (and the pool's modules are imported only when needed).
+        ahead: list[_Chunk | _ScoredInput | InputError] = []
+        if self.workers > 1:
+            for item in chunks:
+                ahead.append(item)
+                if sum(isinstance(seen, _Chunk) for seen in ahead) == 2:
+                    break
+            chunks = itertools.chain(ahead, chunks)
+        if self.workers == 1 or sum(isinstance(item, _Chunk) for item in ahead) < 2:
             scorer = _ChunkScorer(self.catalog, self.policy, self.output_format)
             for chunk in chunks:
                 result = work(scorer, chunk) if isinstance(chunk, _Chunk) else _here(chunk, read)
                 yield chunk, result
             return
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         methods = multiprocessing.get_all_start_methods()
         executor = ProcessPoolExecutor(
             max_workers=self.workers,

@@ -128,7 +128,7 @@ def _missing_column(path: Path) -> str | None:
 
 
 def _parquet_rows(path: Path) -> Iterator[Row | InputError]:
-    from .parquet import read_parquet_rows
+    from .parquet import read_parquet_rows, unreadable_parquet
 
     try:
         missing = _missing_column(path)
@@ -141,9 +141,7 @@ def _parquet_rows(path: Path) -> Iterator[Row | InputError]:
             return
         rows = read_parquet_rows(path)
     except (OSError, ValueError) as error:  # pyarrow's errors derive from these
-        yield InputError(
-            f"cannot read Parquet: {type(error).__name__}", rule="unreadable", source=str(path)
-        )
+        yield unreadable_parquet(path, error)
         return
     yield from rows
 

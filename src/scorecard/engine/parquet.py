@@ -16,11 +16,19 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from scorecard.contract import ROW_COLUMNS, Row
+from scorecard.contract import ROW_COLUMNS, InputError, Row
 
 from ._output import atomic_binary_writer, atomic_folder
 
-__all__ = ["PARQUET_SCHEMA", "read_parquet_rows", "rows_of", "write_parquet"]
+__all__ = [
+    "DICTIONARY_SCHEMA",
+    "PARQUET_SCHEMA",
+    "read_parquet_rows",
+    "read_parquet_table",
+    "rows_of",
+    "unreadable_parquet",
+    "write_parquet",
+]
 
 ROW_GROUP = 65_536
 
@@ -115,13 +123,74 @@ def _bundle_from_folder(name: str) -> str:
 
 
 def rows_of(table: pa.Table, schema: pa.Schema) -> list[list[Any]]:
-    return [
-        [
-            float("nan") if value is None and pa.types.is_floating(field.type) else value
-            for value in column.to_pylist()
-        ]
-        for field, column in zip(schema, table.columns, strict=True)
+    """The columns of ``table`` as lists of Python values, numbers missing as NaN."""
+    return [_values(field, column) for field, column in zip(schema, table.columns, strict=True)]
+
+
+def _values(field: pa.Field, column: pa.ChunkedArray) -> list[Any]:
+    # numpy makes the Python floats (nulls NaN) and ints at once; text and flags keep None.
+    if pa.types.is_floating(field.type) or (
+        pa.types.is_integer(field.type) and not column.null_count
+    ):
+        values: list[Any] = column.to_numpy().tolist()
+    else:
+        values = column.to_pylist()
+    return values
+
+
+def unreadable_parquet(path: str | Path, error: Exception) -> InputError:
+    """The located error of a Parquet input that cannot be read."""
+    return InputError(
+        f"cannot read Parquet: {type(error).__name__}", rule="unreadable", source=str(path)
+    )
+
+
+#: :data:`PARQUET_SCHEMA` with text read dictionary-encoded: each distinct value once per row
+#: group (as Parquet stores it), rows holding indices (what categorical columns are made of).
+DICTIONARY_SCHEMA = pa.schema(
+    [
+        pa.field(field.name, pa.dictionary(pa.int32(), pa.string()))
+        if pa.types.is_string(field.type)
+        else field
+        for field in PARQUET_SCHEMA
     ]
+)
+
+
+def _read_file(path: Path, schema: pa.Schema) -> pa.Table:
+    """One Parquet file as ``schema`` (its columns selected and cast if the file differs).
+
+    ``ParquetFile.read`` on one thread: about half the time of ``pq.read_table``'s dataset
+    machinery for these files, and faster than threads while other work shares the cores."""
+    text = [field.name for field in schema if pa.types.is_dictionary(field.type)]
+    table = pq.ParquetFile(path, read_dictionary=text).read(use_threads=False)
+    if table.schema.equals(schema):
+        return table
+    missing = [name for name in schema.names if name not in table.schema.names]
+    if missing:
+        raise ValueError(f"Parquet file lacks column(s) {', '.join(missing)}")
+    return table.select(schema.names).cast(schema)
+
+
+def read_parquet_table(path: str | Path) -> pa.Table:
+    """A Parquet file or bundle-partitioned dataset as one Arrow table of
+    :data:`DICTIONARY_SCHEMA` (the frame's columns, in its order; text dictionary-encoded,
+    missing numbers null), without Python rows.
+
+    A dataset's bundles come back in sorted folder order, each in its written row order.
+    """
+    source = Path(path)
+    if not source.is_dir():
+        return _read_file(source, DICTIONARY_SCHEMA)
+    tables = [DICTIONARY_SCHEMA.empty_table()]
+    for file in sorted(source.glob("bundle=*/*.parquet")):
+        table = _read_file(file, DICTIONARY_SCHEMA.remove(0))
+        bundle = pa.DictionaryArray.from_arrays(
+            pa.array([0] * table.num_rows, pa.int32()),
+            pa.array([_bundle_from_folder(file.parent.name)], pa.string()),
+        )
+        tables.append(table.add_column(0, DICTIONARY_SCHEMA.field(0), bundle))
+    return pa.concat_tables(tables)
 
 
 def read_parquet_rows(path: str | Path) -> list[Row]:
@@ -132,11 +201,11 @@ def read_parquet_rows(path: str | Path) -> list[Row]:
     source = Path(path)
     rows: list[Row] = []
     if not source.is_dir():
-        columns = rows_of(pq.read_table(source, schema=PARQUET_SCHEMA), PARQUET_SCHEMA)
+        columns = rows_of(_read_file(source, PARQUET_SCHEMA), PARQUET_SCHEMA)
         rows.extend(zip(*columns, strict=True))
         return rows
     for file in sorted(source.glob("bundle=*/*.parquet")):
-        table = pq.read_table(file, schema=PARTITION_SCHEMA)
+        table = _read_file(file, PARTITION_SCHEMA)
         columns = rows_of(table, PARTITION_SCHEMA)
         bundle = [_bundle_from_folder(file.parent.name)] * table.num_rows
         rows.extend(zip(bundle, *columns, strict=True))
