@@ -198,7 +198,9 @@ def serve(folder: Path, port: int = 0) -> None:
 
     handler = functools.partial(QuietHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    previous = signal.signal(signal.SIGTERM, _stop)
+    # While serving, Ctrl-C and SIGTERM are the normal way to stop (exit 0); before (building the
+    # site) they are an interruption, handled by the command line's stop handlers (130, 143).
+    previous = {signum: signal.signal(signum, _stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         sys.stdout.write(
             f"serving the report at http://127.0.0.1:{server.server_port}/ (Ctrl-C to stop)\n"
@@ -209,7 +211,8 @@ def serve(folder: Path, port: int = 0) -> None:
         sys.stderr.write("stopped\n")
     finally:
         server.server_close()
-        signal.signal(signal.SIGTERM, previous)
+        for signum, before in previous.items():
+            signal.signal(signum, before)
 
 
 def view(
