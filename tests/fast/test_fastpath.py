@@ -691,7 +691,8 @@ STRICTNESS: list[tuple[str, bytes, tuple[str | int, ...], bool, bytes, tuple[Any
             ("candidateId",),
             False,
             b'"codex-' + spelling + b'"',
-            ("scored", None),
+            # Refused where JSON is read (README, hostile input): no UTF-8 output can hold it.
+            ("error", "lone_surrogate", "/candidateId"),
         )
         for spelling in (b"\\ud800", b"\\uDC00luna", b"\\ud83d\\u0041", b"\\ud83d\\ud83d")
     ),
