@@ -155,13 +155,15 @@ def test_search_hides_rows_and_reads_the_query_string(browser: Any, site: Path) 
     assert visible_rows(page) == 0
     page.fill("#q", "")
     assert visible_rows(page) == 560
-    page.goto((site / "runs.html").as_uri() + "?q=opencode-glm+final-response")
+    page.goto((site / "runs.html").as_uri() + "?q=opencode-glm+final-response", wait_until="load")
     assert 0 < visible_rows(page) < 560
     assert page.locator("#q").input_value() == "opencode-glm final-response"
     # The overview's search form leads there.
     page.goto((site / "index.html").as_uri())
     page.fill("form input[name=q]", "provider_unavailable")
-    page.locator("form button").click()
+    with page.expect_navigation():
+        page.locator("form button").click()
+    page.wait_for_load_state("load")  # the filter runs on load; a loaded machine is slow
     assert "runs.html?q=provider_unavailable" in page.url
     assert 0 < visible_rows(page) < 560
     watched.close()
