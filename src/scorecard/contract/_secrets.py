@@ -92,38 +92,61 @@ _SECRET_KEY = re.compile(
 
 # Every pattern above needs one of these (lower-cased) fragments; text without any of them is
 # clean, which spares the regular expressions on the vast majority of strings.
-_ANCHORS = (
-    "sk-",
-    "sk_",
-    "rk_",
-    "pk_",
-    "bearer",
-    "gh",
-    "xox",
-    "aiza",
-    "npm_",
-    "pypi-",
-    "akia",
-    "asia",
-    "eyj",
-    "xapp",
-    "ya29",
-    "whsec",
-    "private key",
-    "key",
-    "secret",
-    "token",
-    "passw",
-    "auth",
-)
+#: Per pattern, the text every match holds (case-folded): a pattern runs only on text holding
+#: one of its anchors. Most text holds none (``totalTokens 182943 exceeds budget 64000`` holds
+#: ``token`` but no ``=`` or ``:``), so most text costs one case-fold and a few ``in`` tests
+#: instead of every pattern. ``tests/contract/test_secrets.py`` checks the anchors against the
+#: patterns on generated text.
+_PATTERN_ANCHORS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # name: (one of these substrings, and one of these characters; () = no second condition)
+    "pem_private_key": (("private key",), ()),
+    "provider_api_key": (("sk-",), ()),
+    "bearer_token": (("bearer",), ()),
+    "github_token": (("gh", "github_pat_"), ()),
+    "slack_token": (("xox", "xapp-"), ()),
+    "google_api_key": (("aiza", "ya29."), ()),
+    "stripe_key": (("sk_", "rk_", "pk_", "whsec_"), ()),
+    "npm_token": (("npm_",), ()),
+    "pypi_token": (("pypi-",), ()),
+    "aws_access_key": (("akia", "asia"), ()),
+    "jwt": (("eyj",), ()),
+    "credential_assignment": (("api", "secret", "token", "passw", "access", "auth"), ("=", ":")),
+}
+_REFERENCE_ANCHORS = ("sk-", "bearer")
 
 
-def _may_hold_secret(text: str) -> bool:
-    lowered = text.lower()
-    for anchor in _ANCHORS:  # noqa: SIM110 - `any()` over a generator costs twice as much here
-        if anchor in lowered:
-            return True
-    return False
+_REFERENCE = "reference"
+_CHARACTERS = {name: characters for name, (_, characters) in _PATTERN_ANCHORS.items()}
+_CHARACTERS[_REFERENCE] = ()
+#: Each anchor word and the patterns it may start (the reference rule under ``_REFERENCE``).
+_BY_WORD: dict[str, frozenset[str]] = {}
+for _name, (_words, _) in (*_PATTERN_ANCHORS.items(), (_REFERENCE, (_REFERENCE_ANCHORS, ()))):
+    for _word in _words:
+        _BY_WORD[_word] = _BY_WORD.get(_word, frozenset()) | {_name}
+_ORDER = (_REFERENCE, *(name for name, _ in SECRET_PATTERNS))
+_PATTERNS = {
+    _REFERENCE: REFERENCE_SECRET,
+    **{name: (pattern,) for name, pattern in SECRET_PATTERNS},
+}
+
+
+def _candidates(text: str) -> list[tuple[str, re.Pattern[str]]]:
+    """The patterns that may match ``text``, in order (reference rule first): those whose
+    anchors it holds."""
+    folded = text.casefold()
+    names: set[str] = set()
+    for word, started in _BY_WORD.items():
+        if word in folded:
+            names |= started
+    if not names:
+        return []
+    chosen = []
+    for name in _ORDER:
+        if name in names:
+            characters = _CHARACTERS[name]
+            if not characters or any(character in folded for character in characters):
+                chosen.extend((name, pattern) for pattern in _PATTERNS[name])
+    return chosen
 
 
 def matches_reference_secret(text: str) -> bool:
@@ -133,23 +156,17 @@ def matches_reference_secret(text: str) -> bool:
 
 def find_secret(text: str) -> str | None:
     """Name of the first secret pattern ``text`` matches (reference rule included), else None."""
-    if not _may_hold_secret(text):
-        return None
-    if matches_reference_secret(text):
-        return "provider_api_key_or_bearer"
-    for name, pattern in SECRET_PATTERNS:
+    for name, pattern in _candidates(text):
         if pattern.search(text):
-            return name
+            return "provider_api_key_or_bearer" if name == _REFERENCE else name
     return None
 
 
 def redact(text: str) -> str:
     """``text`` with every secret-shaped substring replaced by ``[redacted]``."""
-    if not _may_hold_secret(text):
-        return text
-    for pattern in REFERENCE_SECRET:
-        text = pattern.sub(REDACTED, text)
-    for _, pattern in SECRET_PATTERNS:
+    for _, pattern in _candidates(text):
+        # Each pattern runs on the text the ones before left; a replacement never creates a
+        # match (``[redacted]`` holds no anchor), so the anchors of the original text suffice.
         text = pattern.sub(REDACTED, text)
     return text
 
