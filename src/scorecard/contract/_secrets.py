@@ -140,7 +140,7 @@ def _candidates(text: str) -> list[tuple[str, re.Pattern[str]]]:
             names |= started
     if not names:
         return []
-    chosen = []
+    chosen: list[tuple[str, re.Pattern[str]]] = []
     for name in _ORDER:
         if name in names:
             characters = _CHARACTERS[name]
