@@ -20,10 +20,12 @@ from ._compare import (
     PairedComparison,
     Side,
     adjust_family,
+    bound_text,
     compare_bundles,
     compare_candidates,
     compare_paired,
 )
+from ._families import DropTest
 from ._frames import observed_categories, records_frame, select_rows
 from ._reference import Alert, alerts, report_aggregate
 from ._stats import reference_p95
@@ -36,6 +38,7 @@ __all__ = [
     "CampaignAnalysis",
     "ComparisonSettings",
     "Difference",
+    "DropTest",
     "Exclusions",
     "GroupTables",
     "Metric",
@@ -43,6 +46,7 @@ __all__ = [
     "Side",
     "adjust_family",
     "alerts",
+    "bound_text",
     "analyze_campaign",
     "compare_across_bundles",
     "compare_bundles",

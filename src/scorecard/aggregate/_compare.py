@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -25,9 +26,8 @@ from ._frames import PASSED_COLUMNS, SCORE_COLUMNS, observed_categories
 from ._stats import (
     holm_adjust,
     mcnemar_exact,
-    paired_bootstrap_means,
-    seeded_generator,
     sign_flip_test,
+    student_t_quantile,
 )
 
 __all__ = [
@@ -47,7 +47,10 @@ __all__ = [
     "compare_columns",
     "compare_paired",
     "metric_values",
+    "bound_text",
     "overall_p_value",
+    "overall_p_values",
+    "paired_t_interval",
     "with_adjusted_p",
 ]
 
@@ -141,14 +144,18 @@ class Difference:
     difference: float
     """Mean paired case difference (current - baseline)."""
     low: float
-    """Lower paired-bootstrap bound of the difference."""
+    """Lower bound of the difference's interval (Student t on the paired case differences)."""
     high: float
-    """Upper paired-bootstrap bound of the difference."""
+    """Upper bound of the difference's interval."""
     p_value: float
     """Two-sided sign-flip p-value of a zero mean difference."""
     p_adjusted: float
     """Holm-adjusted p-value within its family (dimensions of a comparison; for ``overall``, the
     comparisons of a family, or the p-value itself when compared alone)."""
+    p_drop: float = math.nan
+    """One-sided sign-flip p-value of "no drop" (small when the current side is lower)."""
+    standard_error: float = math.nan
+    """Standard error of the difference behind the interval (``docs/aggregation.md`` section 4)."""
 
 
 @dataclass(frozen=True)
@@ -247,6 +254,11 @@ class CaseColumns:
         self.repetition = frame["repetition"].to_numpy(dtype=np.int64)
         self.scoreable = frame["scoreable"].to_numpy(dtype=bool)
         self.passed = frame["passed"].to_numpy(dtype=bool, na_value=False)
+        self.metric: Metric = metric
+        # A run's value of the metric is 0 unless it "succeeds": the gate passed (mean overall,
+        # gate-pass rate) or the run passed (pass rate).
+        flag = "passed" if metric == "pass_rate" else "gate_passed"
+        self.success = frame[flag].to_numpy(dtype=bool, na_value=False) & self.scoreable
         self.values = metric_values(frame, metric)
         self._index: dict[tuple[int, int], npt.NDArray[np.intp]] | None = None
 
@@ -300,6 +312,8 @@ class CaseColumns:
         pooled.repetition = base.repetition[rows]
         pooled.scoreable = base.scoreable[rows]
         pooled.passed = base.passed[rows]
+        pooled.metric = base.metric
+        pooled.success = base.success[rows]
         pooled.values = base.values[rows]
         pooled._index = None
         return pooled
@@ -342,6 +356,9 @@ class _SideData:
         present, starts, counts = np.unique(codes[order], return_index=True, return_counts=True)
         values = columns.values[rows[order]]
         passed = columns.passed[rows[order]]
+        success = columns.success[rows[order]]
+        self.success_runs: dict[str, int] = {}
+        self.success_sum: dict[str, float] = {}
         kept_repetitions = repetitions[order]
         self.means: dict[str, npt.NDArray[np.float64]] = {}
         self.repetitions: dict[str, npt.NDArray[np.int64]] = {}
@@ -352,6 +369,8 @@ class _SideData:
             self.means[case] = values[chosen].mean(axis=0)
             self.repetitions[case] = kept_repetitions[chosen]
             self.passed[case] = passed[chosen]
+            self.success_runs[case] = int(success[chosen].sum())
+            self.success_sum[case] = float(values[chosen][success[chosen], 0].sum())
 
 
 def _mcnemar(current: _SideData, baseline: _SideData, paired: Sequence[str]) -> tuple[McNemar, int]:
@@ -391,15 +410,20 @@ def _verdict(
             f"{settings.min_paired_cases} and {settings.min_coverage:.0%})"
         )
     low, high, p = overall.low, overall.high, overall.p_adjusted
+    if low == high == overall.difference == 0:
+        return "inconclusive", (
+            f"the two sides are identical on the {paired} paired cases (every difference is 0)"
+        )
     interval = f"interval [{low:+.3f}, {high:+.3f}]"
     significant = p < settings.alpha
+    above, below = bound_text(tolerance, "+"), bound_text(tolerance, "-")
     if low > tolerance and significant:
         return (
             "better",
-            f"{interval} lies above +{tolerance:g} and p = {p:.4g} < {settings.alpha:g}",
+            f"{interval} lies above {above} and p = {p:.4g} < {settings.alpha:g}",
         )
     if high < -tolerance and significant:
-        return "worse", f"{interval} lies below -{tolerance:g} and p = {p:.4g} < {settings.alpha:g}"
+        return "worse", f"{interval} lies below {below} and p = {p:.4g} < {settings.alpha:g}"
     if low > tolerance or high < -tolerance:
         return "inconclusive", (
             f"{interval} clears the tolerance but the Holm-adjusted sign-flip p = {p:.4g} is "
@@ -415,6 +439,46 @@ def _verdict(
         "inconclusive",
         f"{interval} straddles {'+/-' + format(tolerance, 'g') if tolerance else '0'}",
     )
+
+
+def bound_text(tolerance: float, sign: str) -> str:
+    """A tolerance as a bound in a sentence: ``-0.05`` / ``+0.05``, and ``0`` (never ``-0``)
+    when the tolerance is 0."""
+    return f"{sign}{tolerance:g}" if tolerance > 0 else "0"
+
+
+def _gate_floor(side: _SideData, paired: Sequence[str]) -> float:
+    """Variance of a side's paired-case average from its success rate alone (docs/aggregation.md
+    section 4): Jeffreys rate p~ = (S + 1/2) / (N + 1) over the paired cases' runs, so a sample
+    without a single failed run still has the variance failures at that rate would give."""
+    if not paired:
+        return 0.0
+    runs = np.array([side.repetitions[case].size for case in paired], dtype=np.float64)
+    successes = sum(side.success_runs[case] for case in paired)
+    total = float(runs.sum())
+    rate = (successes + 0.5) / (total + 1.0)
+    value = sum(side.success_sum[case] for case in paired) / successes if successes else 1.0
+    return float(value**2 * rate * (1 - rate) * (1.0 / runs).sum() / len(paired) ** 2)
+
+
+def paired_t_interval(
+    differences: npt.NDArray[np.float64], floor: float, confidence: float
+) -> tuple[npt.NDArray[np.float64], ...]:
+    """Mean, low, high and standard error per column of the paired ``differences``: Student t
+    with n - 1 degrees of freedom; the first column's variance is at least ``floor``."""
+    n, width = differences.shape
+    if n == 0:
+        empty = np.full(width, np.nan)
+        return empty, empty.copy(), empty.copy(), empty.copy()
+    estimate = differences.mean(axis=0)
+    if n == 1:
+        return estimate, estimate.copy(), estimate.copy(), np.full(width, np.nan)
+    error = differences.std(axis=0, ddof=1) / math.sqrt(n)
+    error[0] = max(float(error[0]), math.sqrt(floor))
+    quantile = student_t_quantile(0.5 + confidence / 2, n - 1)
+    low = np.maximum(estimate - quantile * error, -1.0)
+    high = np.minimum(estimate + quantile * error, 1.0)
+    return estimate, low, high, error
 
 
 def compare_paired(
@@ -456,14 +520,30 @@ def overall_p_value(
 ) -> float:
     """The overall sign-flip p-value :func:`compare_columns` gives, without the bootstrap: what
     a family needs of its other members."""
+    return overall_p_values(columns, current, baseline, settings, metric=metric)[0]
+
+
+def overall_p_values(
+    columns: CaseColumns,
+    current: Side,
+    baseline: Side,
+    settings: ComparisonSettings,
+    *,
+    metric: Metric = "mean_overall",
+) -> tuple[float, float]:
+    """The overall two-sided and one-sided ("no drop") sign-flip p-values, without the interval."""
     pairing = _Pairing(columns, current, baseline, metric)
-    p_values, _ = sign_flip_test(
-        pairing.differences[:, :1],
-        seed=settings.seed,
-        key=pairing.key,
-        resamples=settings.resamples,
-    )
-    return float(p_values[0])
+    found = []
+    for alternative in ("two-sided", "less"):
+        p_values, _ = sign_flip_test(
+            pairing.differences[:, :1],
+            seed=settings.seed,
+            key=pairing.key,
+            resamples=settings.resamples,
+            alternative=alternative,  # type: ignore[arg-type]
+        )
+        found.append(float(p_values[0]))
+    return found[0], found[1]
 
 
 def compare_columns(
@@ -483,12 +563,15 @@ def compare_columns(
     p_values, method = sign_flip_test(
         differences, seed=settings.seed, key=key, resamples=settings.resamples
     )
-    estimate, low, high = paired_bootstrap_means(
-        differences,
-        rng=seeded_generator(settings.seed, key),
+    p_drop, _ = sign_flip_test(
+        differences[:, :1],
+        seed=settings.seed,
+        key=key,
         resamples=settings.resamples,
-        confidence=settings.confidence,
+        alternative="less",
     )
+    floor = _gate_floor(mine, paired) + _gate_floor(theirs, paired)
+    estimate, low, high, error = paired_t_interval(differences, floor, settings.confidence)
     with np.errstate(invalid="ignore"):
         side_means = (
             (current_means.mean(axis=0), baseline_means.mean(axis=0))
@@ -509,6 +592,8 @@ def compare_columns(
             high=float(high[index]),
             p_value=float(p_values[index]),
             p_adjusted=float(adjusted[index]),
+            p_drop=float(p_drop[0]) if index == 0 else math.nan,
+            standard_error=float(error[index]),
         )
         for index, name in enumerate(("overall", *DIMENSIONS))
     ]

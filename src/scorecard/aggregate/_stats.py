@@ -8,6 +8,7 @@ numbers. Definitions and their rationale are in ``docs/aggregation.md``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ __all__ = [
     "FloatArray",
     "Interval",
     "cluster_bootstrap_means",
+    "gated_mean_interval",
     "holm_adjust",
     "mcnemar_exact",
     "paired_bootstrap_means",
@@ -33,6 +35,7 @@ __all__ = [
     "reliability_curves",
     "seeded_generator",
     "sign_flip_test",
+    "student_t_quantile",
     "wilson_interval",
     "wilson_intervals",
 ]
@@ -131,9 +134,13 @@ def mcnemar_exact(current_only: int, baseline_only: int) -> float:
     return min(1.0, 2 * math.exp(log_tail))
 
 
-def _sign_matrix(n: int) -> npt.NDArray[np.int8]:
+@functools.lru_cache(maxsize=EXACT_SIGN_FLIP_LIMIT + 1)
+def _sign_matrix(n: int) -> FloatArray:
+    """Every sign vector of length n as rows of +/-1 (cached: built once per n, read-only)."""
     codes = np.arange(2**n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)
-    return ((codes & 1) * 2 - 1).astype(np.int8)
+    matrix = ((codes & 1) * 2 - 1).astype(np.float64)
+    matrix.setflags(write=False)
+    return matrix
 
 
 def sign_flip_test(
@@ -141,14 +148,17 @@ def sign_flip_test(
     *,
     seed: int,
     key: Sequence[object] = (),
-    resamples: int = 20_000,
+    resamples: int = 10_000,
+    alternative: Literal["two-sided", "less"] = "two-sided",
 ) -> tuple[FloatArray, Literal["exact", "monte_carlo"]]:
-    """Two-sided sign-flip p-values for the mean of each column of paired ``differences``.
+    """Sign-flip p-values for the mean of each column of paired ``differences``.
 
     ``differences`` is (units x statistics). Up to :data:`EXACT_SIGN_FLIP_LIMIT` units every
     one of the 2**n sign vectors is enumerated; above it ``resamples`` seeded random sign vectors
     give ``(1 + hits) / (1 + resamples)``. Sums within a tiny tolerance of the observed one count
     as ties (floating-point sums of the same values in another order may differ in the last bit).
+    ``two-sided`` counts sign vectors whose sum is at least as far from 0 as the observed one;
+    ``less`` (a one-sided test of a drop) those whose sum is at most the observed one.
     A column with a missing difference (NaN) has no test: its p-value is NaN, never 0.
     """
     values = np.asarray(differences, dtype=np.float64)
@@ -157,18 +167,23 @@ def sign_flip_test(
     missing = np.isnan(values).any(axis=0)
     if missing.any():
         p_values, method = sign_flip_test(
-            values[:, ~missing], seed=seed, key=key, resamples=resamples
+            values[:, ~missing], seed=seed, key=key, resamples=resamples, alternative=alternative
         )
         result = np.full(values.shape[1], np.nan)
         result[~missing] = p_values
         return result, method
     n = values.shape[0]
-    observed = np.abs(values.sum(axis=0))
     tolerance = 1e-12 * (1.0 + np.abs(values).sum(axis=0))
+    observed = values.sum(axis=0)
+
+    def extreme(sums: FloatArray) -> npt.NDArray[np.int64]:
+        if alternative == "less":
+            return (sums <= observed + tolerance).sum(axis=0)  # type: ignore[no-any-return]
+        return (np.abs(sums) >= np.abs(observed) - tolerance).sum(axis=0)  # type: ignore[no-any-return]
+
     if n <= EXACT_SIGN_FLIP_LIMIT:
-        sums = _sign_matrix(n).astype(np.float64) @ values
-        hits = (np.abs(sums) >= observed - tolerance).sum(axis=0)
-        return hits / float(2**n), "exact"
+        sums = _sign_matrix(n) @ values
+        return extreme(sums) / float(2**n), "exact"
     rng = seeded_generator(seed, ("sign-flip", *key))
     hits = np.zeros(values.shape[1], dtype=np.int64)
     chunk = max(1, 2_000_000 // max(n, 1))
@@ -177,7 +192,7 @@ def sign_flip_test(
         size = min(chunk, remaining)
         signs = rng.integers(0, 2, size=(size, n), dtype=np.int8) * 2 - 1
         sums = signs.astype(np.float64) @ values
-        hits += (np.abs(sums) >= observed - tolerance).sum(axis=0)
+        hits += extreme(sums)
         remaining -= size
     return (1.0 + hits) / (1.0 + resamples), "monte_carlo"
 
@@ -248,6 +263,64 @@ def paired_bootstrap_means(
     replicates = (weights @ values) / n
     low, high = percentile_interval(replicates, confidence)
     return values.mean(axis=0), low, high
+
+
+def gated_mean_interval(
+    runs: npt.ArrayLike,
+    gate_passes: npt.ArrayLike,
+    passing_sums: npt.ArrayLike,
+    *,
+    rng: np.random.Generator,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+) -> Interval:
+    """Mean overall (gate-failed runs score 0) with an interval that sees unseen gate failures.
+
+    Per case (cluster): ``runs`` scoreable runs, ``gate_passes`` of them with a passing gate and
+    ``passing_sums`` the sum of their overall scores. The mean is g x m, g the gate-pass rate and
+    m the mean score of gate-passing runs. Each replicate multiplies a draw of g from its
+    Jeffreys posterior Beta(G + 1/2, N - G + 1/2) (the binomial interval behind it is as good as
+    Wilson's at small n, and unlike a bootstrap it sees failures the sample happened not to
+    hold) by a case-cluster bootstrap draw of m; the interval is the percentile interval of the
+    products. Without a gate-passing run m is unknown and taken as 1 (the upper bound).
+    """
+    n = np.asarray(runs, dtype=np.float64)
+    g = np.asarray(gate_passes, dtype=np.float64)
+    s = np.asarray(passing_sums, dtype=np.float64)
+    total, passing = float(n.sum()), float(g.sum())
+    if total <= 0:
+        return Interval(math.nan, math.nan, math.nan)
+    estimate = float(s.sum()) / total
+    rates = rng.beta(passing + 0.5, total - passing + 0.5, size=resamples)
+    clusters = np.flatnonzero(g > 0)
+    if clusters.size == 0:
+        quality = np.ones(resamples)
+    else:
+        weights = _resample_counts(rng, clusters.size, resamples).astype(np.float64)
+        quality = (weights @ s[clusters]) / (weights @ g[clusters])
+    low, high = percentile_interval((rates * quality)[:, None], confidence)
+    return Interval(estimate, float(low[0]), float(high[0]))
+
+
+def student_t_quantile(probability: float, df: float) -> float:
+    """The ``probability`` quantile of Student's t with ``df`` degrees of freedom.
+
+    Exact for 1 and 2 degrees of freedom; above, the Cornish-Fisher expansion around the normal
+    quantile to the 1/df**4 term (Abramowitz and Stegun 26.7.5; at the 97.5% quantile the error
+    is below 0.004 at 3 degrees of freedom and below 1e-5 from 11, tested against scipy).
+    """
+    if not 0 < probability < 1 or df <= 0:
+        raise ValueError("need 0 < probability < 1 and df > 0")
+    if df == 1:
+        return math.tan(math.pi * (probability - 0.5))
+    if df == 2:
+        return (2 * probability - 1) / math.sqrt(2 * probability * (1 - probability))
+    z = NormalDist().inv_cdf(probability)
+    g1 = (z**3 + z) / 4
+    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
+    g4 = (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160
+    return z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
 
 
 def holm_adjust(p_values: npt.ArrayLike) -> FloatArray:

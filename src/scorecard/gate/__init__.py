@@ -3,7 +3,15 @@ aggregation layer. Gate failures are results, never exceptions.
 """
 
 from ._evaluate import evaluate_gate
-from ._input import ALL_CANDIDATES, GateSide, RunFacts, combined_frame, gate_side, run_facts
+from ._input import (
+    ALL_CANDIDATES,
+    GateSide,
+    RunFacts,
+    combined_frame,
+    gate_side,
+    pool_sides,
+    run_facts,
+)
 from ._results import Estimate, GateCheck, GateResult, RuleOutcome
 from ._rules import METRIC_LABELS, GateRules, gate_policy
 
@@ -21,5 +29,6 @@ __all__ = [
     "evaluate_gate",
     "gate_policy",
     "gate_side",
+    "pool_sides",
     "run_facts",
 ]
