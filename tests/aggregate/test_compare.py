@@ -75,7 +75,10 @@ def test_a_clear_gain_on_every_case_is_better() -> None:
     assert result.verdict == "better"
     assert result.paired_cases == EIGHT
     assert (result.overall.current, result.overall.baseline) == (1.0, 0.5)
-    assert (result.overall.difference, result.overall.low, result.overall.high) == (0.5, 0.5, 0.5)
+    # Every difference is +0.5: any other shift makes all eight signs agree (p = 2/256), so the
+    # inverted sign-flip interval is the point (to the bisection's precision).
+    overall = result.overall
+    assert (overall.difference, overall.low, overall.high) == pytest.approx((0.5,) * 3, abs=1e-9)
     assert result.overall.p_value == 2 / 256
     mcnemar = result.mcnemar
     assert (mcnemar.pairs, mcnemar.current_only, mcnemar.baseline_only) == (16, 16, 0)

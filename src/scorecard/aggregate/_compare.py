@@ -11,8 +11,8 @@ exclusion is counted, so an infrastructure failure never silently flatters a sid
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -26,7 +26,8 @@ from ._frames import PASSED_COLUMNS, SCORE_COLUMNS, observed_categories
 from ._stats import (
     holm_adjust,
     mcnemar_exact,
-    sign_flip_test,
+    sign_flip_interval,
+    sign_flip_tests,
     student_t_quantile,
 )
 
@@ -42,12 +43,12 @@ __all__ = [
     "Side",
     "Verdict",
     "adjust_family",
+    "bound_text",
     "compare_bundles",
     "compare_candidates",
     "compare_columns",
     "compare_paired",
     "metric_values",
-    "bound_text",
     "overall_p_value",
     "overall_p_values",
     "paired_t_interval",
@@ -144,7 +145,7 @@ class Difference:
     difference: float
     """Mean paired case difference (current - baseline)."""
     low: float
-    """Lower bound of the difference's interval (Student t on the paired case differences)."""
+    """Lower bound of the difference's interval (the inverted sign-flip test)."""
     high: float
     """Upper bound of the difference's interval."""
     p_value: float
@@ -155,7 +156,8 @@ class Difference:
     p_drop: float = math.nan
     """One-sided sign-flip p-value of "no drop" (small when the current side is lower)."""
     standard_error: float = math.nan
-    """Standard error of the difference behind the interval (``docs/aggregation.md`` section 4)."""
+    """Standard error of the difference (with the gate-failure floor; behind the minimum
+    detectable drop, ``docs/aggregation.md`` section 4)."""
 
 
 @dataclass(frozen=True)
@@ -261,6 +263,7 @@ class CaseColumns:
         self.success = frame[flag].to_numpy(dtype=bool, na_value=False) & self.scoreable
         self.values = metric_values(frame, metric)
         self._index: dict[tuple[int, int], npt.NDArray[np.intp]] | None = None
+        self.pairings: dict[tuple[Side, Side, Metric], _Pairing] = {}
 
     def _groups(self) -> dict[tuple[int, int], npt.NDArray[np.intp]]:
         """Row positions per (bundle code, candidate code), built once: a family reads many
@@ -316,6 +319,7 @@ class CaseColumns:
         pooled.success = base.success[rows]
         pooled.values = base.values[rows]
         pooled._index = None
+        pooled.pairings = {}
         return pooled
 
     def rows(self, side: Side) -> npt.NDArray[np.intp]:
@@ -510,6 +514,15 @@ class _Pairing:
             self.key = (*self.key, metric)
 
 
+def _pairing(columns: CaseColumns, current: Side, baseline: Side, metric: Metric) -> _Pairing:
+    """The pairing of two sides, kept on the columns: a family reads it for its raw p-values
+    and again for the member's full comparison."""
+    key = (current, baseline, metric)
+    if key not in columns.pairings:
+        columns.pairings[key] = _Pairing(columns, current, baseline, metric)
+    return columns.pairings[key]
+
+
 def overall_p_value(
     columns: CaseColumns,
     current: Side,
@@ -532,18 +545,14 @@ def overall_p_values(
     metric: Metric = "mean_overall",
 ) -> tuple[float, float]:
     """The overall two-sided and one-sided ("no drop") sign-flip p-values, without the interval."""
-    pairing = _Pairing(columns, current, baseline, metric)
-    found = []
-    for alternative in ("two-sided", "less"):
-        p_values, _ = sign_flip_test(
-            pairing.differences[:, :1],
-            seed=settings.seed,
-            key=pairing.key,
-            resamples=settings.resamples,
-            alternative=alternative,  # type: ignore[arg-type]
-        )
-        found.append(float(p_values[0]))
-    return found[0], found[1]
+    pairing = _pairing(columns, current, baseline, metric)
+    two_sided, less, _ = sign_flip_tests(
+        pairing.differences[:, :1],
+        seed=settings.seed,
+        key=pairing.key,
+        resamples=settings.resamples,
+    )
+    return float(two_sided[0]), float(less[0])
 
 
 def compare_columns(
@@ -555,23 +564,23 @@ def compare_columns(
     metric: Metric = "mean_overall",
 ) -> PairedComparison:
     """One paired comparison on columns already extracted (see :func:`compare_paired`)."""
-    pairing = _Pairing(columns, current, baseline, metric)
+    pairing = _pairing(columns, current, baseline, metric)
     mine, theirs, union, paired = pairing.mine, pairing.theirs, pairing.union, pairing.paired
     current_means, baseline_means = pairing.current_means, pairing.baseline_means
     differences, key = pairing.differences, pairing.key
     statistics = len(DIMENSIONS) + 1
-    p_values, method = sign_flip_test(
+    p_values, p_less, method = sign_flip_tests(
         differences, seed=settings.seed, key=key, resamples=settings.resamples
     )
-    p_drop, _ = sign_flip_test(
-        differences[:, :1],
+    floor = _gate_floor(mine, paired) + _gate_floor(theirs, paired)
+    estimate, _, _, error = paired_t_interval(differences, floor, settings.confidence)
+    low, high = sign_flip_interval(
+        differences,
         seed=settings.seed,
         key=key,
         resamples=settings.resamples,
-        alternative="less",
+        confidence=settings.confidence,
     )
-    floor = _gate_floor(mine, paired) + _gate_floor(theirs, paired)
-    estimate, low, high, error = paired_t_interval(differences, floor, settings.confidence)
     with np.errstate(invalid="ignore"):
         side_means = (
             (current_means.mean(axis=0), baseline_means.mean(axis=0))
@@ -592,7 +601,7 @@ def compare_columns(
             high=float(high[index]),
             p_value=float(p_values[index]),
             p_adjusted=float(adjusted[index]),
-            p_drop=float(p_drop[0]) if index == 0 else math.nan,
+            p_drop=float(p_less[0]) if index == 0 else math.nan,
             standard_error=float(error[index]),
         )
         for index, name in enumerate(("overall", *DIMENSIONS))

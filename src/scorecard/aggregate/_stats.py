@@ -34,7 +34,9 @@ __all__ = [
     "reference_p95",
     "reliability_curves",
     "seeded_generator",
+    "sign_flip_interval",
     "sign_flip_test",
+    "sign_flip_tests",
     "student_t_quantile",
     "wilson_interval",
     "wilson_intervals",
@@ -161,40 +163,123 @@ def sign_flip_test(
     ``less`` (a one-sided test of a drop) those whose sum is at most the observed one.
     A column with a missing difference (NaN) has no test: its p-value is NaN, never 0.
     """
+    two_sided, less, method = sign_flip_tests(differences, seed=seed, key=key, resamples=resamples)
+    return (less if alternative == "less" else two_sided), method
+
+
+def sign_flip_tests(
+    differences: npt.ArrayLike,
+    *,
+    seed: int,
+    key: Sequence[object] = (),
+    resamples: int = 10_000,
+) -> tuple[FloatArray, FloatArray, Literal["exact", "monte_carlo"]]:
+    """Both :func:`sign_flip_test` p-values (two-sided, then ``less``) from the same sign
+    vectors: one enumeration (or one seeded stream) for both."""
     values = np.asarray(differences, dtype=np.float64)
     if values.ndim == 1:
         values = values[:, None]
     missing = np.isnan(values).any(axis=0)
     if missing.any():
-        p_values, method = sign_flip_test(
-            values[:, ~missing], seed=seed, key=key, resamples=resamples, alternative=alternative
+        two_sided, less, method = sign_flip_tests(
+            values[:, ~missing], seed=seed, key=key, resamples=resamples
         )
-        result = np.full(values.shape[1], np.nan)
-        result[~missing] = p_values
-        return result, method
+        results = []
+        for found in (two_sided, less):
+            full = np.full(values.shape[1], np.nan)
+            full[~missing] = found
+            results.append(full)
+        return results[0], results[1], method
     n = values.shape[0]
     tolerance = 1e-12 * (1.0 + np.abs(values).sum(axis=0))
     observed = values.sum(axis=0)
 
-    def extreme(sums: FloatArray) -> npt.NDArray[np.int64]:
-        if alternative == "less":
-            return (sums <= observed + tolerance).sum(axis=0)  # type: ignore[no-any-return]
-        return (np.abs(sums) >= np.abs(observed) - tolerance).sum(axis=0)  # type: ignore[no-any-return]
+    def extreme(sums: FloatArray) -> tuple[IntArray, IntArray]:
+        far = (np.abs(sums) >= np.abs(observed) - tolerance).sum(axis=0)
+        low = (sums <= observed + tolerance).sum(axis=0)
+        return far, low
 
     if n <= EXACT_SIGN_FLIP_LIMIT:
-        sums = _sign_matrix(n) @ values
-        return extreme(sums) / float(2**n), "exact"
+        far, low = extreme(_sign_matrix(n) @ values)
+        return far / float(2**n), low / float(2**n), "exact"
     rng = seeded_generator(seed, ("sign-flip", *key))
-    hits = np.zeros(values.shape[1], dtype=np.int64)
+    hits_far = np.zeros(values.shape[1], dtype=np.int64)
+    hits_low = np.zeros(values.shape[1], dtype=np.int64)
     chunk = max(1, 2_000_000 // max(n, 1))
     remaining = resamples
     while remaining > 0:
         size = min(chunk, remaining)
         signs = rng.integers(0, 2, size=(size, n), dtype=np.int8) * 2 - 1
-        sums = signs.astype(np.float64) @ values
-        hits += extreme(sums)
+        far, low = extreme(signs.astype(np.float64) @ values)
+        hits_far += far
+        hits_low += low
         remaining -= size
-    return (1.0 + hits) / (1.0 + resamples), "monte_carlo"
+    total = 1.0 + resamples
+    return (1.0 + hits_far) / total, (1.0 + hits_low) / total, "monte_carlo"
+
+
+def sign_flip_interval(
+    differences: npt.ArrayLike,
+    *,
+    seed: int,
+    key: Sequence[object] = (),
+    resamples: int = 10_000,
+    confidence: float = 0.95,
+    bounds: tuple[float, float] = (-1.0, 1.0),
+) -> tuple[FloatArray, FloatArray]:
+    """The interval of each column's mean difference that inverts the two-sided sign-flip test:
+    every shift delta for which the test of ``differences - delta`` is not rejected at
+    1 - ``confidence`` (found by bisection on each side of the mean, within ``bounds``).
+
+    Exact when the differences are symmetric about their mean (as paired differences of two
+    sides of the same quality are), whatever their shape: a bootstrap or t interval is too wide
+    for the heavy tails a gate failure gives and too narrow when a sample holds none. With too
+    few units for any p-value below the level the interval is ``bounds``. The sign vectors are
+    those of :func:`sign_flip_test` (the same enumeration or seeded stream).
+    """
+    _z(confidence)
+    values = np.asarray(differences, dtype=np.float64)
+    if values.ndim == 1:
+        values = values[:, None]
+    n, width = values.shape
+    low = np.full(width, np.nan)
+    high = np.full(width, np.nan)
+    if n == 0:
+        return low, high
+    missing = np.isnan(values).any(axis=0)
+    if n <= EXACT_SIGN_FLIP_LIMIT:
+        signs = _sign_matrix(n)
+        extra = 0.0
+    else:
+        rng = seeded_generator(seed, ("sign-flip", *key))
+        signs = (rng.integers(0, 2, size=(resamples, n), dtype=np.int8) * 2 - 1).astype(np.float64)
+        extra = 1.0
+    alpha = 1 - confidence
+    clean = np.where(missing[None, :], 0.0, values)
+    flipped = signs @ clean
+    totals = signs.sum(axis=1)
+    mean = clean.mean(axis=0)
+    scale = 1.0 + np.abs(clean).sum(axis=0)
+
+    def accepted(delta: FloatArray) -> npt.NDArray[np.bool_]:
+        observed = np.abs(clean.sum(axis=0) - n * delta)
+        sums = np.abs(flipped - totals[:, None] * delta[None, :])
+        hits = (sums >= observed - 1e-12 * scale).sum(axis=0)
+        return (extra + hits) / (extra + signs.shape[0]) > alpha  # type: ignore[no-any-return]
+
+    for side, bound in ((low, bounds[0]), (high, bounds[1])):
+        outer = np.full(width, bound)
+        inner = mean.copy()
+        edge = accepted(outer)
+        for _ in range(40):
+            middle = (outer + inner) / 2
+            keep = accepted(middle)
+            inner = np.where(keep, middle, inner)
+            outer = np.where(keep, outer, middle)
+        side[:] = np.where(edge, bound, inner)
+    low[missing] = np.nan
+    high[missing] = np.nan
+    return low, high
 
 
 def _resample_counts(rng: np.random.Generator, units: int, resamples: int) -> IntArray:

@@ -10,9 +10,10 @@ from ._input import (
     combined_frame,
     gate_side,
     pool_sides,
+    row_facts,
     run_facts,
 )
-from ._results import Estimate, GateCheck, GateResult, RuleOutcome
+from ._results import Estimate, GateCheck, GateResult, MetricComparison, RuleOutcome
 from ._rules import METRIC_LABELS, GateRules, gate_policy
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "GateResult",
     "GateRules",
     "GateSide",
+    "MetricComparison",
     "RuleOutcome",
     "RunFacts",
     "combined_frame",
@@ -30,5 +32,6 @@ __all__ = [
     "gate_policy",
     "gate_side",
     "pool_sides",
+    "row_facts",
     "run_facts",
 ]

@@ -245,7 +245,8 @@ def compare_metrics(
     candidates x ``drop.metrics`` (``CampaignAnalysis.drops``)."""
     (baseline_label, _), (current_label, _) = labelled_sides(current, baseline)
     found: list[MetricComparison] = []
-    tests = analysis.drops(baseline_label, current_label, METRICS, rules.drop_metrics)
+    metrics = [m for m in METRICS if m in rules.drop_metrics or m in rules.shown_metrics]
+    tests = analysis.drops(baseline_label, current_label, metrics, rules.drop_metrics)
     for (metric, label), test in tests.items():
         if label == ALL_CANDIDATES and not rules.pooled:
             continue

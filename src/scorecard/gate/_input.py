@@ -36,6 +36,7 @@ __all__ = [
     "metric_frame",
     "none_if_nan",
     "pool_sides",
+    "row_facts",
     "run_facts",
 ]
 
@@ -224,6 +225,35 @@ def run_facts(record: Any) -> RunFacts:
         model=row[_FIELD["model"]],
         tier=row[_FIELD["tier"]],
         source=source,
+    )
+
+
+def row_facts(row: Row) -> RunFacts:
+    """A scored row (a Parquet row: ``scorecard.engine.ROW_FIELDS``) as a run. Rows hold no
+    reasons, audit findings or failure text, so reports show none for these runs."""
+    gate = row[_FIELD["gate_passed"]]
+    return RunFacts(
+        bundle=row[_FIELD["bundle"]],
+        candidate=row[_FIELD["candidate"]],
+        provider=row[_FIELD["provider"]],
+        case=row[_FIELD["case"]],
+        repetition=row[_FIELD["repetition"]],
+        classification=row[_FIELD["classification"]],
+        scores=tuple(none_if_nan(row[_FIELD[f"score_{name}"]]) for name in DIMENSIONS),
+        dimension_passed=tuple(row[_FIELD[f"passed_{name}"]] for name in DIMENSIONS),
+        overall=none_if_nan(row[_FIELD["overall_score"]]),
+        passed=row[_FIELD["passed"]],
+        gate_passed=None if gate is None else bool(gate),
+        reasons=tuple(() for _ in DIMENSIONS),
+        findings=(),
+        audit_gates=False,
+        failure=None,
+        settlement_ms=none_if_nan(row[_FIELD["settlement_ms"]]),
+        cost_usd=none_if_nan(row[_FIELD["cost_usd"]]),
+        attempts=row[_FIELD["attempts"]],
+        tool_count=row[_FIELD["tool_count"]],
+        model=row[_FIELD["model"]],
+        tier=row[_FIELD["tier"]],
     )
 
 

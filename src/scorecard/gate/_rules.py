@@ -61,6 +61,8 @@ class GateRules:
     drop_metrics: tuple[Metric, ...] = ("mean_overall",)
     """Metrics whose paired drop against the baseline is gated (one Holm family over the
     candidates x these metrics); empty turns the rule off. Every metric's drop is shown."""
+    shown_metrics: tuple[Metric, ...] = METRICS
+    """Metrics whose paired drop is computed and shown (the gated ones always are)."""
     tolerance: float = 0.05
     """Drops within this (score or rate units) do not count."""
     alpha: float = 0.05
@@ -174,6 +176,7 @@ _GATE_KEYS: dict[tuple[str, ...], tuple[str, Callable[[Any], Any]]] = {
     ("safety", "dimensions"): ("safety_dimensions", _choices(SAFETY_DIMENSIONS)),
     ("safety", "allowedNew"): ("allowed_new_failures", _integer(0)),
     ("drop", "metrics"): ("drop_metrics", _choices(METRICS)),
+    ("drop", "shown"): ("shown_metrics", _choices(METRICS)),
     ("drop", "tolerance"): ("tolerance", _number(0.0, 1.0)),
     ("drop", "alpha"): ("alpha", _number(0.0, 1.0, open_low=True)),
     ("drop", "confidence"): ("confidence", _number(0.5, 0.999)),

@@ -21,9 +21,11 @@ from scorecard.gate import ALL_CANDIDATES, METRIC_LABELS, GateResult, RuleOutcom
 
 from ._common import (
     STATUS_WORDS,
+    baseline_text,
     comparison_for,
     difference_text,
     estimate_text,
+    forbidden_text,
     number_text,
     paired_means_text,
     rules_text,
@@ -247,8 +249,12 @@ def render_html(result: GateResult, line: str, *, images: Sequence[Image] = ()) 
     facts = [
         f"<li><strong>Current bundle</strong>: {_e(result.current_bundle)}, {_e(runs_text(result))}</li>"
     ]
-    if result.baseline_bundle is not None:
-        facts.append(f"<li><strong>Baseline bundle</strong>: {_e(result.baseline_bundle)}</li>")
+    baseline = baseline_text(result)
+    if baseline is not None:
+        facts.append(f"<li><strong>Baseline</strong>: {_e(baseline, 600)}</li>")
+    forbidden = forbidden_text(result)
+    if forbidden is not None:
+        facts.insert(0, f'<li class="fail"><strong>{_e(forbidden, 600)}</strong></li>')
     facts += [f"<li>{_e(text)}</li>" for text in [*rules_text(result), *result.notes]]
     alerts = _table(
         ["severity", "kind", "message"],
