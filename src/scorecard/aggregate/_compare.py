@@ -28,6 +28,7 @@ from ._stats import (
     mcnemar_exact,
     sign_flip_interval,
     sign_flip_tests,
+    stratified_permutation_test,
     student_t_quantile,
 )
 
@@ -154,7 +155,8 @@ class Difference:
     """Holm-adjusted p-value within its family (dimensions of a comparison; for ``overall``, the
     comparisons of a family, or the p-value itself when compared alone)."""
     p_drop: float = math.nan
-    """One-sided sign-flip p-value of "no drop" (small when the current side is lower)."""
+    """One-sided p-value of "no drop" (small when the current side is lower): runs permuted
+    within cases (the sign-flip test of the case differences with one run a side)."""
     standard_error: float = math.nan
     """Standard error of the difference (with the gate-failure floor; behind the minimum
     detectable drop, ``docs/aggregation.md`` section 4)."""
@@ -361,6 +363,7 @@ class _SideData:
         values = columns.values[rows[order]]
         passed = columns.passed[rows[order]]
         success = columns.success[rows[order]]
+        self.runs: dict[str, npt.NDArray[np.float64]] = {}
         self.success_runs: dict[str, int] = {}
         self.success_sum: dict[str, float] = {}
         kept_repetitions = repetitions[order]
@@ -373,6 +376,7 @@ class _SideData:
             self.means[case] = values[chosen].mean(axis=0)
             self.repetitions[case] = kept_repetitions[chosen]
             self.passed[case] = passed[chosen]
+            self.runs[case] = values[chosen][:, 0]
             self.success_runs[case] = int(success[chosen].sum())
             self.success_sum[case] = float(values[chosen][success[chosen], 0].sum())
 
@@ -508,6 +512,7 @@ class _Pairing:
         self.baseline_means = np.array([self.theirs.means[case] for case in self.paired])
         self.baseline_means = self.baseline_means.reshape(-1, statistics)
         self.differences = self.current_means - self.baseline_means
+        self._drop: float | None = None
         # The stream is named by what is compared (sides and metric), never by its place in a view.
         self.key: tuple[str, ...] = ("paired", current.label, baseline.label)
         if metric != "mean_overall":
@@ -521,6 +526,17 @@ def _pairing(columns: CaseColumns, current: Side, baseline: Side, metric: Metric
     if key not in columns.pairings:
         columns.pairings[key] = _Pairing(columns, current, baseline, metric)
     return columns.pairings[key]
+
+
+def _drop_p_value(pairing: _Pairing, settings: ComparisonSettings) -> float:
+    if pairing._drop is None:
+        pairing._drop = stratified_permutation_test(
+            [(pairing.mine.runs[case], pairing.theirs.runs[case]) for case in pairing.paired],
+            seed=settings.seed,
+            key=pairing.key,
+            resamples=settings.resamples,
+        )
+    return pairing._drop
 
 
 def overall_p_value(
@@ -546,13 +562,13 @@ def overall_p_values(
 ) -> tuple[float, float]:
     """The overall two-sided and one-sided ("no drop") sign-flip p-values, without the interval."""
     pairing = _pairing(columns, current, baseline, metric)
-    two_sided, less, _ = sign_flip_tests(
+    two_sided, _, _ = sign_flip_tests(
         pairing.differences[:, :1],
         seed=settings.seed,
         key=pairing.key,
         resamples=settings.resamples,
     )
-    return float(two_sided[0]), float(less[0])
+    return float(two_sided[0]), _drop_p_value(pairing, settings)
 
 
 def compare_columns(
@@ -569,7 +585,7 @@ def compare_columns(
     current_means, baseline_means = pairing.current_means, pairing.baseline_means
     differences, key = pairing.differences, pairing.key
     statistics = len(DIMENSIONS) + 1
-    p_values, p_less, method = sign_flip_tests(
+    p_values, _, method = sign_flip_tests(
         differences, seed=settings.seed, key=key, resamples=settings.resamples
     )
     floor = _gate_floor(mine, paired) + _gate_floor(theirs, paired)
@@ -601,7 +617,7 @@ def compare_columns(
             high=float(high[index]),
             p_value=float(p_values[index]),
             p_adjusted=float(adjusted[index]),
-            p_drop=float(p_less[0]) if index == 0 else math.nan,
+            p_drop=_drop_p_value(pairing, settings) if index == 0 else math.nan,
             standard_error=float(error[index]),
         )
         for index, name in enumerate(("overall", *DIMENSIONS))

@@ -37,6 +37,7 @@ __all__ = [
     "sign_flip_interval",
     "sign_flip_test",
     "sign_flip_tests",
+    "stratified_permutation_test",
     "student_t_quantile",
     "wilson_interval",
     "wilson_intervals",
@@ -216,6 +217,52 @@ def sign_flip_tests(
         remaining -= size
     total = 1.0 + resamples
     return (1.0 + hits_far) / total, (1.0 + hits_low) / total, "monte_carlo"
+
+
+def stratified_permutation_test(
+    strata: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]],
+    *,
+    seed: int,
+    key: Sequence[object] = (),
+    resamples: int = 10_000,
+) -> float:
+    """One-sided p-value of "no drop" from runs permuted within strata (cases).
+
+    Each stratum is (current runs, baseline runs) of one case; the statistic is the mean over
+    strata of current mean - baseline mean (the paired comparison's difference). Under "no
+    change" the runs of a case are exchangeable between the sides, so the side labels are
+    permuted within each case: ``resamples`` seeded permutations give
+    ``(1 + hits) / (1 + resamples)`` with hits the permutations whose statistic is at most the
+    observed one. When every case has one run per side this is the sign-flip test of the case
+    differences, and that exact test is used. With several runs a side (a baseline of several
+    nights, repeated cases) it also reads the spread between a case's runs, which the sign-flip
+    test of case means cannot.
+    """
+    pairs = [
+        (np.asarray(mine, dtype=np.float64), np.asarray(theirs, dtype=np.float64))
+        for mine, theirs in strata
+    ]
+    pairs = [(mine, theirs) for mine, theirs in pairs if mine.size and theirs.size]
+    if not pairs:
+        return 1.0
+    if all(mine.size == 1 and theirs.size == 1 for mine, theirs in pairs):
+        differences = np.array([mine[0] - theirs[0] for mine, theirs in pairs])
+        p_values, _ = sign_flip_test(differences, seed=seed, key=key, alternative="less")
+        return float(p_values[0])
+    rng = seeded_generator(seed, ("permutation", *key))
+    observed = float(np.mean([mine.mean() - theirs.mean() for mine, theirs in pairs]))
+    statistic = np.zeros(resamples)
+    scale = 0.0
+    for mine, theirs in pairs:
+        values = np.concatenate([mine, theirs])
+        a, b = mine.size, theirs.size
+        scale += float(np.abs(values).sum())
+        order = np.argsort(rng.random((resamples, a + b)), axis=1)[:, :a]
+        chosen = values[order].sum(axis=1)
+        statistic += chosen * (1 / a + 1 / b) - values.sum() / b
+    statistic /= len(pairs)
+    hits = int((statistic <= observed + 1e-12 * (1.0 + scale)).sum())
+    return (1.0 + hits) / (1.0 + resamples)
 
 
 def sign_flip_interval(
