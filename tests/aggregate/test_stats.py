@@ -21,6 +21,7 @@ from scorecard.aggregate._stats import (
     seeded_generator,
     sign_flip_interval,
     sign_flip_test,
+    stratified_permutation_test,
     student_t_quantile,
     wilson_interval,
 )
@@ -327,3 +328,38 @@ def test_the_gated_mean_interval_covers_by_simulation() -> None:
         )
         held += bool(interval.low <= 0.72 <= interval.high)
     assert 0.92 <= held / trials <= 0.985
+
+
+def test_the_stratified_permutation_test_equals_a_brute_force_count() -> None:
+    """Two cases (2 current + 3 baseline runs, 1 + 2): every assignment of side labels within
+    each case, equally likely under "no change"; the Monte Carlo p-value is within 0.01 of the
+    exact share of assignments whose statistic is at most the observed one."""
+    strata = [
+        (np.array([0.2, 0.0]), np.array([0.9, 0.8, 0.85])),
+        (np.array([0.5]), np.array([0.9, 0.7])),
+    ]
+
+    def statistic(parts: list[tuple[np.ndarray, np.ndarray]]) -> float:
+        return float(np.mean([mine.mean() - theirs.mean() for mine, theirs in parts]))
+
+    observed = statistic(strata)
+    options = []
+    for mine, theirs in strata:
+        values = np.concatenate([mine, theirs])
+        options.append(
+            [
+                (values[list(chosen)], np.delete(values, list(chosen)))
+                for chosen in itertools.combinations(range(values.size), mine.size)
+            ]
+        )
+    assignments = list(itertools.product(*options))
+    exact = sum(statistic(list(parts)) <= observed + 1e-12 for parts in assignments)
+    p_value = stratified_permutation_test(strata, seed=0, resamples=40_000)
+    assert p_value == pytest.approx(exact / len(assignments), abs=0.01)
+
+
+def test_one_run_a_side_permutes_as_the_exact_sign_flip_test() -> None:
+    strata = [(np.array([x]), np.array([y])) for x, y in [(0.1, 0.5), (0.3, 0.9), (0.8, 0.7)]]
+    p_value = stratified_permutation_test(strata, seed=0)
+    expected, _ = sign_flip_test(np.array([-0.4, -0.6, 0.1]), seed=0, alternative="less")
+    assert p_value == expected[0]
