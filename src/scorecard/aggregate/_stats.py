@@ -216,7 +216,9 @@ def sign_flip_tests(
         hits_low += low
         remaining -= size
     total = 1.0 + resamples
-    return (1.0 + hits_far) / total, (1.0 + hits_low) / total, "monte_carlo"
+    far_p = ((1.0 + hits_far) / total).astype(np.float64)
+    low_p = ((1.0 + hits_low) / total).astype(np.float64)
+    return far_p, low_p, "monte_carlo"
 
 
 def stratified_permutation_test(
@@ -293,7 +295,7 @@ def sign_flip_interval(
     high = np.full(width, np.nan)
     if n == 0:
         return low, high
-    missing = np.isnan(values).any(axis=0)
+    missing: npt.NDArray[np.bool_] = np.asarray(np.isnan(values).any(axis=0))
     if n <= EXACT_SIGN_FLIP_LIMIT:
         signs = _sign_matrix(n)
         extra = 0.0
