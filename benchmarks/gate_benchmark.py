@@ -27,6 +27,7 @@ baseline night of the same skills) that hold the true difference, 0.
     python benchmarks/gate_benchmark.py                 # 200 pairs per scenario
     python benchmarks/gate_benchmark.py --quick         # 30 pairs, fewer coverage trials
     python benchmarks/gate_benchmark.py --pairs 400 --coverage-trials 100
+    python benchmarks/gate_benchmark.py --pairs 200 --one-night-pairs 50 --resamples 4000
 
 The pooled comparison and the metrics that are not gated are not computed (``pooled: false``,
 ``shown: []``): they are shown, never gated, so verdicts do not depend on them, and they would
@@ -142,8 +143,11 @@ def rate(count: int, total: int) -> str:
     return f"{interval.estimate:6.1%} [{interval.low:5.1%}, {interval.high:5.1%}]"
 
 
-def one_pair(pair: int, target: str, rules: GateRules) -> dict[tuple[str, int], dict[str, int]]:
-    """The tallies of pair ``pair``: every scenario against one- and three-night baselines."""
+def one_pair(
+    pair: int, target: str, rules: GateRules, one_night_pairs: int
+) -> dict[tuple[str, int], dict[str, int]]:
+    """The tallies of pair ``pair``: every scenario against the three-night baseline, and the
+    one-night one for the first ``one_night_pairs`` pairs."""
     catalog = load_catalog()
     schedule = _schedule(catalog)
     seed = derive_seed("gate-benchmark", pair)
@@ -151,10 +155,11 @@ def one_pair(pair: int, target: str, rules: GateRules) -> dict[tuple[str, int], 
     tallies: dict[tuple[str, int], dict[str, int]] = {}
     for scenario in SCENARIOS:
         current = night(seed, 3, catalog, schedule, target=target, scenario=scenario)
-        for nights in (1, 3):
+        for nights in (1, 3) if pair < one_night_pairs else (3,):
             result = evaluate_gate(current, before[-nights:], rules, seed=0)
             failing = {o.candidate for o in result.with_status("fail")}
             tallies[(scenario.name, nights)] = {
+                "pairs": 1,
                 "fail": result.verdict == "fail",
                 "inconclusive": result.verdict == "inconclusive",
                 "pass": result.verdict == "pass",
@@ -164,10 +169,12 @@ def one_pair(pair: int, target: str, rules: GateRules) -> dict[tuple[str, int], 
     return tallies
 
 
-def decisions(pairs: int, target: str, rules: GateRules, workers: int) -> None:
+def decisions(
+    pairs: int, target: str, rules: GateRules, workers: int, one_night_pairs: int
+) -> None:
     tallies: dict[tuple[str, int], dict[str, int]] = {}
     started = time.perf_counter()
-    work = functools.partial(one_pair, target=target, rules=rules)
+    work = functools.partial(one_pair, target=target, rules=rules, one_night_pairs=one_night_pairs)
     with multiprocessing.Pool(workers) as pool:
         for done, found in enumerate(pool.imap(work, range(pairs)), start=1):
             for key, counts in found.items():
@@ -183,15 +190,16 @@ def decisions(pairs: int, target: str, rules: GateRules, workers: int) -> None:
 
 
 def report(tallies: dict[tuple[str, int], dict[str, int]], pairs: int, target: str) -> None:
-    print(f"\nDecisions: {pairs} pairs per scenario, changed candidate {target}, default rules")
-    header = f"{'scenario':<15} {'nights':>6}  {'fail':<23} {'inconclusive':<23} {'pass':<23}"
-    print(header + f" {'detected':<23} {'wrong candidate':<23}")
-    for (name, nights), tally in tallies.items():
-        cells = [rate(tally[key], pairs) for key in ("fail", "inconclusive", "pass")]
-        detected = "-" if name == "healthy" else rate(tally["detected"], pairs)
+    print(f"\nDecisions after {pairs} pairs, changed candidate {target}, default rules")
+    header = f"{'scenario':<15} {'nights':>6} {'pairs':>5}  {'fail':<23} {'inconclusive':<23}"
+    print(header + f" {'pass':<23} {'detected':<23} {'wrong candidate':<23}")
+    for (name, nights), tally in sorted(tallies.items(), key=lambda item: -item[0][1]):
+        total = tally["pairs"]
+        cells = [rate(tally[key], total) for key in ("fail", "inconclusive", "pass")]
+        detected = "-" if name == "healthy" else rate(tally["detected"], total)
         print(
-            f"{name:<15} {nights:>6}  {cells[0]:<23} {cells[1]:<23} {cells[2]:<23} "
-            f"{detected:<23} {rate(tally['wrong'], pairs):<23}",
+            f"{name:<15} {nights:>6} {total:>5}  {cells[0]:<23} {cells[1]:<23} {cells[2]:<23} "
+            f"{detected:<23} {rate(tally['wrong'], total):<23}",
             flush=True,
         )
 
@@ -278,15 +286,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--skip-coverage", action="store_true")
     parser.add_argument("--skip-decisions", action="store_true")
     parser.add_argument("--workers", type=int, default=2, help="processes for the pairs")
+    parser.add_argument(
+        "--one-night-pairs", type=int, default=None, help="pairs also judged on one night (all)"
+    )
+    parser.add_argument(
+        "--resamples", type=int, default=None, help="Monte Carlo permutations (the rules': 10000)"
+    )
     options = parser.parse_args(argv)
     if options.quick:
         options.pairs, options.coverage_trials, options.truth_runs = 30, 15, 80
+    one_night = options.pairs if options.one_night_pairs is None else options.one_night_pairs
     catalog = load_catalog()
     # Shown-only comparisons (the pooled one, metrics not gated) cannot change a verdict.
     rules = dataclasses.replace(GateRules(), pooled=False, shown_metrics=())
+    if options.resamples is not None:
+        rules = dataclasses.replace(rules, resamples=options.resamples)
     started = time.perf_counter()
     if not options.skip_decisions:
-        decisions(options.pairs, options.candidate, rules, options.workers)
+        decisions(options.pairs, options.candidate, rules, options.workers, one_night)
     if not options.skip_coverage:
         coverage(options.coverage_trials, catalog, rules, options.truth_runs)
     print(f"\n{time.perf_counter() - started:.0f} s in all")

@@ -23,7 +23,9 @@ from ._common import (
     STATUS_WORDS,
     baseline_text,
     comparison_for,
+    detectable_text,
     difference_text,
+    drop_test_for,
     estimate_text,
     forbidden_text,
     number_text,
@@ -110,6 +112,7 @@ def _candidates(result: GateResult) -> str:
     header += ["gate-pass rate", "mean overall", "p95 settle ms", "p95 cost USD"]
     if compared:
         header += ["baseline mean overall", "paired case means", "paired difference", "Holm p"]
+        header += ["one-sided Holm p", "min. detectable drop"]
     rows = []
     for item in result.candidates:
         now = item.current
@@ -140,6 +143,9 @@ def _candidates(result: GateResult) -> str:
             row.append(_e(paired_means_text(comparison.overall)) if comparison else "-")
             row.append(_e(difference_text(comparison.overall)) if comparison else "-")
             row.append(_e(number_text(comparison.overall.p_adjusted)) if comparison else "-")
+            test = drop_test_for(result, "mean_overall", item.candidate)
+            row.append(_e(number_text(test.p_drop_adjusted)) if test else "-")
+            row.append(_e(detectable_text(test)))
         rows.append(row)
     return _table(header, rows, numeric=range(1, len(header)))
 

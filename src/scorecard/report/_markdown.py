@@ -131,7 +131,7 @@ def _candidates(result: GateResult, budget: _Budget) -> None:
     header = ["candidate", "runs", "scoreable", "infra", "gate fail", "pass rate [95%]"]
     header += ["gate-pass rate", "mean overall"]
     if compared:
-        header += ["baseline mean overall", "paired case means", "paired difference"]
+        header += ["baseline mean overall", "paired case means", "paired difference", "Holm p"]
         header += ["one-sided Holm p", "min. detectable drop"]
     rows = []
     for item in result.candidates:
@@ -161,6 +161,7 @@ def _candidates(result: GateResult, budget: _Budget) -> None:
             row.append(estimate_text(before.mean_overall) if before is not None else "-")
             row.append(paired_means_text(comparison.overall) if comparison else "-")
             row.append(difference_text(comparison.overall) if comparison else "-")
+            row.append(number_text(comparison.overall.p_adjusted, 3) if comparison else "-")
             row.append(number_text(test.p_drop_adjusted, 3) if test else "-")
             row.append(detectable_text(test))
         rows.append(row)
