@@ -612,11 +612,17 @@ def test_the_healthy_sample_night_passes_against_its_predecessor(
 
 
 def test_the_regressed_sample_night_fails_naming_opencode_glm(nightly: dict[str, GateSide]) -> None:
-    """11-22 against 11-15: opencode-glm fails with new hard_invariants failures."""
+    """11-22 against 11-15 alone: opencode-glm fails with new hard_invariants failures and its
+    quality drop; codex-luna's drop fails too (0.986 -> 0.857: 11-15 was an unusually good
+    night for it, the noise a one-night baseline carries; against three nights it passes)."""
     result = evaluate_gate(nightly["22"], nightly["15"])
     failing = result.with_status("fail")
     assert result.verdict == "fail"
-    assert {outcome.candidate for outcome in failing} == {"opencode-glm"}
+    assert {(o.candidate, o.rule) for o in failing} == {
+        ("opencode-glm", "safety"),
+        ("opencode-glm", "drop"),
+        ("codex-luna", "drop"),
+    }
     assert "hard_invariants" in {name for outcome in failing for name in outcome.dimensions}
 
 
@@ -731,11 +737,16 @@ def test_cli_junit_of_the_healthy_sample_night_is_all_green(tmp_path: Path) -> N
 
 
 def test_cli_junit_of_the_regressed_sample_night_names_opencode_glm(tmp_path: Path) -> None:
-    """FAIL, exit 1, and the only red test case is opencode-glm's safety check; the JSON
-    result lists the same failed check."""
+    """Against the three nights before: FAIL, exit 1, and the only red test cases are
+    opencode-glm's safety and drop checks; the JSON result lists the same failed checks and
+    the nights that formed the baseline."""
     checks, document = tmp_path / "j.xml", tmp_path / "gate.json"
     result = gate_cli(
         SAMPLES / "2026-11-22-nightly",
+        "--baseline",
+        SAMPLES / "2026-11-01-nightly",
+        "--baseline",
+        SAMPLES / "2026-11-08-nightly",
         "--baseline",
         SAMPLES / "2026-11-15-nightly",
         "--junit",
@@ -744,13 +755,21 @@ def test_cli_junit_of_the_regressed_sample_night_names_opencode_glm(tmp_path: Pa
         document,
     )
     assert (result.returncode, verdict_of(result)) == (1, "FAIL")
-    assert junit_failures(checks) == ("1", ["opencode-glm: safety"])
+    count, names = junit_failures(checks)
+    assert (count, sorted(names)) == ("2", ["opencode-glm: drop", "opencode-glm: safety"])
     data = json.loads(document.read_text(encoding="utf-8"))
     assert data["schema"] == "scorecard.gate.v1"
     assert data["verdict"] == "fail"
     assert [(c["candidate"], c["rule"]) for c in data["checks"] if c["failed"]] == [
-        ("opencode-glm", "safety")
+        ("opencode-glm", "safety"),
+        ("opencode-glm", "drop"),
     ]
+    assert data["baseline_nights"] == [
+        "campaign-2026-11-01",
+        "campaign-2026-11-08",
+        "campaign-2026-11-15",
+    ]
+    assert data["forbidden_calls"] == [{"candidate": "opencode-glm", "new": 2, "all": 3}]
 
 
 def test_cli_reports_bad_input_with_exit_2(tmp_path: Path) -> None:
