@@ -436,7 +436,8 @@ def gated_mean_interval(
         weights = _resample_counts(rng, clusters.size, resamples).astype(np.float64)
         quality = (weights @ s[clusters]) / (weights @ g[clusters])
     low, high = percentile_interval((rates * quality)[:, None], confidence)
-    return Interval(estimate, float(low[0]), float(high[0]))
+    # The interval holds its estimate (a 12/12 rate's posterior never reaches 1 exactly).
+    return Interval(estimate, min(float(low[0]), estimate), max(float(high[0]), estimate))
 
 
 def student_t_quantile(probability: float, df: float) -> float:
