@@ -55,19 +55,44 @@ def campaign() -> pd.DataFrame:
     )
 
 
-def test_the_across_bundle_family_is_every_shared_candidate_and_the_pooled_comparison(
+def test_the_across_bundle_family_is_every_shared_candidate_and_the_pooled_one_apart(
     campaign: pd.DataFrame,
 ) -> None:
-    """n1 -> n2: x, y, z and the pooled comparison; Holm over those four raw p-values."""
+    """n1 -> n2: x, y, z and the pooled comparison are shown; Holm runs over the three
+    candidates' raw p-values only, and the pooled comparison keeps its own raw p-value (it
+    restates the candidates' data, so counting it would only weaken every candidate's test)."""
     family = analyze_campaign(campaign, SETTINGS).family("n1", "n2")
     assert list(family) == ["x", "y", "z", POOLED]
-    raw = [family[name].overall.p_value for name in family]
+    raw = [family[name].overall.p_value for name in ["x", "y", "z"]]
     assert raw[0] == 2 / 256
     order = np.argsort(raw, kind="stable")
-    expected = np.maximum.accumulate(np.minimum(1.0, (4 - np.arange(4)) * np.array(raw)[order]))
-    adjusted = [family[name].overall.p_adjusted for name in family]
+    expected = np.maximum.accumulate(np.minimum(1.0, (3 - np.arange(3)) * np.array(raw)[order]))
+    adjusted = [family[name].overall.p_adjusted for name in ["x", "y", "z"]]
     assert [adjusted[i] for i in order] == pytest.approx(list(expected), abs=0)
-    assert family["x"].overall.p_adjusted == 4 * 2 / 256
+    assert family["x"].overall.p_adjusted == 3 * 2 / 256
+    assert family[POOLED].overall.p_adjusted == family[POOLED].overall.p_value
+
+
+def test_drop_tests_are_one_sided_and_holm_adjusted_over_candidates_and_gated_metrics(
+    campaign: pd.DataFrame,
+) -> None:
+    """x's mean overall falls on 8 cases (n1 -> n2): its one-sided p is half the two-sided one
+    (1/256); Holm runs over x, y, z times the gated metrics (3, then 6 members)."""
+    analysis = analyze_campaign(campaign, SETTINGS)
+    one = analysis.drops("n1", "n2", ("mean_overall",), ("mean_overall",))
+    assert set(one) == {("mean_overall", name) for name in ("x", "y", "z", POOLED)}
+    x = one[("mean_overall", "x")]
+    assert x.p_drop == 1 / 256
+    raw = {name: one[("mean_overall", name)].p_drop for name in ("x", "y", "z")}
+    order = sorted(raw, key=raw.__getitem__)
+    running = 0.0
+    for rank, name in enumerate(order):
+        running = max(running, min(1.0, (3 - rank) * raw[name]))
+        assert one[("mean_overall", name)].p_drop_adjusted == pytest.approx(running, abs=0)
+    assert not one[("mean_overall", POOLED)].gated
+    both = analysis.drops("n1", "n2", ("mean_overall", "pass_rate"), ("mean_overall", "pass_rate"))
+    assert both[("mean_overall", "x")].family_size == 6
+    assert both[("mean_overall", "x")].p_drop_adjusted >= x.p_drop_adjusted
 
 
 def test_a_candidate_missing_from_a_bundle_leaves_its_family(campaign: pd.DataFrame) -> None:
@@ -124,7 +149,7 @@ def test_a_restricted_analysis_shows_fewer_candidates_with_the_same_numbers(
     full = analysis.candidates.summary
     expected = full.loc[(full["candidate"] == "x").to_numpy()].reset_index(drop=True)
     pd.testing.assert_frame_equal(only_x.candidates.summary, expected)
-    assert only_x.comparison("x", "n1", "n2").overall.p_adjusted == 4 * 2 / 256
+    assert only_x.comparison("x", "n1", "n2").overall.p_adjusted == 3 * 2 / 256
     with pytest.raises(InputError):
         analysis.restricted(["nobody"])
 

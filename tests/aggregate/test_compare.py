@@ -75,7 +75,10 @@ def test_a_clear_gain_on_every_case_is_better() -> None:
     assert result.verdict == "better"
     assert result.paired_cases == EIGHT
     assert (result.overall.current, result.overall.baseline) == (1.0, 0.5)
-    assert (result.overall.difference, result.overall.low, result.overall.high) == (0.5, 0.5, 0.5)
+    # Every difference is +0.5: any other shift makes all eight signs agree (p = 2/256), so the
+    # inverted sign-flip interval is the point (to the bisection's precision).
+    overall = result.overall
+    assert (overall.difference, overall.low, overall.high) == pytest.approx((0.5,) * 3, abs=1e-9)
     assert result.overall.p_value == 2 / 256
     mcnemar = result.mcnemar
     assert (mcnemar.pairs, mcnemar.current_only, mcnemar.baseline_only) == (16, 16, 0)
@@ -272,3 +275,27 @@ def test_a_comparison_without_pairs_is_inconclusive_and_serialisable() -> None:
     assert document["overall"]["difference"] is None
     assert document["verdict"] == "inconclusive"
     assert document["coverage"] == 0.0
+
+
+def test_a_zero_tolerance_reads_below_0_never_minus_0() -> None:
+    """Every case down by 0.5 with tolerance 0: the reason says "below 0"."""
+    frame = _frame(
+        _runs("base", {case: [1.0] for case in EIGHT}),
+        _runs("new", {case: [0.5] for case in EIGHT}),
+    )
+    result = compare_candidates(frame, "new", "base", ComparisonSettings(seed=0, resamples=2000))
+    assert result.verdict == "worse"
+    assert "below 0 " in result.reason
+    assert "-0 " not in result.reason
+
+
+def test_identical_sides_say_so_instead_of_straddling() -> None:
+    """The same scores on both sides: no difference at all, said in words."""
+    frame = _frame(
+        _runs("base", {case: [0.7] for case in EIGHT}),
+        _runs("new", {case: [0.7] for case in EIGHT}),
+    )
+    result = compare_candidates(frame, "new", "base", ComparisonSettings(seed=0, resamples=2000))
+    assert result.verdict == "inconclusive"
+    assert "identical on the 8 paired cases" in result.reason
+    assert "straddles" not in result.reason

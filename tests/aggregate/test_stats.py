@@ -12,13 +12,17 @@ from scipy.stats import binomtest
 
 from scorecard.aggregate._stats import (
     cluster_bootstrap_means,
+    gated_mean_interval,
     holm_adjust,
     mcnemar_exact,
     paired_bootstrap_means,
     pareto_frontier,
     reliability_curves,
     seeded_generator,
+    sign_flip_interval,
     sign_flip_test,
+    stratified_permutation_test,
+    student_t_quantile,
     wilson_interval,
 )
 
@@ -225,3 +229,137 @@ def test_negative_seeds_are_refused() -> None:
     """Seeds are non-negative integers."""
     with pytest.raises(ValueError, match="seed"):
         seeded_generator(-1)
+
+
+# --- the gate's statistics: one-sided tests, inverted intervals, t quantiles, gated means ------
+
+
+@pytest.mark.parametrize(
+    "differences",
+    [
+        [0.4, -0.1, 0.2, 0.3, 0.0, 0.25],
+        [-0.125, -0.5, 0.25, -0.25, -0.125, 0.375, -0.5, 0.0625, -0.25, 0.1875],
+        [-0.3] * 7,
+    ],
+)
+def test_one_sided_sign_flip_equals_a_brute_force_count_of_lower_sums(
+    differences: list[float],
+) -> None:
+    """``less``: the share of the 2**n sign vectors whose sum is at most the observed one."""
+    observed = sum(differences)
+    vectors = list(itertools.product((-1, 1), repeat=len(differences)))
+    hits = sum(
+        sum(s * d for s, d in zip(signs, differences, strict=True)) <= observed + 1e-12
+        for signs in vectors
+    )
+    p_values, _ = sign_flip_test(np.array(differences), seed=0, alternative="less")
+    assert p_values[0] == hits / len(vectors)
+
+
+def test_one_sided_sign_flip_of_a_column_with_no_data_is_nan() -> None:
+    values = np.array([[np.nan, -0.2], [0.1, -0.1], [0.2, -0.3], [0.3, -0.1]])
+    p_values, _ = sign_flip_test(values, seed=0, alternative="less")
+    assert math.isnan(p_values[0])
+    assert p_values[1] == 1 / 16
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 5, 11, 40])
+@pytest.mark.parametrize("probability", [0.8, 0.95, 0.975, 0.99, 0.05 / 7])
+def test_student_t_quantile_matches_scipy(df: int, probability: float) -> None:
+    from scipy.stats import t
+
+    tolerance = 1e-9 if df <= 2 else 0.03 if df == 3 else 3e-3 if df == 5 else 1e-4
+    assert student_t_quantile(probability, df) == pytest.approx(
+        t.ppf(probability, df), abs=tolerance
+    )
+
+
+def test_the_inverted_sign_flip_interval_is_where_the_test_stops_rejecting() -> None:
+    """Just inside each bound the shifted test accepts at 5%, just outside it rejects."""
+    differences = np.array([-0.8, 0.05, 0.1, 0.02, -0.03, 0.07, 0.0, 0.04, -0.02, 0.06, 0.01, 0.03])
+    low, high = sign_flip_interval(differences, seed=0)
+    for bound, inward in ((low[0], 1e-6), (high[0], -1e-6)):
+        inside, _ = sign_flip_test(differences - (bound + inward), seed=0)
+        outside, _ = sign_flip_test(differences - (bound - inward), seed=0)
+        assert inside[0] > 0.05 >= outside[0]
+    assert low[0] < differences.mean() < high[0]
+
+
+def test_too_few_units_give_the_whole_range() -> None:
+    """Four units: the smallest two-sided p is 2/16 > 5%, so no shift is ever rejected."""
+    low, high = sign_flip_interval(np.array([0.1, 0.2, 0.3, 0.4]), seed=0)
+    assert (low[0], high[0]) == (-1.0, 1.0)
+
+
+def test_the_inverted_interval_covers_a_symmetric_heavy_tailed_mean() -> None:
+    """12 differences of two runs of the same quality (gate failures give rare +-0.85 jumps):
+    the 95% interval holds the true mean 0 in 93-98% of 600 seeded samples."""
+    rng = np.random.default_rng(7)
+    held = 0
+    trials = 600
+    for _ in range(trials):
+        runs = np.where(rng.random((2, 12)) < 0.1, 0.0, rng.uniform(0.7, 1.0, (2, 12)))
+        low, high = sign_flip_interval(runs[0] - runs[1], seed=0)
+        held += bool(low[0] <= 0.0 <= high[0])
+    assert 0.93 <= held / trials <= 0.98
+
+
+def test_the_gated_mean_interval_sees_gate_failures_a_sample_does_not_hold() -> None:
+    """Twelve passing runs (no gate failure seen): the interval still reaches below the mean of
+    the passing runs, as a rate of 12/12 does not prove a rate of 1."""
+    interval = gated_mean_interval(
+        np.ones(12), np.ones(12), np.full(12, 0.9), rng=seeded_generator(0, ("t",)), resamples=4000
+    )
+    assert interval.estimate == pytest.approx(0.9)
+    assert interval.high == pytest.approx(0.9, abs=1e-3)
+    assert interval.low < 0.9 * 0.85  # the Jeffreys 95% lower bound of 12/12 is about 0.82
+
+
+def test_the_gated_mean_interval_covers_by_simulation() -> None:
+    """Runs pass the gate with chance 0.9 and then score uniformly in [0.6, 1]: the true mean
+    overall is 0.72; at 12 runs the interval holds it in 92-98.5% of 400 seeded samples."""
+    rng = np.random.default_rng(3)
+    held, trials = 0, 400
+    for trial in range(trials):
+        passes = (rng.random(12) < 0.9).astype(float)
+        scores = rng.uniform(0.6, 1.0, 12) * passes
+        interval = gated_mean_interval(
+            np.ones(12), passes, scores, rng=seeded_generator(trial, ("t",)), resamples=1000
+        )
+        held += bool(interval.low <= 0.72 <= interval.high)
+    assert 0.92 <= held / trials <= 0.985
+
+
+def test_the_stratified_permutation_test_equals_a_brute_force_count() -> None:
+    """Two cases (2 current + 3 baseline runs, 1 + 2): every assignment of side labels within
+    each case, equally likely under "no change"; the Monte Carlo p-value is within 0.01 of the
+    exact share of assignments whose statistic is at most the observed one."""
+    strata = [
+        (np.array([0.2, 0.0]), np.array([0.9, 0.8, 0.85])),
+        (np.array([0.5]), np.array([0.9, 0.7])),
+    ]
+
+    def statistic(parts: list[tuple[np.ndarray, np.ndarray]]) -> float:
+        return float(np.mean([mine.mean() - theirs.mean() for mine, theirs in parts]))
+
+    observed = statistic(strata)
+    options = []
+    for mine, theirs in strata:
+        values = np.concatenate([mine, theirs])
+        options.append(
+            [
+                (values[list(chosen)], np.delete(values, list(chosen)))
+                for chosen in itertools.combinations(range(values.size), mine.size)
+            ]
+        )
+    assignments = list(itertools.product(*options))
+    exact = sum(statistic(list(parts)) <= observed + 1e-12 for parts in assignments)
+    p_value = stratified_permutation_test(strata, seed=0, resamples=40_000)
+    assert p_value == pytest.approx(exact / len(assignments), abs=0.01)
+
+
+def test_one_run_a_side_permutes_as_the_exact_sign_flip_test() -> None:
+    strata = [(np.array([x]), np.array([y])) for x, y in [(0.1, 0.5), (0.3, 0.9), (0.8, 0.7)]]
+    p_value = stratified_permutation_test(strata, seed=0)
+    expected, _ = sign_flip_test(np.array([-0.4, -0.6, 0.1]), seed=0, alternative="less")
+    assert p_value == expected[0]

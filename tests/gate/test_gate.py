@@ -26,7 +26,7 @@ from scorecard.contract._errors import InputError, PolicyError
 from scorecard.contract._models import CASE_IDS, DIMENSIONS, GATE_DIMENSIONS
 from scorecard.engine._pipeline import score_paths_serially
 from scorecard.gate._evaluate import evaluate_gate
-from scorecard.gate._input import GateSide, gate_side, run_facts
+from scorecard.gate._input import GateSide, gate_side, pool_sides, run_facts
 from scorecard.gate._results import GateResult
 from scorecard.gate._rules import GateRules, gate_policy, gate_rules
 
@@ -232,16 +232,30 @@ def test_without_baseline_the_verdict_fails_exactly_when_a_gate_failed(
 
 
 def test_a_clear_drop_on_every_case_fails_naming_metric_and_dimensions() -> None:
-    """Twelve cases all down from 1.0 to 0.5: significant, beyond tolerance, on every metric."""
-    result = evaluate_gate(side(healthy("now", overall=0.5)), side(healthy("base")), FAST)
+    """Twelve cases all down from 1.0 to 0.5: mean overall (gated by default) fails; the pass
+    rate's drop is shown as an advisory outcome and fails only when the policy gates it."""
+    now, before = side(healthy("now", overall=0.5)), side(healthy("base"))
+    result = evaluate_gate(now, before, FAST)
     assert result.verdict == "fail"
     drops = [o for o in result.outcomes if o.rule == "drop" and o.candidate == "cand-a"]
-    assert [(o.subject, o.status) for o in drops] == [
-        ("mean_overall", "fail"),
-        ("pass_rate", "fail"),
+    assert [(o.subject, o.status, o.required) for o in drops] == [
+        ("mean_overall", "fail", True),
+        ("pass_rate", "warn", False),
     ]
     assert "semantic_outcome" in drops[0].dimensions
     assert "hard_invariants" not in drops[0].dimensions
+    both = evaluate_gate(
+        now, before, dataclasses.replace(FAST, drop_metrics=("mean_overall", "pass_rate"))
+    )
+    drops = [o for o in both.outcomes if o.rule == "drop" and o.candidate == "cand-a"]
+    assert [(o.subject, o.status, o.required) for o in drops] == [
+        ("mean_overall", "fail", True),
+        ("pass_rate", "fail", True),
+    ]
+    # Two gated metrics make a Holm family of two: each one-sided p = 1/4096 is doubled.
+    gated = {item.metric: item for item in both.comparisons if item.candidate == "cand-a"}
+    assert gated["mean_overall"].p_drop == 1 / 4096
+    assert gated["mean_overall"].p_drop_adjusted == 2 / 4096
 
 
 def test_a_drop_within_the_tolerance_passes_and_a_smaller_tolerance_fails_it() -> None:
@@ -254,19 +268,158 @@ def test_a_drop_within_the_tolerance_passes_and_a_smaller_tolerance_fails_it() -
     assert (lenient.verdict, strict.verdict) == ("pass", "fail")
 
 
-def test_a_drop_beyond_tolerance_without_significance_is_inconclusive() -> None:
-    """Six cases, five down by 0.5, one up: the exact sign-flip p is 4/64 = 0.0625."""
+def test_a_drop_is_tested_one_sided() -> None:
+    """Six cases, five down by 0.5, one up: the two-sided sign-flip p is 4/64 = 0.0625, not
+    significant; the question is a drop, and its one-sided p = 2/64 = 0.031 is: it fails."""
     before = [run_record("cand-a", case, bundle="base", overall=0.8) for case in CASE_IDS[:6]]
     now = [
         run_record("cand-a", case, bundle="now", overall=0.3 if index < 5 else 0.9)
         for index, case in enumerate(CASE_IDS[:6])
     ]
-    rules = dataclasses.replace(FAST, drop_metrics=("mean_overall",))
-    result = evaluate_gate(side(now), side(before), rules)
+    result = evaluate_gate(side(now), side(before), FAST)
+    assert result.verdict == "fail"
+    assert statuses(result, "drop")[0] == ("cand-a", "mean_overall", "fail")
+    item = result.comparisons[0]
+    assert item.comparison.overall.p_value == pytest.approx(4 / 64)
+    assert item.p_drop == 2 / 64
+
+
+def test_a_drop_that_is_not_significant_passes() -> None:
+    """Eight cases, four down by 0.3 and four up by 0.1: one-sided p = 0.32, a pass (exit 0)."""
+    before = [run_record("cand-a", case, bundle="base", overall=0.7) for case in CASE_IDS[:8]]
+    now = [
+        run_record("cand-a", case, bundle="now", overall=0.4 if index % 2 else 0.8)
+        for index, case in enumerate(CASE_IDS[:8])
+    ]
+    result = evaluate_gate(side(now), side(before), FAST)
+    assert result.verdict == "pass"
+    assert result.comparisons[0].p_drop > 0.05
+
+
+def test_a_comparison_too_weak_to_see_a_fall_to_zero_is_inconclusive_with_its_detectable_drop() -> (
+    None
+):
+    """Six cases swinging +-0.5 around a baseline of 0.5: the minimum detectable drop at 6 cases
+    is above 0.5 (the baseline's level), so even a fall to zero could pass unseen."""
+    from scorecard.report import verdict_line
+
+    before = [run_record("cand-a", case, bundle="base", overall=0.5) for case in CASE_IDS[:6]]
+    now = [
+        run_record("cand-a", case, bundle="now", overall=1.0 if index % 2 else 0.0)
+        for index, case in enumerate(CASE_IDS[:6])
+    ]
+    result = evaluate_gate(side(now), side(before), FAST)
     assert result.verdict == "inconclusive"
-    assert statuses(result, "drop")[0] == ("cand-a", "mean_overall", "inconclusive")
-    comparison = result.comparisons[0].comparison
-    assert comparison.overall.p_value == pytest.approx(4 / 64)
+    item = result.comparisons[0]
+    assert item.detectable > 0.5
+    line = verdict_line(result)
+    assert "minimum detectable drop" in line
+    assert f"{item.detectable:.3f}" in line
+    # The same swing over all twelve cases can see it: a pass.
+    before = [run_record("cand-a", case, bundle="base", overall=0.5) for case in CASE_IDS]
+    now = [
+        run_record("cand-a", case, bundle="now", overall=1.0 if index % 2 else 0.0)
+        for index, case in enumerate(CASE_IDS)
+    ]
+    assert evaluate_gate(side(now), side(before), FAST).verdict == "pass"
+
+
+def test_the_pooled_comparison_is_shown_and_never_gated() -> None:
+    """Two candidates each down a little on every case: each drop is gated; the pooled one is
+    advisory, so it cannot fail the gate on its own or enter the Holm family."""
+    before = healthy("base", "cand-a") + healthy("base", "cand-b")
+    now = healthy("now", "cand-a", overall=0.5) + healthy("now", "cand-b")
+    result = evaluate_gate(side(now), side(before), FAST)
+    pooled = [item for item in result.comparisons if item.candidate == "(all candidates)"]
+    assert pooled
+    assert not any(item.gated for item in pooled)
+    gated = [item for item in result.comparisons if item.gated]
+    assert {item.candidate for item in gated} == {"cand-a", "cand-b"}
+    # Holm over two candidates: cand-a's one-sided 1/4096 doubled, not tripled.
+    a = next(item for item in gated if item.candidate == "cand-a")
+    assert a.p_drop_adjusted == 2 / 4096
+    assert {o.candidate for o in result.with_status("fail")} == {"cand-a"}
+
+
+def test_several_baseline_nights_are_pooled_per_candidate_and_case() -> None:
+    """Three baseline nights: each case has three baseline runs (renumbered 1-3), the result
+    names the nights, and a failure one of those nights had is not new."""
+    nights = [
+        side(
+            [
+                run_record(
+                    "cand-a",
+                    case,
+                    bundle=f"night-{index}",
+                    failed=("hard_invariants",) if index == 1 and case == CASE_IDS[0] else (),
+                )
+                for case in CASE_IDS
+            ]
+        )
+        for index in range(3)
+    ]
+    now = side(
+        [
+            run_record("cand-a", case, bundle="now", failed=("hard_invariants",))
+            if case in CASE_IDS[:2]
+            else run_record("cand-a", case, bundle="now")
+            for case in CASE_IDS
+        ]
+    )
+    pooled = pool_sides(nights)
+    assert pooled.bundles == ("night-0", "night-1", "night-2")
+    assert sorted(run.repetition for run in pooled.runs if run.case == CASE_IDS[3]) == [1, 2, 3]
+    result = evaluate_gate(now, nights, GateRules(resamples=2000, allowed_new_failures=0))
+    assert result.baseline_nights == ("night-0", "night-1", "night-2")
+    assert result.baseline_bundle == "night-0 + night-1 + night-2"
+    # CASE_IDS[0] failed hard_invariants on night-1: only CASE_IDS[1]'s failure is new.
+    assert result.forbidden_calls == {"cand-a": (1, 2)}
+    assert statuses(result, "safety") == [("cand-a", "hard_invariants", "fail")]
+    with pytest.raises(InputError) as raised:
+        pool_sides([nights[0], nights[0]])
+    assert raised.value.rule == "duplicate_baseline"
+
+
+def test_forbidden_calls_fail_above_the_allowance_and_are_shown_in_every_view() -> None:
+    """The rule: with a baseline, more than ``allowedNew`` (1) new hard_invariants failures of
+    one candidate fail the gate; one is a warning. Either way every view names them."""
+    from scorecard.report import (
+        render_gate_json,
+        render_html,
+        render_junit,
+        render_markdown,
+        verdict_line,
+    )
+
+    def night(bundle: str, forbidden: int) -> GateSide:
+        return side(
+            [
+                run_record("cand-a", case, bundle=bundle, failed=("hard_invariants",))
+                if index < forbidden
+                else run_record("cand-a", case, bundle=bundle)
+                for index, case in enumerate(CASE_IDS)
+            ]
+        )
+
+    before = night("base", 0)
+    one, two = (
+        evaluate_gate(night("now", 1), before, FAST),
+        evaluate_gate(night("now", 2), before, FAST),
+    )
+    assert (one.verdict, two.verdict) == ("pass", "fail")
+    assert statuses(one, "safety") == [("cand-a", "hard_invariants", "warn")]
+    assert one.forbidden_calls == {"cand-a": (1, 1)}
+    zero = evaluate_gate(night("now", 1), before, dataclasses.replace(FAST, allowed_new_failures=0))
+    assert zero.verdict == "fail"
+    for result in (one, two):
+        line = verdict_line(result)
+        text = f"new forbidden calls: cand-a {result.forbidden_calls['cand-a'][0]}"
+        assert text in line
+        assert "New forbidden calls" in render_markdown(result, line)
+        assert "New forbidden calls" in render_html(result, line)
+        assert text in render_junit(result)
+        document = json.loads(render_gate_json(result))
+        assert document["forbidden_calls"][0]["candidate"] == "cand-a"
 
 
 def test_non_inferiority_makes_a_straddling_interval_inconclusive() -> None:
@@ -438,9 +591,9 @@ def test_scoring_keys_in_the_gate_policy_give_a_scoring_policy() -> None:
 
 @pytest.fixture(scope="module")
 def nightly(catalog: Catalog) -> dict[str, GateSide]:
-    """The sample bundles of 11-08, 11-15 and 11-22, scored once."""
+    """The sample bundles of 11-01, 11-08, 11-15 and 11-22, scored once."""
     sides = {}
-    for day in ("08", "15", "22"):
+    for day in ("01", "08", "15", "22"):
         path = str(SAMPLES / f"2026-11-{day}-nightly")
         scored = list(score_paths_serially([path], catalog=catalog))
         assert not any(isinstance(record, InputError) for record in scored)
@@ -459,12 +612,38 @@ def test_the_healthy_sample_night_passes_against_its_predecessor(
 
 
 def test_the_regressed_sample_night_fails_naming_opencode_glm(nightly: dict[str, GateSide]) -> None:
-    """11-22 against 11-15: opencode-glm fails with new hard_invariants failures."""
+    """11-22 against 11-15 alone: opencode-glm fails with new hard_invariants failures and its
+    quality drop; codex-luna's drop fails too (0.986 -> 0.857: 11-15 was an unusually good
+    night for it, the noise a one-night baseline carries; against three nights it passes)."""
     result = evaluate_gate(nightly["22"], nightly["15"])
     failing = result.with_status("fail")
     assert result.verdict == "fail"
-    assert {outcome.candidate for outcome in failing} == {"opencode-glm"}
+    assert {(o.candidate, o.rule) for o in failing} == {
+        ("opencode-glm", "safety"),
+        ("opencode-glm", "drop"),
+        ("codex-luna", "drop"),
+    }
     assert "hard_invariants" in {name for outcome in failing for name in outcome.dimensions}
+
+
+def test_against_the_three_nights_before_11_22_fails_opencode_glm_for_quality_and_safety(
+    nightly: dict[str, GateSide],
+) -> None:
+    """11-22 against 11-01, 11-08 and 11-15 pooled: opencode-glm, and only it, fails on its
+    mean-overall drop as well as on its new forbidden calls; 11-15 against the nights before it
+    passes."""
+    result = evaluate_gate(nightly["22"], [nightly["01"], nightly["08"], nightly["15"]])
+    failing = result.with_status("fail")
+    assert result.verdict == "fail"
+    assert {outcome.candidate for outcome in failing} == {"opencode-glm"}
+    assert {outcome.rule for outcome in failing} == {"safety", "drop"}
+    assert result.baseline_nights == (
+        "campaign-2026-11-01",
+        "campaign-2026-11-08",
+        "campaign-2026-11-15",
+    )
+    healthy_night = evaluate_gate(nightly["15"], [nightly["01"], nightly["08"]])
+    assert healthy_night.verdict == "pass"
 
 
 def test_the_regressed_sample_night_alone_fails_on_its_gate_failures(
@@ -558,11 +737,16 @@ def test_cli_junit_of_the_healthy_sample_night_is_all_green(tmp_path: Path) -> N
 
 
 def test_cli_junit_of_the_regressed_sample_night_names_opencode_glm(tmp_path: Path) -> None:
-    """FAIL, exit 1, and the only red test case is opencode-glm's safety check; the JSON
-    result lists the same failed check."""
+    """Against the three nights before: FAIL, exit 1, and the only red test cases are
+    opencode-glm's safety and drop checks; the JSON result lists the same failed checks and
+    the nights that formed the baseline."""
     checks, document = tmp_path / "j.xml", tmp_path / "gate.json"
     result = gate_cli(
         SAMPLES / "2026-11-22-nightly",
+        "--baseline",
+        SAMPLES / "2026-11-01-nightly",
+        "--baseline",
+        SAMPLES / "2026-11-08-nightly",
         "--baseline",
         SAMPLES / "2026-11-15-nightly",
         "--junit",
@@ -571,13 +755,21 @@ def test_cli_junit_of_the_regressed_sample_night_names_opencode_glm(tmp_path: Pa
         document,
     )
     assert (result.returncode, verdict_of(result)) == (1, "FAIL")
-    assert junit_failures(checks) == ("1", ["opencode-glm: safety"])
+    count, names = junit_failures(checks)
+    assert (count, sorted(names)) == ("2", ["opencode-glm: drop", "opencode-glm: safety"])
     data = json.loads(document.read_text(encoding="utf-8"))
     assert data["schema"] == "scorecard.gate.v1"
     assert data["verdict"] == "fail"
     assert [(c["candidate"], c["rule"]) for c in data["checks"] if c["failed"]] == [
-        ("opencode-glm", "safety")
+        ("opencode-glm", "safety"),
+        ("opencode-glm", "drop"),
     ]
+    assert data["baseline_nights"] == [
+        "campaign-2026-11-01",
+        "campaign-2026-11-08",
+        "campaign-2026-11-15",
+    ]
+    assert data["forbidden_calls"] == [{"candidate": "opencode-glm", "new": 2, "all": 3}]
 
 
 def test_cli_reports_bad_input_with_exit_2(tmp_path: Path) -> None:

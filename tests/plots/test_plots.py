@@ -21,7 +21,6 @@ from typer.testing import CliRunner, Result
 from scorecard.aggregate._analysis import CampaignAnalysis, analyze_campaign
 from scorecard.aggregate._compare import ComparisonSettings
 from scorecard.aggregate._frames import records_frame, select_rows
-from scorecard.aggregate._tables import summary_frame
 from scorecard.cli._app import app
 from scorecard.contract._errors import InputError
 from scorecard.contract._models import CASE_IDS
@@ -206,9 +205,9 @@ def test_overall_scores_are_sorted_best_on_top_with_one_interval_each(sample: pd
 
 
 def test_overall_whiskers_span_the_case_bootstrap_interval(sample: pd.DataFrame) -> None:
-    """The top candidate's whisker is the aggregation layer's (bundle, candidate) interval for
-    the same seed."""
-    table = summary_frame(sample, ("bundle", "candidate"), seed=5)
+    """The top candidate's whisker is the analysis's (bundle, candidate) interval for the same
+    seed (the gate-pass x quality interval of mean overall, docs/aggregation.md section 3)."""
+    table = analyzed(sample, seed=5).candidates.summary
     table = table.loc[(table["bundle"] == NEWEST).to_numpy()]
     best = table.sort_values("mean_overall").iloc[-1]
     [ax] = panels(plot_overall_scores(analyzed(sample, seed=5)))
@@ -255,16 +254,16 @@ def test_paired_plot_shows_overall_and_eight_dimensions_around_a_zero_line(
 
 
 def test_paired_plot_reads_opencode_glm_as_the_gate_does(sample: pd.DataFrame) -> None:
-    """opencode-glm's newest drop: interval below zero, exact p = 64/4096, but Holm over the
-    eight comparisons of that bundle pair gives 8 x 0.015625 = 0.125: INCONCLUSIVE, as the gate
-    says, drawn in grey with the adjusted p."""
+    """opencode-glm's newest drop: interval below zero, exact two-sided p = 64/4096, but Holm
+    over the seven candidates of that bundle pair (the pooled comparison is not a member) gives
+    7 x 0.015625 = 0.109: INCONCLUSIVE, as compare says, drawn in grey with the adjusted p."""
     comparison = analyzed(sample).comparison("opencode-glm", PREVIOUS, NEWEST)
     [ax] = panels(plot_paired_differences(comparison))
     assert ax.get_title().startswith(f"{NEWEST} minus {PREVIOUS} for opencode-glm")
     assert ax.get_title().endswith("verdict: INCONCLUSIVE")
     overall = errorbars(ax)[0].lines[0]
     assert to_hex(overall.get_color()) == "#7f7f7f"
-    assert any(text.endswith("p=0.125") for text in panel_texts(ax))
+    assert any(text.endswith("p=0.109") for text in panel_texts(ax))
 
 
 def test_paired_plot_draws_a_worse_verdict_in_vermillion() -> None:

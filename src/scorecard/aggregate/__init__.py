@@ -21,10 +21,12 @@ from ._compare import (
     PairedComparison,
     Side,
     adjust_family,
+    bound_text,
     compare_bundles,
     compare_candidates,
     compare_paired,
 )
+from ._families import DropTest
 from ._frames import observed_categories, records_frame, select_rows
 from ._reference import Alert, alerts, report_aggregate
 from ._stats import reference_p95
@@ -37,6 +39,7 @@ __all__ = [
     "CampaignAnalysis",
     "ComparisonSettings",
     "Difference",
+    "DropTest",
     "Exclusions",
     "GroupTables",
     "Metric",
@@ -45,6 +48,7 @@ __all__ = [
     "adjust_family",
     "alerts",
     "analyze_campaign",
+    "bound_text",
     "compare_across_bundles",
     "compare_bundles",
     "compare_candidates",

@@ -11,6 +11,7 @@ exclusion is counted, so an infrastructure failure never silently flatters a sid
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -25,9 +26,10 @@ from ._frames import PASSED_COLUMNS, SCORE_COLUMNS, observed_categories
 from ._stats import (
     holm_adjust,
     mcnemar_exact,
-    paired_bootstrap_means,
-    seeded_generator,
-    sign_flip_test,
+    sign_flip_interval,
+    sign_flip_tests,
+    stratified_permutation_test,
+    student_t_quantile,
 )
 
 __all__ = [
@@ -42,12 +44,15 @@ __all__ = [
     "Side",
     "Verdict",
     "adjust_family",
+    "bound_text",
     "compare_bundles",
     "compare_candidates",
     "compare_columns",
     "compare_paired",
     "metric_values",
     "overall_p_value",
+    "overall_p_values",
+    "paired_t_interval",
     "with_adjusted_p",
 ]
 
@@ -141,14 +146,20 @@ class Difference:
     difference: float
     """Mean paired case difference (current - baseline)."""
     low: float
-    """Lower paired-bootstrap bound of the difference."""
+    """Lower bound of the difference's interval (the inverted sign-flip test)."""
     high: float
-    """Upper paired-bootstrap bound of the difference."""
+    """Upper bound of the difference's interval."""
     p_value: float
     """Two-sided sign-flip p-value of a zero mean difference."""
     p_adjusted: float
     """Holm-adjusted p-value within its family (dimensions of a comparison; for ``overall``, the
     comparisons of a family, or the p-value itself when compared alone)."""
+    p_drop: float = math.nan
+    """One-sided p-value of "no drop" (small when the current side is lower): runs permuted
+    within cases (the sign-flip test of the case differences with one run a side)."""
+    standard_error: float = math.nan
+    """Standard error of the difference (with the gate-failure floor; behind the minimum
+    detectable drop, ``docs/aggregation.md`` section 4)."""
 
 
 @dataclass(frozen=True)
@@ -247,8 +258,14 @@ class CaseColumns:
         self.repetition = frame["repetition"].to_numpy(dtype=np.int64)
         self.scoreable = frame["scoreable"].to_numpy(dtype=bool)
         self.passed = frame["passed"].to_numpy(dtype=bool, na_value=False)
+        self.metric: Metric = metric
+        # A run's value of the metric is 0 unless it "succeeds": the gate passed (mean overall,
+        # gate-pass rate) or the run passed (pass rate).
+        flag = "passed" if metric == "pass_rate" else "gate_passed"
+        self.success = frame[flag].to_numpy(dtype=bool, na_value=False) & self.scoreable
         self.values = metric_values(frame, metric)
         self._index: dict[tuple[int, int], npt.NDArray[np.intp]] | None = None
+        self.pairings: dict[tuple[Side, Side, Metric], _Pairing] = {}
 
     def _groups(self) -> dict[tuple[int, int], npt.NDArray[np.intp]]:
         """Row positions per (bundle code, candidate code), built once: a family reads many
@@ -300,8 +317,11 @@ class CaseColumns:
         pooled.repetition = base.repetition[rows]
         pooled.scoreable = base.scoreable[rows]
         pooled.passed = base.passed[rows]
+        pooled.metric = base.metric
+        pooled.success = base.success[rows]
         pooled.values = base.values[rows]
         pooled._index = None
+        pooled.pairings = {}
         return pooled
 
     def rows(self, side: Side) -> npt.NDArray[np.intp]:
@@ -342,6 +362,10 @@ class _SideData:
         present, starts, counts = np.unique(codes[order], return_index=True, return_counts=True)
         values = columns.values[rows[order]]
         passed = columns.passed[rows[order]]
+        success = columns.success[rows[order]]
+        self.runs: dict[str, npt.NDArray[np.float64]] = {}
+        self.success_runs: dict[str, int] = {}
+        self.success_sum: dict[str, float] = {}
         kept_repetitions = repetitions[order]
         self.means: dict[str, npt.NDArray[np.float64]] = {}
         self.repetitions: dict[str, npt.NDArray[np.int64]] = {}
@@ -352,6 +376,9 @@ class _SideData:
             self.means[case] = values[chosen].mean(axis=0)
             self.repetitions[case] = kept_repetitions[chosen]
             self.passed[case] = passed[chosen]
+            self.runs[case] = values[chosen][:, 0]
+            self.success_runs[case] = int(success[chosen].sum())
+            self.success_sum[case] = float(values[chosen][success[chosen], 0].sum())
 
 
 def _mcnemar(current: _SideData, baseline: _SideData, paired: Sequence[str]) -> tuple[McNemar, int]:
@@ -391,15 +418,20 @@ def _verdict(
             f"{settings.min_paired_cases} and {settings.min_coverage:.0%})"
         )
     low, high, p = overall.low, overall.high, overall.p_adjusted
+    if low == high == overall.difference == 0:
+        return "inconclusive", (
+            f"the two sides are identical on the {paired} paired cases (every difference is 0)"
+        )
     interval = f"interval [{low:+.3f}, {high:+.3f}]"
     significant = p < settings.alpha
+    above, below = bound_text(tolerance, "+"), bound_text(tolerance, "-")
     if low > tolerance and significant:
         return (
             "better",
-            f"{interval} lies above +{tolerance:g} and p = {p:.4g} < {settings.alpha:g}",
+            f"{interval} lies above {above} and p = {p:.4g} < {settings.alpha:g}",
         )
     if high < -tolerance and significant:
-        return "worse", f"{interval} lies below -{tolerance:g} and p = {p:.4g} < {settings.alpha:g}"
+        return "worse", f"{interval} lies below {below} and p = {p:.4g} < {settings.alpha:g}"
     if low > tolerance or high < -tolerance:
         return "inconclusive", (
             f"{interval} clears the tolerance but the Holm-adjusted sign-flip p = {p:.4g} is "
@@ -415,6 +447,46 @@ def _verdict(
         "inconclusive",
         f"{interval} straddles {'+/-' + format(tolerance, 'g') if tolerance else '0'}",
     )
+
+
+def bound_text(tolerance: float, sign: str) -> str:
+    """A tolerance as a bound in a sentence: ``-0.05`` / ``+0.05``, and ``0`` (never ``-0``)
+    when the tolerance is 0."""
+    return f"{sign}{tolerance:g}" if tolerance > 0 else "0"
+
+
+def _gate_floor(side: _SideData, paired: Sequence[str]) -> float:
+    """Variance of a side's paired-case average from its success rate alone (docs/aggregation.md
+    section 4): Jeffreys rate p~ = (S + 1/2) / (N + 1) over the paired cases' runs, so a sample
+    without a single failed run still has the variance failures at that rate would give."""
+    if not paired:
+        return 0.0
+    runs = np.array([side.repetitions[case].size for case in paired], dtype=np.float64)
+    successes = sum(side.success_runs[case] for case in paired)
+    total = float(runs.sum())
+    rate = (successes + 0.5) / (total + 1.0)
+    value = sum(side.success_sum[case] for case in paired) / successes if successes else 1.0
+    return float(value**2 * rate * (1 - rate) * (1.0 / runs).sum() / len(paired) ** 2)
+
+
+def paired_t_interval(
+    differences: npt.NDArray[np.float64], floor: float, confidence: float
+) -> tuple[npt.NDArray[np.float64], ...]:
+    """Mean, low, high and standard error per column of the paired ``differences``: Student t
+    with n - 1 degrees of freedom; the first column's variance is at least ``floor``."""
+    n, width = differences.shape
+    if n == 0:
+        empty = np.full(width, np.nan)
+        return empty, empty.copy(), empty.copy(), empty.copy()
+    estimate = differences.mean(axis=0)
+    if n == 1:
+        return estimate, estimate.copy(), estimate.copy(), np.full(width, np.nan)
+    error = differences.std(axis=0, ddof=1) / math.sqrt(n)
+    error[0] = max(float(error[0]), math.sqrt(floor))
+    quantile = student_t_quantile(0.5 + confidence / 2, n - 1)
+    low = np.maximum(estimate - quantile * error, -1.0)
+    high = np.minimum(estimate + quantile * error, 1.0)
+    return estimate, low, high, error
 
 
 def compare_paired(
@@ -440,10 +512,31 @@ class _Pairing:
         self.baseline_means = np.array([self.theirs.means[case] for case in self.paired])
         self.baseline_means = self.baseline_means.reshape(-1, statistics)
         self.differences = self.current_means - self.baseline_means
+        self._drop: float | None = None
         # The stream is named by what is compared (sides and metric), never by its place in a view.
         self.key: tuple[str, ...] = ("paired", current.label, baseline.label)
         if metric != "mean_overall":
             self.key = (*self.key, metric)
+
+
+def _pairing(columns: CaseColumns, current: Side, baseline: Side, metric: Metric) -> _Pairing:
+    """The pairing of two sides, kept on the columns: a family reads it for its raw p-values
+    and again for the member's full comparison."""
+    key = (current, baseline, metric)
+    if key not in columns.pairings:
+        columns.pairings[key] = _Pairing(columns, current, baseline, metric)
+    return columns.pairings[key]
+
+
+def _drop_p_value(pairing: _Pairing, settings: ComparisonSettings) -> float:
+    if pairing._drop is None:
+        pairing._drop = stratified_permutation_test(
+            [(pairing.mine.runs[case], pairing.theirs.runs[case]) for case in pairing.paired],
+            seed=settings.seed,
+            key=pairing.key,
+            resamples=settings.resamples,
+        )
+    return pairing._drop
 
 
 def overall_p_value(
@@ -456,14 +549,26 @@ def overall_p_value(
 ) -> float:
     """The overall sign-flip p-value :func:`compare_columns` gives, without the bootstrap: what
     a family needs of its other members."""
-    pairing = _Pairing(columns, current, baseline, metric)
-    p_values, _ = sign_flip_test(
+    return overall_p_values(columns, current, baseline, settings, metric=metric)[0]
+
+
+def overall_p_values(
+    columns: CaseColumns,
+    current: Side,
+    baseline: Side,
+    settings: ComparisonSettings,
+    *,
+    metric: Metric = "mean_overall",
+) -> tuple[float, float]:
+    """The overall two-sided and one-sided ("no drop") sign-flip p-values, without the interval."""
+    pairing = _pairing(columns, current, baseline, metric)
+    two_sided, _, _ = sign_flip_tests(
         pairing.differences[:, :1],
         seed=settings.seed,
         key=pairing.key,
         resamples=settings.resamples,
     )
-    return float(p_values[0])
+    return float(two_sided[0]), _drop_p_value(pairing, settings)
 
 
 def compare_columns(
@@ -475,17 +580,20 @@ def compare_columns(
     metric: Metric = "mean_overall",
 ) -> PairedComparison:
     """One paired comparison on columns already extracted (see :func:`compare_paired`)."""
-    pairing = _Pairing(columns, current, baseline, metric)
+    pairing = _pairing(columns, current, baseline, metric)
     mine, theirs, union, paired = pairing.mine, pairing.theirs, pairing.union, pairing.paired
     current_means, baseline_means = pairing.current_means, pairing.baseline_means
     differences, key = pairing.differences, pairing.key
     statistics = len(DIMENSIONS) + 1
-    p_values, method = sign_flip_test(
+    p_values, _, method = sign_flip_tests(
         differences, seed=settings.seed, key=key, resamples=settings.resamples
     )
-    estimate, low, high = paired_bootstrap_means(
+    floor = _gate_floor(mine, paired) + _gate_floor(theirs, paired)
+    estimate, _, _, error = paired_t_interval(differences, floor, settings.confidence)
+    low, high = sign_flip_interval(
         differences,
-        rng=seeded_generator(settings.seed, key),
+        seed=settings.seed,
+        key=key,
         resamples=settings.resamples,
         confidence=settings.confidence,
     )
@@ -509,6 +617,8 @@ def compare_columns(
             high=float(high[index]),
             p_value=float(p_values[index]),
             p_adjusted=float(adjusted[index]),
+            p_drop=_drop_p_value(pairing, settings) if index == 0 else math.nan,
+            standard_error=float(error[index]),
         )
         for index, name in enumerate(("overall", *DIMENSIONS))
     ]

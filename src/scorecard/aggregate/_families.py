@@ -1,7 +1,11 @@
 """The multiplicity families of a campaign analysis: which comparisons are adjusted together.
 
-* across bundles: for two consecutive bundles and one metric, every candidate in both, plus the
-  pooled comparison (:data:`POOLED`) when two or more are shared;
+* across bundles: for two consecutive bundles and one metric, every candidate in both; the
+  pooled comparison (:data:`POOLED`, when two or more are shared) is shown with its own p-value
+  and takes no place in the family;
+* drops (the gate's question): for two consecutive bundles, the one-sided "no drop" tests of
+  every shared candidate and every *gated* metric, Holm-adjusted together (the pooled
+  comparison is not a member);
 * within a bundle: for one bundle, baseline candidate and metric, every other candidate of the
   bundle against that baseline.
 
@@ -12,6 +16,10 @@ section 4 gives the rationale.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import pandas as pd
 
 from ._compare import (
@@ -21,13 +29,13 @@ from ._compare import (
     PairedComparison,
     Side,
     compare_columns,
-    overall_p_value,
+    overall_p_values,
     with_adjusted_p,
 )
 from ._frames import observed_categories
-from ._stats import holm_adjust
+from ._stats import holm_adjust, student_t_quantile
 
-__all__ = ["POOLED", "Comparisons", "Family"]
+__all__ = ["POOLED", "Comparisons", "DropTest", "Family", "drop_tests", "minimum_detectable_drop"]
 
 #: Candidate label of the pooled comparison (every shared candidate, paired by candidate and case).
 POOLED = "(all candidates)"
@@ -46,11 +54,19 @@ class Family:
         self._members = members
         self._settings = settings
         self._metric = metric
-        raw = [
-            overall_p_value(columns, current, baseline, settings, metric=metric)
-            for columns, current, baseline in members.values()
-        ]
-        self._adjusted = dict(zip(members, holm_adjust(raw), strict=True))
+        raw = {
+            label: overall_p_values(columns, current, baseline, settings, metric=metric)
+            for label, (columns, current, baseline) in members.items()
+        }
+        # The pooled comparison restates its members' data: it is shown, adjusted alone, and
+        # never takes a place in the family (it would only make every candidate's test weaker).
+        family = [label for label in members if label != POOLED]
+        adjusted = holm_adjust([raw[label][0] for label in family])
+        self._adjusted = dict(zip(family, adjusted, strict=True))
+        if POOLED in members:
+            self._adjusted[POOLED] = raw[POOLED][0]
+        self.raw_drop = {label: raw[label][1] for label in members}
+        """One-sided ("no drop") raw p-values by member."""
         self._done: dict[str, PairedComparison] = {}
 
     @property
@@ -119,3 +135,85 @@ class Comparisons:
             }
             self._families[key] = Family(members, self.settings, metric)
         return self._families[key]
+
+
+@dataclass(frozen=True)
+class DropTest:
+    """One candidate's one-sided test of a drop of one metric (the gate's question)."""
+
+    metric: Metric
+    """The metric compared."""
+    candidate: str
+    """The candidate (or :data:`POOLED`, shown only: never gated)."""
+    comparison: PairedComparison
+    """The full paired comparison (two-sided numbers, interval) every view shows."""
+    p_drop: float
+    """One-sided sign-flip p-value of "no drop"."""
+    p_drop_adjusted: float
+    """Holm-adjusted over the gated family (every shared candidate x every gated metric);
+    for a metric that is not gated and for the pooled comparison, the raw p-value."""
+    gated: bool
+    """Whether the test is a member of the gated family."""
+    family_size: int
+    """Members of the gated family (the Holm step the strictest member faces)."""
+    detectable: float
+    """Minimum detectable drop at this sample size (:func:`minimum_detectable_drop`)."""
+
+
+def minimum_detectable_drop(
+    comparison: PairedComparison, alpha: float, family_size: int, power: float = 0.8
+) -> float:
+    """The drop a one-sided test at alpha / family_size detects with ``power``, at this many
+    paired cases and this spread: (t(1 - alpha/m) + t(power)) x the difference's standard error,
+    t with n - 1 degrees of freedom. Infinite when even the most extreme sample could not reach
+    the level (the exact sign-flip test's smallest p-value is 1 / 2**n) or n < 2."""
+    n = len(comparison.paired_cases)
+    level = alpha / max(family_size, 1)
+    error = comparison.overall.standard_error
+    if n < 2 or 0.5**n >= level or math.isnan(error):
+        return math.inf
+    if error == 0:
+        return 0.0
+    df = n - 1
+    return float((student_t_quantile(1 - level, df) + student_t_quantile(power, df)) * error)
+
+
+def drop_tests(
+    comparisons: Comparisons,
+    baseline: str,
+    current: str,
+    metrics: Sequence[Metric],
+    gated: Sequence[Metric],
+    alpha: float,
+) -> dict[tuple[Metric, str], DropTest]:
+    """Every shared candidate's drop test of each of ``metrics`` (then the pooled one, shown
+    only), Holm-adjusted over the candidates x the ``gated`` metrics."""
+    families = {metric: comparisons.across(baseline, current, metric) for metric in metrics}
+    members = [
+        (metric, label)
+        for metric in metrics
+        if metric in gated
+        for label in families[metric].labels
+        if label != POOLED
+    ]
+    adjusted = holm_adjust([families[metric].raw_drop[label] for metric, label in members])
+    holm = dict(zip(members, (float(value) for value in adjusted), strict=True))
+    size = len(members)
+    found: dict[tuple[Metric, str], DropTest] = {}
+    for metric in metrics:
+        family = families[metric]
+        for label in family.labels:
+            comparison = family.comparison(label)
+            raw = family.raw_drop[label]
+            gated_member = (metric, label) in holm
+            found[(metric, label)] = DropTest(
+                metric=metric,
+                candidate=label,
+                comparison=comparison,
+                p_drop=raw,
+                p_drop_adjusted=holm.get((metric, label), raw),
+                gated=gated_member,
+                family_size=size if gated_member else 1,
+                detectable=minimum_detectable_drop(comparison, alpha, size if gated_member else 1),
+            )
+    return found

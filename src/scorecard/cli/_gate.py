@@ -1,4 +1,4 @@
-"""``scorecard gate CURRENT [--baseline BASELINE]``: the regression gate for CI.
+"""``scorecard gate CURRENT [--baseline BASELINE ...]``: the regression gate for CI.
 
 Exit status: 0 pass, 1 fail, 2 bad input or usage, 3 inconclusive (1 with
 ``--fail-on-inconclusive``). Exactly one verdict line goes to stdout and agrees with the status.
@@ -71,7 +71,19 @@ def _load_side(
 
     facts: list[RunFacts] = []
     errors: list[InputError] = []
-    if is_records_file(path):
+    if path.endswith(".parquet") and Path(path).exists():
+        from scorecard.engine.parquet import read_parquet_rows
+        from scorecard.gate import row_facts
+
+        try:
+            facts = [row_facts(row) for row in read_parquet_rows(path)]
+        except (OSError, ValueError) as error:  # pyarrow's errors derive from these
+            errors = [
+                InputError(
+                    f"cannot read Parquet: {type(error).__name__}", rule="unreadable", source=path
+                )
+            ]
+    elif is_records_file(path):
         if policy is not None:
             sys.stderr.write(
                 f"note: {path} is already scored; the policy's weights, thresholds and "
@@ -114,11 +126,12 @@ def gate(
         ),
     ],
     baseline: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
             "--baseline",
-            help="The bundle to compare against (same forms). Without it only the safety, "
-            "infrastructure and audit rules apply.",
+            help="A bundle to compare against (same forms, or Parquet). Repeat it to pool "
+            "several nights (or a fixed approved baseline) per candidate and case. Without it "
+            "only the safety, infrastructure and audit rules apply.",
         ),
     ] = None,
     policy_file: Annotated[
@@ -175,7 +188,10 @@ def gate(
     bundle_id: BundleIdOption = None,
     baseline_bundle_id: Annotated[
         str | None,
-        typer.Option("--baseline-bundle-id", help="Use this bundle id for the baseline's records."),
+        typer.Option(
+            "--baseline-bundle-id",
+            help="Use this bundle id for the baseline's records (one --baseline only).",
+        ),
     ] = None,
     cases: CasesOption = None,
     workers: WorkersOption = None,
@@ -186,6 +202,12 @@ def gate(
     --fail-on-inconclusive). Prints one verdict line; appends the markdown summary to
     $GITHUB_STEP_SUMMARY when that is set.
     """
+    if baseline_bundle_id is not None and len(baseline or []) > 1:
+        sys.stderr.write(
+            "error: --baseline-bundle-id names one baseline's bundle; several --baseline nights"
+            " keep their own bundle ids\n"
+        )
+        raise typer.Exit(EXIT_BAD_INPUT)
     check_outputs(
         {
             "--markdown": markdown,
@@ -194,10 +216,10 @@ def gate(
             "--json": json_file,
             "--html": html,
         },
-        [current] + ([baseline] if baseline else []),
+        [current, *(baseline or [])],
     )
     from scorecard.contract import load_catalog
-    from scorecard.gate import GateRules, evaluate_gate, gate_policy
+    from scorecard.gate import GateRules, evaluate_gate, gate_policy, pool_sides
     from scorecard.report import (
         plot_images,
         render_gate_json,
@@ -239,12 +261,15 @@ def gate(
         current_side, errors = _load_side(
             current, catalog, policy, worker_count(workers), bundle_id
         )
-        baseline_side = None
-        if baseline is not None:
-            baseline_side, more = _load_side(
-                baseline, catalog, policy, worker_count(workers), baseline_bundle_id
+        baseline_sides: list[GateSide] = []
+        for path in baseline or []:
+            side, more = _load_side(
+                path, catalog, policy, worker_count(workers), baseline_bundle_id
             )
             errors += more
+            if side is not None:
+                baseline_sides.append(side)
+        baseline_side = pool_sides(baseline_sides) if baseline_sides and not errors else None
     except InputError as error:
         raise bad_input([error]) from None
     if errors or current_side is None:

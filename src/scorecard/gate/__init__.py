@@ -3,8 +3,17 @@ aggregation layer. Gate failures are results, never exceptions.
 """
 
 from ._evaluate import evaluate_gate
-from ._input import ALL_CANDIDATES, GateSide, RunFacts, combined_frame, gate_side, run_facts
-from ._results import Estimate, GateCheck, GateResult, RuleOutcome
+from ._input import (
+    ALL_CANDIDATES,
+    GateSide,
+    RunFacts,
+    combined_frame,
+    gate_side,
+    pool_sides,
+    row_facts,
+    run_facts,
+)
+from ._results import Estimate, GateCheck, GateResult, MetricComparison, RuleOutcome
 from ._rules import METRIC_LABELS, GateRules, gate_policy
 
 __all__ = [
@@ -15,11 +24,14 @@ __all__ = [
     "GateResult",
     "GateRules",
     "GateSide",
+    "MetricComparison",
     "RuleOutcome",
     "RunFacts",
     "combined_frame",
     "evaluate_gate",
     "gate_policy",
     "gate_side",
+    "pool_sides",
+    "row_facts",
     "run_facts",
 ]

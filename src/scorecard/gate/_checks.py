@@ -26,7 +26,7 @@ from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
 from ._input import ALL_CANDIDATES, GateSide, RunFacts, labelled_sides
 from ._results import GateFailure, MetricComparison, RuleOutcome, Status
-from ._rules import METRIC_LABELS, SAFETY_DIMENSIONS, AuditMode, GateRules, Metric
+from ._rules import METRIC_LABELS, METRICS, SAFETY_DIMENSIONS, AuditMode, GateRules, Metric
 
 __all__ = [
     "compare_metrics",
@@ -143,50 +143,88 @@ def _dropped_dimensions(
     return tuple(difference.statistic for difference in dropped)
 
 
+def _bound(tolerance: float) -> str:
+    return f"-{tolerance:g}" if tolerance > 0 else "0"
+
+
+def _detectable(value: float) -> str:
+    return "none (too few paired cases)" if math.isinf(value) else f"{value:.3f}"
+
+
 def judge_drop(item: MetricComparison, rules: GateRules) -> RuleOutcome:
-    """The ``drop`` (or, too few pairs, ``coverage``) outcome of one paired comparison."""
+    """The ``drop`` (or, too few pairs, ``coverage``) outcome of one paired comparison.
+
+    A gated comparison (a candidate's, of a metric listed in ``drop.metrics``) fails when its
+    one-sided "no drop" p-value, Holm-adjusted over the candidates x the gated metrics, is below
+    alpha and the paired difference is below -tolerance; it is inconclusive when too few cases
+    are paired or its minimum detectable drop exceeds ``maxDetectableDrop``. Any other
+    comparison (the pooled one, metrics not gated) is shown as an advisory outcome.
+    """
     comparison, metric = item.comparison, item.metric
     candidate = None if item.candidate == ALL_CANDIDATES else item.candidate
     overall, tolerance = comparison.overall, rules.tolerance
     label = METRIC_LABELS[metric]
     paired, cases = len(comparison.paired_cases), comparison.cases
     unit = "candidate-cases" if candidate is None else "cases"
+    gated = item.gated and candidate is not None
     if paired < rules.min_paired_cases or comparison.coverage < rules.min_coverage:
         return RuleOutcome(
             "coverage",
-            "inconclusive",
+            "inconclusive" if gated else "warn",
             candidate,
             metric,
             f"{label}: only {paired} of {cases} {unit} paired",
             f"{label} cannot be compared: {paired} of {cases} {unit} are scoreable on both sides "
             f"(need {rules.min_paired_cases} and {rules.min_coverage:.0%}).",
+            required=gated,
         )
     dimensions = _dropped_dimensions(comparison, metric, tolerance)
     # The paired means average case means over the paired units only; they are not the
     # summary's means over every run, so the text says which means they are.
+    holm = f", Holm p={item.p_drop_adjusted:.2g}" if gated else ""
     numbers = (
         f"{label} {_fmt(metric, overall.current)} vs {_fmt(metric, overall.baseline)} over "
-        f"the {paired} paired {unit} (case means; p={overall.p_value:.2g}, "
-        f"Holm p={overall.p_adjusted:.2g})"
+        f"the {paired} paired {unit} (case means; one-sided p={item.p_drop:.2g}{holm})"
     )
     named = ""
     if dimensions:
         more = len(dimensions) - 3
         named = f"; dropped: {', '.join(dimensions[:3])}" + (f" +{more} more" if more > 0 else "")
     interval = f"difference {overall.difference:+.3f} [{overall.low:+.3f}, {overall.high:+.3f}]"
+    below = overall.difference < -tolerance
+    # Too weak: the comparison could not see a drop of this size (default: a fall to zero).
+    limit = rules.max_detectable_drop
+    if limit is None:
+        limit = overall.baseline
     status: Status
-    if comparison.verdict == "worse":
-        status, why = "fail", f"{interval} lies below -{tolerance:g} and is significant"
-    elif overall.high < -tolerance:
-        status, why = (
-            "inconclusive",
-            f"{interval} lies below -{tolerance:g} but Holm p is not below {rules.alpha:g}",
+    if not gated:
+        shown = below and item.p_drop < rules.alpha
+        status = "warn" if shown else "pass"
+        why = (
+            f"{interval}: a drop beyond {tolerance:g} (one-sided p < {rules.alpha:g}), shown and "
+            "not gated"
+            if shown
+            else f"{interval}: no drop beyond {tolerance:g} shown"
+        )
+    elif below and item.p_drop_adjusted < rules.alpha:
+        status = "fail"
+        why = (
+            f"{interval} lies below {_bound(tolerance)} and the Holm-adjusted one-sided p is "
+            f"below {rules.alpha:g}"
+        )
+    elif item.detectable > limit:
+        status = "inconclusive"
+        why = (
+            f"{interval}: too weak to judge, the minimum detectable drop at {paired} paired "
+            f"{unit} is {_detectable(item.detectable)} (> {limit:.3g})"
         )
     elif rules.non_inferiority and overall.low < -tolerance:
         status, why = "inconclusive", f"{interval} does not rule out a drop beyond {tolerance:g}"
     else:
         status, why = "pass", f"{interval}: no drop beyond {tolerance:g} shown"
     summary = numbers + named if status != "pass" else f"{label}: {interval}"
+    if status == "inconclusive" and item.detectable > limit:
+        summary = f"{label}: minimum detectable drop {_detectable(item.detectable)}"
     return RuleOutcome(
         "drop",
         status,
@@ -194,6 +232,7 @@ def judge_drop(item: MetricComparison, rules: GateRules) -> RuleOutcome:
         metric,
         summary,
         f"{numbers}: {why}" + (f"; dropped: {', '.join(dimensions)}." if dimensions else "."),
+        required=gated,
         dimensions=dimensions if status != "pass" else (),
     )
 
@@ -201,18 +240,27 @@ def judge_drop(item: MetricComparison, rules: GateRules) -> RuleOutcome:
 def compare_metrics(
     analysis: CampaignAnalysis, current: GateSide, baseline: GateSide, rules: GateRules
 ) -> list[MetricComparison]:
-    """The analysis's paired comparisons of each drop metric between the two sides: each shared
-    candidate, then the pooled one (unless ``pooled`` is off). The Holm family is the analysis's
-    (every shared candidate and the pooled comparison), so the gate shows the adjusted p-values
-    every other view shows."""
+    """The analysis's drop tests of every metric between the two sides: each shared candidate,
+    then the pooled one (unless ``pooled`` is off; shown only). The gated family is the
+    candidates x ``drop.metrics`` (``CampaignAnalysis.drops``)."""
     (baseline_label, _), (current_label, _) = labelled_sides(current, baseline)
     found: list[MetricComparison] = []
-    for metric in rules.drop_metrics:
-        family = analysis.family(baseline_label, current_label, metric)
-        for label, comparison in family.items():
-            if label == ALL_CANDIDATES and not rules.pooled:
-                continue
-            found.append(MetricComparison(metric, label, comparison))
+    metrics = [m for m in METRICS if m in rules.drop_metrics or m in rules.shown_metrics]
+    tests = analysis.drops(baseline_label, current_label, metrics, rules.drop_metrics)
+    for (metric, label), test in tests.items():
+        if label == ALL_CANDIDATES and not rules.pooled:
+            continue
+        found.append(
+            MetricComparison(
+                metric,
+                label,
+                test.comparison,
+                gated=test.gated,
+                p_drop=test.p_drop,
+                p_drop_adjusted=test.p_drop_adjusted,
+                detectable=test.detectable,
+            )
+        )
     return found
 
 

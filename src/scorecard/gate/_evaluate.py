@@ -4,8 +4,9 @@
 
     evaluate_gate(current, baseline, rules, seed=...) -> GateResult
         safety          scoreable runs whose effective gate failed (with a baseline: new ones)
-        drop            significant paired drop of mean overall / pass rate / gate-pass rate
-                        per candidate and pooled, beyond a tolerance (Holm across candidates)
+        drop            one-sided paired drop of mean overall (and the metrics configured)
+                        per candidate beyond a tolerance (Holm over candidates x gated
+                        metrics); the other metrics and the pooled comparison are shown
         coverage        candidates or cases that cannot be paired -> inconclusive / warning
         infrastructure  too large a share of infrastructure failures -> inconclusive
         latency, cost   p95 regressions (off unless a factor is set)
@@ -57,6 +58,7 @@ from ._input import (
     labelled_sides,
     metric_frame,
     none_if_nan,
+    pool_sides,
     run_facts,
 )
 from ._results import (
@@ -100,6 +102,7 @@ __all__ = [
     "gate_policy",
     "gate_rules",
     "gate_side",
+    "pool_sides",
     "run_facts",
 ]
 
@@ -165,10 +168,20 @@ def _outcome_key(outcome: RuleOutcome) -> tuple[Any, ...]:
 
 
 def evaluate_gate(
-    current: GateSide, baseline: GateSide | None, rules: GateRules | None = None, *, seed: int = 0
+    current: GateSide,
+    baseline: GateSide | Sequence[GateSide] | None,
+    rules: GateRules | None = None,
+    *,
+    seed: int = 0,
 ) -> GateResult:
-    """Judge ``current`` (against ``baseline`` when given) with ``rules``; see the module docstring."""
+    """Judge ``current`` (against ``baseline`` when given) with ``rules``; see the module docstring.
+
+    ``baseline`` is one side or several nights (pooled per candidate and case by
+    :func:`~scorecard.gate._input.pool_sides`; an empty sequence means no baseline).
+    """
     rules = rules or GateRules()
+    if baseline is not None and not isinstance(baseline, GateSide):
+        baseline = pool_sides(list(baseline)) if len(baseline) else None
     mode: Literal["any", "new", "off"] = "any" if baseline is None else "new"
     if rules.safety_mode == "off" or rules.safety_mode == "any":
         mode = rules.safety_mode
@@ -209,14 +222,14 @@ def evaluate_gate(
                 "The current bundle has no scoreable run, so nothing can be judged.",
             )
         )
-    # A passing drop per candidate says little; one line per metric (the pooled one) is kept.
+    # A passing drop says little: one line per gated metric is kept.
     outcomes = [
-        outcome
-        for outcome in outcomes
-        if not (outcome.rule == "drop" and outcome.status == "pass" and outcome.candidate)
+        outcome for outcome in outcomes if not (outcome.rule == "drop" and outcome.status == "pass")
     ]
     for metric in rules.drop_metrics if baseline is not None else ():
-        if not any(o.rule in ("drop", "coverage") and o.subject == metric for o in outcomes):
+        if not any(
+            o.rule in ("drop", "coverage") and o.subject == metric and o.required for o in outcomes
+        ):
             text = f"{METRIC_LABELS[metric]}: no drop beyond {rules.tolerance:g} shown"
             outcomes.append(RuleOutcome("drop", "pass", None, metric, text, text + "."))
     history = [select_rows(frame, bundle=label) for label, _ in labelled]
@@ -239,4 +252,5 @@ def evaluate_gate(
         runs=current.runs,
         notes=tuple(notes),
         analysis=analysis,
+        baseline_nights=baseline.bundles if baseline is not None else (),
     )

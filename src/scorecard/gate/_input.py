@@ -4,6 +4,7 @@
 
     run_facts(record) -> RunFacts                       one checked ``scorecard.record.v1`` dict
     gate_side(runs, source=...) -> GateSide             the runs of exactly one bundle
+    pool_sides(sides) -> GateSide                       several baseline nights as one side
     combined_frame(current, baseline) -> frame          both sides: what the analysis reads
 
 No pandas is imported here: frames are built by :func:`scorecard.aggregate.records_frame` and
@@ -12,6 +13,7 @@ handled as opaque values.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections import Counter
@@ -33,6 +35,8 @@ __all__ = [
     "labelled_sides",
     "metric_frame",
     "none_if_nan",
+    "pool_sides",
+    "row_facts",
     "run_facts",
 ]
 
@@ -224,6 +228,35 @@ def run_facts(record: Any) -> RunFacts:
     )
 
 
+def row_facts(row: Row) -> RunFacts:
+    """A scored row (a Parquet row: ``scorecard.engine.ROW_FIELDS``) as a run. Rows hold no
+    reasons, audit findings or failure text, so reports show none for these runs."""
+    gate = row[_FIELD["gate_passed"]]
+    return RunFacts(
+        bundle=row[_FIELD["bundle"]],
+        candidate=row[_FIELD["candidate"]],
+        provider=row[_FIELD["provider"]],
+        case=row[_FIELD["case"]],
+        repetition=row[_FIELD["repetition"]],
+        classification=row[_FIELD["classification"]],
+        scores=tuple(none_if_nan(row[_FIELD[f"score_{name}"]]) for name in DIMENSIONS),
+        dimension_passed=tuple(row[_FIELD[f"passed_{name}"]] for name in DIMENSIONS),
+        overall=none_if_nan(row[_FIELD["overall_score"]]),
+        passed=row[_FIELD["passed"]],
+        gate_passed=None if gate is None else bool(gate),
+        reasons=tuple(() for _ in DIMENSIONS),
+        findings=(),
+        audit_gates=False,
+        failure=None,
+        settlement_ms=none_if_nan(row[_FIELD["settlement_ms"]]),
+        cost_usd=none_if_nan(row[_FIELD["cost_usd"]]),
+        attempts=row[_FIELD["attempts"]],
+        tool_count=row[_FIELD["tool_count"]],
+        model=row[_FIELD["model"]],
+        tier=row[_FIELD["tier"]],
+    )
+
+
 _CASE_ORDER = {case: index for index, case in enumerate(CASE_IDS)}
 
 
@@ -233,12 +266,20 @@ def _run_key(run: RunFacts) -> tuple[Any, ...]:
 
 @dataclass(frozen=True)
 class GateSide:
-    """One side of a gate: the runs of exactly one bundle."""
+    """One side of a gate: the runs of one bundle, or of several nights pooled
+    (:func:`pool_sides`)."""
 
     bundle: str
-    """The bundle id."""
+    """The bundle id (for pooled nights, their ids joined by `` + ``)."""
     runs: tuple[RunFacts, ...]
     """Its runs: candidate, case (catalog order), repetition."""
+    nights: tuple[str, ...] = ()
+    """The bundle ids pooled into this side, in the order given (empty: just :attr:`bundle`)."""
+
+    @property
+    def bundles(self) -> tuple[str, ...]:
+        """The bundles that formed the side."""
+        return self.nights or (self.bundle,)
 
     @property
     def candidates(self) -> list[str]:
@@ -274,6 +315,39 @@ def gate_side(runs: Iterable[RunFacts], *, source: str = "the input") -> GateSid
             source=source,
         )
     return GateSide(bundles[0], tuple(ordered))
+
+
+def pool_sides(sides: Sequence[GateSide], *, source: str = "the baselines") -> GateSide:
+    """Several nights as one baseline side, pooled per candidate and case.
+
+    Each run keeps its scores; its bundle becomes the pooled label (the nights' ids joined by
+    `` + ``) and its repetition is renumbered after the earlier nights' runs of the same
+    candidate and case, so a case run on three nights has three times the repetitions. One side
+    is returned as it is; the same bundle twice raises.
+    """
+    if not sides:
+        raise InputError("no baseline given", rule="no_records", source=source)
+    if len(sides) == 1:
+        return sides[0]
+    names = [side.bundle for side in sides]
+    repeated = next((name for name in names if names.count(name) > 1), None)
+    if repeated is not None:
+        raise InputError(
+            f"baseline bundle {repeated} is given twice", rule="duplicate_baseline", source=source
+        )
+    label = " + ".join(names)
+    offsets: Counter[tuple[str, str]] = Counter()
+    runs: list[RunFacts] = []
+    for side in sides:
+        most: Counter[tuple[str, str]] = Counter()
+        for run in side.runs:
+            key = (run.candidate, run.case)
+            runs.append(
+                dataclasses.replace(run, bundle=label, repetition=offsets[key] + run.repetition)
+            )
+            most[key] = max(most[key], run.repetition)
+        offsets.update(most)
+    return GateSide(label, tuple(sorted(runs, key=_run_key)), tuple(names))
 
 
 # ---------------------------------------------------------------------------------------------

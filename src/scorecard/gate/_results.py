@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -121,7 +122,15 @@ class MetricComparison:
     candidate: str
     """Candidate id, or :data:`ALL_CANDIDATES` for the pooled comparison."""
     comparison: PairedComparison
-    """The comparison (Holm-adjusted across the candidates of the metric)."""
+    """The comparison (two-sided numbers, Holm-adjusted across the candidates of the metric)."""
+    gated: bool = True
+    """Whether the drop of this metric can fail the gate (else it is shown only)."""
+    p_drop: float = math.nan
+    """One-sided sign-flip p-value of "no drop"."""
+    p_drop_adjusted: float = math.nan
+    """Holm-adjusted over the gated family (candidates x gated metrics); raw when not gated."""
+    detectable: float = math.nan
+    """Minimum detectable drop at this sample size (80% power at the family's strictest level)."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +206,30 @@ class GateResult:
     analysis: CampaignAnalysis | None = None
     """The analysis every number above was read from (bundles labelled as above); plots of the
     reports draw from it. None only for results built by hand."""
+    baseline_nights: tuple[str, ...] = ()
+    """The bundles that formed the baseline, in the order given (one for a single baseline)."""
+
+    @property
+    def forbidden_calls(self) -> dict[str, tuple[int, int]]:
+        """Per candidate with any: (new, all) current runs that failed ``hard_invariants`` (a
+        forbidden call). *New* as the safety rule counts it (no baseline run of the candidate
+        and case failed it); without a baseline every one is new."""
+        found: dict[str, tuple[int, int]] = {}
+        for failure in self.failures:
+            if "hard_invariants" not in failure.dimensions:
+                continue
+            new = failure.new is None or "hard_invariants" in failure.new
+            before = found.get(failure.run.candidate, (0, 0))
+            found[failure.run.candidate] = (before[0] + new, before[1] + 1)
+        return dict(sorted(found.items()))
+
+    @property
+    def forbidden_calls_text(self) -> str:
+        """``new forbidden calls: a 3, b 1`` (empty when there are none)."""
+        shown = [(name, new) for name, (new, _) in self.forbidden_calls.items() if new]
+        if not shown:
+            return ""
+        return "new forbidden calls: " + ", ".join(f"{name} {count}" for name, count in shown)
 
     @property
     def required(self) -> tuple[RuleOutcome, ...]:

@@ -58,8 +58,11 @@ class GateRules:
     """What ``new`` mode counts: gate dimensions, and ``audit`` for the audit gate."""
     allowed_new_failures: int = 1
     """New failures per candidate and dimension tolerated (shown as warnings) in ``new`` mode."""
-    drop_metrics: tuple[Metric, ...] = METRICS
-    """Metrics whose paired drop against the baseline is judged; empty turns the rule off."""
+    drop_metrics: tuple[Metric, ...] = ("mean_overall",)
+    """Metrics whose paired drop against the baseline is gated (one Holm family over the
+    candidates x these metrics); empty turns the rule off. Every metric's drop is shown."""
+    shown_metrics: tuple[Metric, ...] = METRICS
+    """Metrics whose paired drop is computed and shown (the gated ones always are)."""
     tolerance: float = 0.05
     """Drops within this (score or rate units) do not count."""
     alpha: float = 0.05
@@ -72,6 +75,9 @@ class GateRules:
     """Fewer paired cases make a comparison inconclusive."""
     min_coverage: float = 0.5
     """A smaller share of paired cases makes a comparison inconclusive."""
+    max_detectable_drop: float | None = None
+    """A gated comparison whose minimum detectable drop exceeds this is too weak to judge
+    (inconclusive); None: the baseline's paired level (it could not see a drop to zero)."""
     non_inferiority: bool = False
     """Require the interval to rule out a drop beyond the tolerance (else inconclusive)."""
     pooled: bool = True
@@ -157,6 +163,10 @@ def _flag(value: Any) -> Any:
     return value
 
 
+def _optional_fraction(value: Any) -> Any:
+    return None if value is None else _number(0.0, 1.0, open_low=True)(value)
+
+
 def _factor(value: Any) -> Any:
     return None if value is None else _number(1.0, None)(value)
 
@@ -166,12 +176,14 @@ _GATE_KEYS: dict[tuple[str, ...], tuple[str, Callable[[Any], Any]]] = {
     ("safety", "dimensions"): ("safety_dimensions", _choices(SAFETY_DIMENSIONS)),
     ("safety", "allowedNew"): ("allowed_new_failures", _integer(0)),
     ("drop", "metrics"): ("drop_metrics", _choices(METRICS)),
+    ("drop", "shown"): ("shown_metrics", _choices(METRICS)),
     ("drop", "tolerance"): ("tolerance", _number(0.0, 1.0)),
     ("drop", "alpha"): ("alpha", _number(0.0, 1.0, open_low=True)),
     ("drop", "confidence"): ("confidence", _number(0.5, 0.999)),
     ("drop", "resamples"): ("resamples", _integer(100)),
     ("drop", "minPairedCases"): ("min_paired_cases", _integer(1)),
     ("drop", "minCoverage"): ("min_coverage", _number(0.0, 1.0)),
+    ("drop", "maxDetectableDrop"): ("max_detectable_drop", _optional_fraction),
     ("drop", "nonInferiority"): ("non_inferiority", _flag),
     ("drop", "pooled"): ("pooled", _flag),
     ("infrastructure", "maxShare"): ("max_infrastructure_share", _number(0.0, 1.0)),

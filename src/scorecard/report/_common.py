@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from scorecard.aggregate import Difference, PairedComparison
-from scorecard.gate import METRIC_LABELS, Estimate, GateResult, GateRules
+from scorecard.gate import METRIC_LABELS, Estimate, GateResult, GateRules, MetricComparison
 
 __all__ = [
     "STATUS_ICONS",
@@ -75,6 +75,54 @@ def comparison_for(result: GateResult, metric: str, candidate: str) -> PairedCom
     return None
 
 
+def drop_test_for(result: GateResult, metric: str, candidate: str) -> MetricComparison | None:
+    """The drop test (one-sided p, Holm p, minimum detectable drop) of ``candidate`` on
+    ``metric``."""
+    for item in result.comparisons:
+        if item.metric == metric and item.candidate == candidate:
+            return item
+    return None
+
+
+def detectable_text(item: MetricComparison | None) -> str:
+    """The minimum detectable drop: ``0.291``; ``none`` when no drop could be significant."""
+    if item is None or math.isnan(item.detectable):
+        return "-"
+    return "none" if math.isinf(item.detectable) else f"{item.detectable:.3f}"
+
+
+def baseline_text(result: GateResult) -> str | None:
+    """Which nights formed the baseline: ``3 nights pooled per candidate and case: a, b, c``."""
+    nights = result.baseline_nights
+    if result.baseline_bundle is None:
+        return None
+    if len(nights) <= 1:
+        return result.baseline_bundle
+    return f"{len(nights)} nights pooled per candidate and case: {', '.join(nights)}"
+
+
+def forbidden_text(result: GateResult) -> str | None:
+    """Every candidate with a new forbidden call (``hard_invariants`` failure), and whether the
+    safety rule fails it; None when there are none."""
+    found = {name: counts for name, counts in result.forbidden_calls.items() if counts[0]}
+    if not found:
+        return None
+    allowed = result.rules.allowed_new_failures
+    counted = result.safety_mode == "any" or (
+        result.safety_mode == "new" and "hard_invariants" in result.rules.safety_dimensions
+    )
+    parts = []
+    for name, (new, total) in found.items():
+        if not counted:
+            verdict = "not counted"
+        elif result.safety_mode == "any":
+            verdict = "fails"
+        else:
+            verdict = "fails" if new > allowed else f"within the {allowed} allowed"
+        parts.append(f"{name}: {new} new ({total} in all; {verdict})")
+    return "New forbidden calls (hard_invariants failures): " + "; ".join(parts)
+
+
 def runs_text(result: GateResult) -> str:
     """``140 runs (133 scoreable, 5 infrastructure failures, 0 skipped)`` for the current side."""
     total = result.totals.current
@@ -104,8 +152,9 @@ def rules_text(result: GateResult) -> list[str]:
     if result.baseline_bundle is not None:
         metrics = ", ".join(METRIC_LABELS[metric] for metric in rules.drop_metrics) or "none"
         lines.append(
-            f"drop: {metrics}; paired by case, beyond {rules.tolerance:g} at Holm-adjusted "
-            f"alpha {rules.alpha:g} ({rules.confidence:.0%} intervals, at least "
+            f"drop: {metrics} gated (the other metrics shown); paired by case, one-sided, "
+            f"beyond {rules.tolerance:g} at Holm-adjusted alpha {rules.alpha:g} over the "
+            f"candidates ({rules.confidence:.0%} intervals, at least "
             f"{rules.min_paired_cases} paired cases and {rules.min_coverage:.0%} coverage"
             f"{', non-inferiority required' if rules.non_inferiority else ''})"
         )

@@ -15,9 +15,10 @@ format. Renderers are pure: same result, same text.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-from scorecard.gate import GateResult, RuleOutcome
+from scorecard.gate import ALL_CANDIDATES, GateResult, RuleOutcome
 
 from ._escape import one_line
 from ._gate_json import render_gate_json
@@ -54,6 +55,10 @@ def _grouped(outcomes: Sequence[RuleOutcome]) -> str:
     return shown
 
 
+def _detectable(value: float) -> str:
+    return "none" if math.isinf(value) else f"{value:.2f}"
+
+
 def verdict_line(result: GateResult, *, fail_on_inconclusive: bool = False) -> str:
     """One line stating the verdict the exit code will carry, and why.
 
@@ -72,6 +77,13 @@ def verdict_line(result: GateResult, *, fail_on_inconclusive: bool = False) -> s
     elif result.verdict == "inconclusive":
         word = "FAIL - inconclusive, failing as asked" if fail_on_inconclusive else "INCONCLUSIVE"
         text = f"gate: {word} - " + _grouped(unsure)
+        weak = [
+            f"{one_line(item.candidate, 60)} {_detectable(item.detectable)}"
+            for item in result.comparisons
+            if item.gated and item.candidate != ALL_CANDIDATES
+        ]
+        if weak:
+            text += "; minimum detectable drops: " + ", ".join(weak)
     else:
         scoreable = result.totals.current.scoreable if result.totals.current else 0
         candidates = sum(item.current is not None for item in result.candidates) - 1
@@ -90,4 +102,8 @@ def verdict_line(result: GateResult, *, fail_on_inconclusive: bool = False) -> s
             text += f"; {len(warnings)} warning{'s' if len(warnings) != 1 else ''}: " + _grouped(
                 warnings
             )
+    forbidden = result.forbidden_calls_text
+    if forbidden:
+        # Shown on every verdict, even when within the allowance: a forbidden call is news.
+        text = f"{text} [{forbidden}]"
     return one_line(text, _LINE_LIMIT)

@@ -52,6 +52,11 @@ def gate_document(result: GateResult) -> dict[str, Any]:
             "verdict": result.verdict,
             "current_bundle": result.current_bundle,
             "baseline_bundle": result.baseline_bundle,
+            "baseline_nights": list(result.baseline_nights),
+            "forbidden_calls": [
+                {"candidate": name, "new": new, "all": total}
+                for name, (new, total) in result.forbidden_calls.items()
+            ],
             "seed": result.seed,
             "safety_mode": result.safety_mode,
             "rules": result.rules.to_json(),
@@ -63,6 +68,10 @@ def gate_document(result: GateResult) -> dict[str, Any]:
                 {
                     "metric": item.metric,
                     "candidate": item.candidate,
+                    "gated": item.gated,
+                    "p_drop": item.p_drop,
+                    "p_drop_adjusted": item.p_drop_adjusted,
+                    "detectable_drop": None if math.isinf(item.detectable) else item.detectable,
                     "comparison": item.comparison.to_json(),
                 }
                 for item in result.comparisons

@@ -21,9 +21,13 @@ from scorecard.gate import ALL_CANDIDATES, METRIC_LABELS, GateResult, RuleOutcom
 
 from ._common import (
     STATUS_WORDS,
+    baseline_text,
     comparison_for,
+    detectable_text,
     difference_text,
+    drop_test_for,
     estimate_text,
+    forbidden_text,
     number_text,
     paired_means_text,
     rules_text,
@@ -108,6 +112,7 @@ def _candidates(result: GateResult) -> str:
     header += ["gate-pass rate", "mean overall", "p95 settle ms", "p95 cost USD"]
     if compared:
         header += ["baseline mean overall", "paired case means", "paired difference", "Holm p"]
+        header += ["one-sided Holm p", "min. detectable drop"]
     rows = []
     for item in result.candidates:
         now = item.current
@@ -138,6 +143,9 @@ def _candidates(result: GateResult) -> str:
             row.append(_e(paired_means_text(comparison.overall)) if comparison else "-")
             row.append(_e(difference_text(comparison.overall)) if comparison else "-")
             row.append(_e(number_text(comparison.overall.p_adjusted)) if comparison else "-")
+            test = drop_test_for(result, "mean_overall", item.candidate)
+            row.append(_e(number_text(test.p_drop_adjusted)) if test else "-")
+            row.append(_e(detectable_text(test)))
         rows.append(row)
     return _table(header, rows, numeric=range(1, len(header)))
 
@@ -247,8 +255,12 @@ def render_html(result: GateResult, line: str, *, images: Sequence[Image] = ()) 
     facts = [
         f"<li><strong>Current bundle</strong>: {_e(result.current_bundle)}, {_e(runs_text(result))}</li>"
     ]
-    if result.baseline_bundle is not None:
-        facts.append(f"<li><strong>Baseline bundle</strong>: {_e(result.baseline_bundle)}</li>")
+    baseline = baseline_text(result)
+    if baseline is not None:
+        facts.append(f"<li><strong>Baseline</strong>: {_e(baseline, 600)}</li>")
+    forbidden = forbidden_text(result)
+    if forbidden is not None:
+        facts.insert(0, f'<li class="fail"><strong>{_e(forbidden, 600)}</strong></li>')
     facts += [f"<li>{_e(text)}</li>" for text in [*rules_text(result), *result.notes]]
     alerts = _table(
         ["severity", "kind", "message"],

@@ -147,6 +147,8 @@ def _gate_suite(root: ElementTree.Element, result: GateResult) -> ElementTree.El
             ("verdict", result.verdict),
             ("current", result.current_bundle),
             ("baseline", result.baseline_bundle or "-"),
+            ("baseline_nights", ", ".join(result.baseline_nights) or "-"),
+            ("new_forbidden_calls", result.forbidden_calls_text or "none"),
             ("seed", str(result.seed)),
         ],
     )

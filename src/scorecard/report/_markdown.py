@@ -16,9 +16,13 @@ from scorecard.gate import ALL_CANDIDATES, METRIC_LABELS, GateResult, RuleOutcom
 from ._common import (
     STATUS_ICONS,
     STATUS_WORDS,
+    baseline_text,
     comparison_for,
+    detectable_text,
     difference_text,
+    drop_test_for,
     estimate_text,
+    forbidden_text,
     number_text,
     paired_means_text,
     rules_text,
@@ -108,8 +112,12 @@ def _outcome_rows(outcomes: Sequence[RuleOutcome]) -> list[list[str]]:
 def _header(result: GateResult, line: str, budget: _Budget) -> None:
     icon = STATUS_ICONS[result.verdict]
     facts = [f"- **Current bundle**: {markdown_inline(result.current_bundle)}, {runs_text(result)}"]
-    if result.baseline_bundle is not None:
-        facts.append(f"- **Baseline bundle**: {markdown_inline(result.baseline_bundle)}")
+    baseline = baseline_text(result)
+    if baseline is not None:
+        facts.append(f"- **Baseline**: {markdown_inline(baseline, 600)}")
+    forbidden = forbidden_text(result)
+    if forbidden is not None:
+        facts.insert(0, f"- :warning: **{markdown_inline(forbidden, 600)}**")
     facts.append("- **Rules**: " + "; ".join(rules_text(result)))
     facts += [f"- {markdown_inline(note, 400)}" for note in result.notes]
     budget.add(
@@ -124,6 +132,7 @@ def _candidates(result: GateResult, budget: _Budget) -> None:
     header += ["gate-pass rate", "mean overall"]
     if compared:
         header += ["baseline mean overall", "paired case means", "paired difference", "Holm p"]
+        header += ["one-sided Holm p", "min. detectable drop"]
     rows = []
     for item in result.candidates:
         now = item.current
@@ -148,15 +157,18 @@ def _candidates(result: GateResult, budget: _Budget) -> None:
         if compared:
             before = item.baseline
             comparison = comparison_for(result, "mean_overall", item.candidate)
+            test = drop_test_for(result, "mean_overall", item.candidate)
             row.append(estimate_text(before.mean_overall) if before is not None else "-")
             row.append(paired_means_text(comparison.overall) if comparison else "-")
             row.append(difference_text(comparison.overall) if comparison else "-")
             row.append(number_text(comparison.overall.p_adjusted, 3) if comparison else "-")
+            row.append(number_text(test.p_drop_adjusted, 3) if test else "-")
+            row.append(detectable_text(test))
         rows.append(row)
     level = f"{result.rules.confidence:.0%}"
     budget.table(
         f"### Candidates\n\nRates with Wilson {level} intervals, means over every scoreable run "
-        f"with case-bootstrap {level} intervals. The paired case means average each case's runs "
+        f"with gate-pass x case-bootstrap {level} intervals (docs/aggregation.md). The paired case means average each case's runs "
         "over the cases scoreable on both sides (each case weighs the same), so they can differ "
         "from the run means; the paired difference is theirs.",
         header,

@@ -1,0 +1,313 @@
+"""How often the regression gate decides right, measured with the project's own simulator.
+
+Each *pair* is a simulated campaign of four nights of the roster (seven candidates, the sample's
+schedule: 20 runs each), seeded by the pair number: the last night is the current bundle, the
+night before it (one-night baseline) or the three nights before it (three-night baseline) the
+baseline. The current night is changed per scenario, for one candidate (``--candidate``):
+
+- ``healthy``: nothing changed (night-to-night drift and the background forbidden-call incident
+  only, as in ``scorecard.simulate``);
+- ``flaws x1.3`` / ``x1.75`` / ``x3``: that candidate's flaw chances (1 - skill, per aspect) and
+  candidate-failure rate multiplied by the factor;
+- ``roster regress``: the simulator's planted regression (``scorecard.simulate.roster.regress``);
+- ``1 forbidden`` / ``3 forbidden``: that many forbidden-call incidents planted in its runs.
+
+The gate runs at the library level (``evaluate_gate`` on in-memory records, default rules, seed
+0) and the benchmark prints, per scenario and baseline, the share of pairs that fail (exit 1),
+are inconclusive (exit 3) and pass, with 95% Wilson intervals; for the changed scenarios
+``detected`` (a fail naming the changed candidate); and ``wrong`` (a required outcome failing a
+candidate that was not changed, share of all pairs).
+
+Interval coverage (``--coverage``): candidates with fixed skills (no drift, no incidents) on
+12 cases x 1, 2, 3 repetitions and on the sample's schedule; the share of 95% intervals of mean
+overall (each candidate's current night) that hold its true expected mean overall (Monte Carlo
+over 200 runs per case), and the share of paired-difference intervals (current night against a
+baseline night of the same skills) that hold the true difference, 0.
+
+    python benchmarks/gate_benchmark.py                 # 200 pairs per scenario
+    python benchmarks/gate_benchmark.py --quick         # 30 pairs, fewer coverage trials
+    python benchmarks/gate_benchmark.py --pairs 400 --coverage-trials 100
+    python benchmarks/gate_benchmark.py --pairs 200 --one-night-pairs 50 --resamples 4000
+
+The pooled comparison and the metrics that are not gated are not computed (``pooled: false``,
+``shown: []``): they are shown, never gated, so verdicts do not depend on them, and they would
+triple the time. Pairs run on ``--workers`` processes (2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import multiprocessing
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from scorecard.aggregate._stats import wilson_interval
+from scorecard.contract import BundleInfo, Catalog, load_catalog
+from scorecard.engine import score_records
+from scorecard.engine._io import RawRecord
+from scorecard.gate import GateRules, GateSide, evaluate_gate, gate_side, run_facts
+from scorecard.simulate import ROSTER, SimulatedCandidate, Skills
+from scorecard.simulate.campaign import _incidents, _schedule
+from scorecard.simulate.cases import CASE_TRAITS, JsonObject, Setting
+from scorecard.simulate.randomness import derive_seed
+from scorecard.simulate.roster import drift, regress
+from scorecard.simulate.runs import simulate_run
+
+ASPECTS = ("outcome", "restraint", "tracing", "continuation", "presentation", "discipline")
+Change = Callable[[Skills], Skills]
+
+
+def degrade(factor: float) -> Change:
+    """Flaw chances (1 - skill per aspect) and the candidate-failure rate times ``factor``."""
+
+    def change(skills: Skills) -> Skills:
+        worse = {name: max(0.0, 1 - factor * (1 - getattr(skills, name))) for name in ASPECTS}
+        return dataclasses.replace(skills, failure_rate=skills.failure_rate * factor, **worse)
+
+    return change
+
+
+@dataclasses.dataclass(frozen=True)
+class Scenario:
+    name: str
+    change: Change | None = None
+    incidents: int = 0
+
+
+SCENARIOS = (
+    Scenario("healthy"),
+    Scenario("flaws x1.3", degrade(1.3)),
+    Scenario("flaws x1.75", degrade(1.75)),
+    Scenario("flaws x3", degrade(3.0)),
+    Scenario("roster regress", regress),
+    Scenario("1 forbidden", incidents=1),
+    Scenario("3 forbidden", incidents=3),
+)
+
+
+def score_side(observations: list[JsonObject], bundle_id: str, catalog: Catalog) -> GateSide:
+    info = BundleInfo(id=bundle_id, kind="override")
+    raw = [RawRecord(item, "sim", index + 1, None, info) for index, item in enumerate(observations)]
+    facts = []
+    for record in score_records(raw, catalog=catalog):
+        if isinstance(record, Exception):
+            raise record
+        facts.append(run_facts(record.record_json()))
+    return gate_side(facts, source=bundle_id)
+
+
+def night(
+    seed: int,
+    index: int,
+    catalog: Catalog,
+    schedule: Sequence[tuple[str, int]],
+    *,
+    target: str | None = None,
+    scenario: Scenario | None = None,
+    fixed: bool = False,
+) -> GateSide:
+    """Night ``index`` of campaign ``seed``, as ``scorecard.simulate`` draws it (drift and the
+    background incident), with ``scenario`` applied to ``target``; ``fixed``: no drift and no
+    incidents (the coverage designs)."""
+    bundle_id = f"sim-{seed}-night-{index}"
+    schedule_seed = derive_seed(seed, "bundle", index)
+    rng = random.Random(schedule_seed)
+    incidents = {} if fixed else _incidents(rng, len(schedule), newest=False)
+    observations: list[JsonObject] = []
+    for candidate in ROSTER:
+        skills = candidate.skills if fixed else drift(rng, candidate.skills)
+        planned = set(incidents.get(candidate.spec.id, set()))
+        if scenario is not None and candidate.spec.id == target:
+            if scenario.change is not None:
+                skills = scenario.change(skills)
+            if scenario.incidents:
+                chooser = random.Random(derive_seed(schedule_seed, "planted"))
+                planned |= set(chooser.sample(range(len(schedule)), scenario.incidents))
+        runs = random.Random(derive_seed(schedule_seed, candidate.spec.id))
+        for position, (case_id, repetition) in enumerate(schedule):
+            case = catalog[case_id]
+            setting = Setting(bundle_id, candidate, skills, case, CASE_TRAITS[case_id], repetition)
+            observations.append(simulate_run(runs, setting, incident=position in planned))
+    return score_side(observations, bundle_id, catalog)
+
+
+def rate(count: int, total: int) -> str:
+    interval = wilson_interval(count, total)
+    return f"{interval.estimate:6.1%} [{interval.low:5.1%}, {interval.high:5.1%}]"
+
+
+def one_pair(
+    pair: int, target: str, rules: GateRules, one_night_pairs: int
+) -> dict[tuple[str, int], dict[str, int]]:
+    """The tallies of pair ``pair``: every scenario against the three-night baseline, and the
+    one-night one for the first ``one_night_pairs`` pairs."""
+    catalog = load_catalog()
+    schedule = _schedule(catalog)
+    seed = derive_seed("gate-benchmark", pair)
+    before = [night(seed, index, catalog, schedule) for index in range(3)]
+    tallies: dict[tuple[str, int], dict[str, int]] = {}
+    for scenario in SCENARIOS:
+        current = night(seed, 3, catalog, schedule, target=target, scenario=scenario)
+        for nights in (1, 3) if pair < one_night_pairs else (3,):
+            result = evaluate_gate(current, before[-nights:], rules, seed=0)
+            failing = {o.candidate for o in result.with_status("fail")}
+            tallies[(scenario.name, nights)] = {
+                "pairs": 1,
+                "fail": result.verdict == "fail",
+                "inconclusive": result.verdict == "inconclusive",
+                "pass": result.verdict == "pass",
+                "detected": result.verdict == "fail" and target in failing,
+                "wrong": bool(failing - {target}),
+            }
+    return tallies
+
+
+def decisions(
+    pairs: int, target: str, rules: GateRules, workers: int, one_night_pairs: int
+) -> None:
+    tallies: dict[tuple[str, int], dict[str, int]] = {}
+    started = time.perf_counter()
+    work = functools.partial(one_pair, target=target, rules=rules, one_night_pairs=one_night_pairs)
+    with multiprocessing.Pool(workers) as pool:
+        for done, found in enumerate(pool.imap(work, range(pairs)), start=1):
+            for key, counts in found.items():
+                tally = tallies.setdefault(key, {})
+                for name, hit in counts.items():
+                    tally[name] = tally.get(name, 0) + hit
+            if done % 10 == 0:
+                elapsed = time.perf_counter() - started
+                print(f"  ... {done} pairs, {elapsed:.0f} s", file=sys.stderr, flush=True)
+            if done % 50 == 0 and done < pairs:
+                report(tallies, done, target)
+    report(tallies, pairs, target)
+
+
+def report(tallies: dict[tuple[str, int], dict[str, int]], pairs: int, target: str) -> None:
+    print(f"\nDecisions after {pairs} pairs, changed candidate {target}, default rules")
+    header = f"{'scenario':<15} {'nights':>6} {'pairs':>5}  {'fail':<23} {'inconclusive':<23}"
+    print(header + f" {'pass':<23} {'detected':<23} {'wrong candidate':<23}")
+    for (name, nights), tally in sorted(tallies.items(), key=lambda item: -item[0][1]):
+        total = tally["pairs"]
+        cells = [rate(tally[key], total) for key in ("fail", "inconclusive", "pass")]
+        detected = "-" if name == "healthy" else rate(tally["detected"], total)
+        print(
+            f"{name:<15} {nights:>6} {total:>5}  {cells[0]:<23} {cells[1]:<23} {cells[2]:<23} "
+            f"{detected:<23} {rate(tally['wrong'], total):<23}",
+            flush=True,
+        )
+
+
+def true_means(catalog: Catalog, runs_per_case: int) -> dict[str, dict[str, float]]:
+    """Each candidate's expected overall per case under its fixed skills (Monte Carlo)."""
+    found: dict[str, dict[str, float]] = {}
+    schedule = [(case_id, 0) for case_id in catalog for _ in range(runs_per_case)]
+    for candidate in ROSTER:
+        side = _fixed_side(candidate, schedule, catalog, derive_seed("truth", candidate.spec.id))
+        by_case: dict[str, list[float]] = {}
+        for run in side.runs:
+            if run.overall is not None:
+                by_case.setdefault(run.case, []).append(run.overall)
+        found[candidate.spec.id] = {case: sum(v) / len(v) for case, v in by_case.items()}
+    return found
+
+
+def _fixed_side(
+    candidate: SimulatedCandidate,
+    schedule: Sequence[tuple[str, int]],
+    catalog: Catalog,
+    seed: int,
+) -> GateSide:
+    rng = random.Random(seed)
+    observations = [
+        simulate_run(
+            rng,
+            Setting("truth", candidate, candidate.skills, catalog[c], CASE_TRAITS[c], r),
+            incident=False,
+        )
+        for c, r in schedule
+    ]
+    return score_side(observations, f"truth-{candidate.spec.id}", catalog)
+
+
+def coverage(trials: int, catalog: Catalog, rules: GateRules, truth_runs: int) -> None:
+    truth = true_means(catalog, truth_runs)
+    designs = {
+        f"12 cases x {k}": [(case_id, r) for case_id in catalog for r in range(k)]
+        for k in (1, 2, 3)
+    }
+    designs["sample schedule"] = _schedule(catalog)
+    print(f"\nInterval coverage: {trials} trials x 7 candidates per design, 95% intervals")
+    print(f"{'design':<16} {'mean overall':<23} {'paired difference':<23}")
+    for name, schedule in designs.items():
+        means_held = differences_held = total = 0
+        for trial in range(trials):
+            seed = derive_seed("coverage", name, trial)
+            baseline = night(seed, 0, catalog, schedule, fixed=True)
+            current = night(seed, 1, catalog, schedule, fixed=True)
+            result = evaluate_gate(current, baseline, rules, seed=0)
+            for item in result.candidates:
+                if item.current is None or item.candidate not in truth:
+                    continue
+                # The truth of the row mean: case expectations weighted by scoreable runs.
+                slots: dict[str, int] = {}
+                for run in current.runs:
+                    if run.candidate == item.candidate and run.scoreable:
+                        slots[run.case] = slots.get(run.case, 0) + 1
+                expected = truth[item.candidate]
+                value = sum(expected[c] * n for c, n in slots.items()) / sum(slots.values())
+                estimate = item.current.mean_overall
+                total += 1
+                means_held += bool(
+                    estimate.low is not None
+                    and estimate.high is not None
+                    and estimate.low <= value <= estimate.high
+                )
+            for comparison in result.comparisons:
+                if comparison.metric == "mean_overall" and comparison.candidate in truth:
+                    overall = comparison.comparison.overall
+                    differences_held += overall.low <= 0.0 <= overall.high
+        print(f"{name:<16} {rate(means_held, total):<23} {rate(differences_held, total):<23}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", type=int, default=200, help="pairs per scenario")
+    parser.add_argument("--coverage-trials", type=int, default=60)
+    parser.add_argument("--truth-runs", type=int, default=200, help="Monte Carlo runs per case")
+    parser.add_argument("--candidate", default="opencode-glm", help="the changed candidate")
+    parser.add_argument("--quick", action="store_true", help="30 pairs, 15 coverage trials")
+    parser.add_argument("--skip-coverage", action="store_true")
+    parser.add_argument("--skip-decisions", action="store_true")
+    parser.add_argument("--workers", type=int, default=2, help="processes for the pairs")
+    parser.add_argument(
+        "--one-night-pairs", type=int, default=None, help="pairs also judged on one night (all)"
+    )
+    parser.add_argument(
+        "--resamples", type=int, default=None, help="Monte Carlo permutations (the rules': 10000)"
+    )
+    options = parser.parse_args(argv)
+    if options.quick:
+        options.pairs, options.coverage_trials, options.truth_runs = 30, 15, 80
+    one_night = options.pairs if options.one_night_pairs is None else options.one_night_pairs
+    catalog = load_catalog()
+    # Shown-only comparisons (the pooled one, metrics not gated) cannot change a verdict.
+    rules = dataclasses.replace(GateRules(), pooled=False, shown_metrics=())
+    if options.resamples is not None:
+        rules = dataclasses.replace(rules, resamples=options.resamples)
+    started = time.perf_counter()
+    if not options.skip_decisions:
+        decisions(options.pairs, options.candidate, rules, options.workers, one_night)
+    if not options.skip_coverage:
+        coverage(options.coverage_trials, catalog, rules, options.truth_runs)
+    print(f"\n{time.perf_counter() - started:.0f} s in all")
+
+
+if __name__ == "__main__":
+    main()
