@@ -58,6 +58,19 @@ def _read_records_file(path: str) -> tuple[list[RunFacts], list[InputError]]:
     return found, errors
 
 
+def _bad_site_url(url: str) -> bool:
+    """Whether ``url`` cannot sit in a markdown link and an XML attribute as it is (or would
+    publish a secret)."""
+    from scorecard.contract import find_secret
+
+    return (
+        not url
+        or any(character.isspace() or not character.isprintable() for character in url)
+        or any(character in url for character in "()<>[]\"'`\\")
+        or find_secret(url) is not None
+    )
+
+
 def _load_side(
     path: str,
     catalog: Callable[[], Catalog],
@@ -182,6 +195,15 @@ def gate(
     html: Annotated[
         Path | None, typer.Option("--html", help="Write the self-contained HTML report here.")
     ] = None,
+    site_url: Annotated[
+        str | None,
+        typer.Option(
+            "--site-url",
+            help="Where `scorecard report` publishes its site (an address or a relative path, "
+            "e.g. the CI artifact's): the markdown and JUnit link each gate-failed run to its "
+            "page there.",
+        ),
+    ] = None,
     seed: Annotated[
         int, typer.Option("--seed", min=0, help="Seed of the bootstrap resampling.")
     ] = 0,
@@ -202,6 +224,12 @@ def gate(
     --fail-on-inconclusive). Prints one verdict line; appends the markdown summary to
     $GITHUB_STEP_SUMMARY when that is set.
     """
+    if site_url is not None and _bad_site_url(site_url):
+        sys.stderr.write(
+            "error: --site-url must be an address or path without spaces, quotes, brackets, "
+            "control characters or anything secret-shaped\n"
+        )
+        raise typer.Exit(EXIT_BAD_INPUT)
     if baseline_bundle_id is not None and len(baseline or []) > 1:
         sys.stderr.write(
             "error: --baseline-bundle-id names one baseline's bundle; several --baseline nights"
@@ -276,14 +304,14 @@ def gate(
         raise bad_input(errors)
     result = evaluate_gate(current_side, baseline_side, rules, seed=seed)
     line = verdict_line(result, fail_on_inconclusive=rules.fail_on_inconclusive)
-    summary = render_markdown(result, line)
+    summary = render_markdown(result, line, site_url=site_url)
     try:
         if markdown is not None:
             _write(markdown, summary)
         if junit is not None:
-            _write(junit, render_junit(result))
+            _write(junit, render_junit(result, site_url=site_url))
         if junit_runs is not None:
-            _write(junit_runs, render_junit_runs(result))
+            _write(junit_runs, render_junit_runs(result, site_url=site_url))
         if json_file is not None:
             _write(json_file, render_gate_json(result))
         if html is not None:

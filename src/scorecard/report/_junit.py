@@ -23,6 +23,7 @@ from scorecard.gate import GateCheck, GateResult, RuleOutcome, RunFacts
 
 from ._common import number_text
 from ._escape import one_line, xml_text
+from ._site_paths import site_link
 
 __all__ = ["render_junit", "render_junit_runs"]
 
@@ -79,7 +80,7 @@ def _reasons(run: RunFacts) -> str:
     return xml_text("\n".join(lines), _TEXT_LIMIT)
 
 
-def _run_case(suite: ElementTree.Element, run: RunFacts) -> str:
+def _run_case(suite: ElementTree.Element, run: RunFacts, site_url: str | None = None) -> str:
     case = ElementTree.SubElement(
         suite,
         "testcase",
@@ -98,6 +99,10 @@ def _run_case(suite: ElementTree.Element, run: RunFacts) -> str:
     ]
     if run.source:
         values.append(("source", run.source))
+    if site_url is not None:
+        values.append(
+            ("page", site_link(site_url, run.bundle, run.candidate, run.case, run.repetition))
+        )
     _properties(case, values)
     if run.classification == "infrastructure_failure":
         message = one_line(run.failure or "infrastructure failure", _MESSAGE_LIMIT)
@@ -164,7 +169,7 @@ def _document(root: ElementTree.Element) -> str:
     )
 
 
-def _check_case(suite: ElementTree.Element, check: GateCheck) -> str:
+def _check_case(suite: ElementTree.Element, check: GateCheck, pages: Sequence[str] = ()) -> str:
     who = check.candidate or "all candidates"
     case = ElementTree.SubElement(
         suite,
@@ -179,6 +184,7 @@ def _check_case(suite: ElementTree.Element, check: GateCheck) -> str:
             ("status", check.status),
             ("required", "true" if check.required else "false"),
             *([("subjects", subjects)] if subjects else []),
+            *(("page", page) for page in pages),
         ],
     )
     deciding = [outcome for outcome in check.outcomes if outcome.status == check.status]
@@ -196,18 +202,41 @@ def _check_case(suite: ElementTree.Element, check: GateCheck) -> str:
     return "passed"
 
 
-def render_junit(result: GateResult) -> str:
-    """``result`` as JUnit XML with one test case per gate check (UTF-8, XML declaration)."""
+def _failure_pages(result: GateResult, site_url: str | None) -> dict[str | None, list[str]]:
+    """Per candidate, the report-site pages of its runs that failed the gate (none without a
+    site)."""
+    pages: dict[str | None, list[str]] = {}
+    if site_url is not None:
+        for failure in result.failures:
+            run = failure.run
+            pages.setdefault(run.candidate, []).append(
+                site_link(site_url, run.bundle, run.candidate, run.case, run.repetition)
+            )
+    return pages
+
+
+def render_junit(result: GateResult, *, site_url: str | None = None) -> str:
+    """``result`` as JUnit XML with one test case per gate check (UTF-8, XML declaration). With
+    ``site_url`` (where ``scorecard report`` publishes its site), a failed check of a candidate
+    lists the pages of that candidate's gate-failed runs as ``page`` properties."""
     root = ElementTree.Element("testsuites", name="scorecard gate")
     gate = _gate_suite(root, result)
-    counts = _count(gate, [_check_case(gate, check) for check in result.checks])
+    pages = _failure_pages(result, site_url)
+    counts = _count(
+        gate,
+        [
+            _check_case(gate, check, pages.get(check.candidate, []) if check.failed else [])
+            for check in result.checks
+        ],
+    )
     for key, value in counts.items():
         root.set(key, str(value))
     return _document(root)
 
 
-def render_junit_runs(result: GateResult) -> str:
-    """``result`` as the per-run JUnit XML reference report (UTF-8, XML declaration)."""
+def render_junit_runs(result: GateResult, *, site_url: str | None = None) -> str:
+    """``result`` as the per-run JUnit XML reference report (UTF-8, XML declaration); with
+    ``site_url``, each run's test case has its report-site page as a ``page`` property."""
     root = ElementTree.Element("testsuites", name="scorecard gate")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     gate = _gate_suite(root, result)
@@ -217,7 +246,7 @@ def render_junit_runs(result: GateResult) -> str:
     for candidate in sorted({run.candidate for run in result.runs}):
         suite = _suite(root, f"{result.current_bundle}/{candidate}")
         runs = [run for run in result.runs if run.candidate == candidate]
-        suites.append((suite, [_run_case(suite, run) for run in runs]))
+        suites.append((suite, [_run_case(suite, run, site_url) for run in runs]))
     for suite, results in suites:
         for key, value in _count(suite, results).items():
             totals[key] += value

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from scorecard.contract import DIMENSIONS
-from scorecard.gate import ALL_CANDIDATES, METRIC_LABELS, GateResult, RuleOutcome
+from scorecard.gate import ALL_CANDIDATES, METRIC_LABELS, GateResult, RuleOutcome, RunFacts
 
 from ._common import (
     STATUS_ICONS,
@@ -29,6 +29,7 @@ from ._common import (
     runs_text,
 )
 from ._escape import INLINE_LIMIT, markdown_fence, markdown_inline, needs_block
+from ._site_paths import site_link
 
 __all__ = ["MARKDOWN_LIMIT", "render_markdown"]
 
@@ -176,7 +177,14 @@ def _candidates(result: GateResult, budget: _Budget) -> None:
     )
 
 
-def _failures(result: GateResult, budget: _Budget) -> None:
+def _run_link(run: RunFacts, site_url: str | None) -> str:
+    """The run's repetition, linked to its page of the report site when there is one."""
+    if site_url is None:
+        return str(run.repetition)
+    return f"[{run.repetition}]({site_link(site_url, run.bundle, run.candidate, run.case, run.repetition)})"
+
+
+def _failures(result: GateResult, budget: _Budget, site_url: str | None) -> None:
     rows = []
     for failure in result.failures:
         run = failure.run
@@ -191,7 +199,7 @@ def _failures(result: GateResult, budget: _Budget) -> None:
             [
                 markdown_inline(run.candidate),
                 markdown_inline(run.case),
-                str(run.repetition),
+                _run_link(run, site_url),
                 run.classification,
                 ", ".join(f"`{name}`" for name in failure.dimensions),
                 "-" if failure.new is None else ", ".join(f"`{n}`" for n in failure.new) or "no",
@@ -360,8 +368,12 @@ def _details(result: GateResult, budget: _Budget) -> None:
             budget.add(block)
 
 
-def render_markdown(result: GateResult, line: str, *, limit: int = MARKDOWN_LIMIT) -> str:
-    """The summary of ``result`` under its verdict ``line``, at most ``limit`` bytes (UTF-8)."""
+def render_markdown(
+    result: GateResult, line: str, *, limit: int = MARKDOWN_LIMIT, site_url: str | None = None
+) -> str:
+    """The summary of ``result`` under its verdict ``line``, at most ``limit`` bytes (UTF-8).
+    With ``site_url`` (where ``scorecard report`` publishes its site), each gate failure's
+    repetition links to the run's page there."""
     budget = _Budget(limit)
     _header(result, line, budget)
     budget.table(
@@ -370,7 +382,7 @@ def render_markdown(result: GateResult, line: str, *, limit: int = MARKDOWN_LIMI
         _outcome_rows(result.required),
     )
     _candidates(result, budget)
-    _failures(result, budget)
+    _failures(result, budget, site_url)
     _regressions(result, budget)
     _advisory(result, budget)
     _exclusions(result, budget)

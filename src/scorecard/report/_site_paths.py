@@ -25,6 +25,7 @@ __all__ = [
     "link",
     "pair_page_path",
     "run_page_path",
+    "site_link",
     "slug",
 ]
 
@@ -59,6 +60,12 @@ def run_page_path(bundle: str, candidate: str, case: str, run: int) -> str:
     ``candidate`` in ``bundle``, relative to the site's root (``/``-separated, no leading
     ``/``): join it to where the site is published to link to the run."""
     return f"runs/{slug(bundle)}/{slug(candidate)}/{slug(case)}-r{int(run)}.html"
+
+
+def site_link(site_url: str, bundle: str, candidate: str, case: str, run: int) -> str:
+    """The address of a run's page on the site published at ``site_url`` (an address or a
+    relative path; checked by the command line: no spaces, brackets or control characters)."""
+    return f"{site_url.rstrip('/')}/{run_page_path(bundle, candidate, case, run)}"
 
 
 def candidate_page_path(candidate: str) -> str:
