@@ -7,6 +7,7 @@ Exit status: 0 pass, 1 fail, 2 bad input or usage, 3 inconclusive (1 with
 from __future__ import annotations
 
 import dataclasses
+import enum
 import os
 import sys
 from collections.abc import Callable
@@ -56,6 +57,13 @@ def _read_records_file(path: str) -> tuple[list[RunFacts], list[InputError]]:
         except InputError as error:
             errors.append(error.located(source=path, line=number))
     return found, errors
+
+
+class GateFormat(enum.StrEnum):
+    """What ``gate`` prints on stdout."""
+
+    line = "line"
+    json = "json"
 
 
 def _bad_site_url(url: str) -> bool:
@@ -195,6 +203,14 @@ def gate(
     html: Annotated[
         Path | None, typer.Option("--html", help="Write the self-contained HTML report here.")
     ] = None,
+    output_format: Annotated[
+        GateFormat,
+        typer.Option(
+            "--format",
+            help="What stdout gets: the verdict line, or the result as JSON "
+            "(scorecard.gate.v1, what --json writes). The exit status is the same.",
+        ),
+    ] = GateFormat.line,
     site_url: Annotated[
         str | None,
         typer.Option(
@@ -334,7 +350,11 @@ def gate(
                 stream.write(summary + "\n")
         except OSError as error:  # the verdict stands; the job summary is a convenience
             sys.stderr.write(f"warning: cannot append to GITHUB_STEP_SUMMARY: {error.strerror}\n")
-    sys.stdout.write(line + "\n")
+    if output_format is GateFormat.json:
+        sys.stdout.write(render_gate_json(result))
+        sys.stderr.write(line + "\n")  # the verdict still reaches the log
+    else:
+        sys.stdout.write(line + "\n")
     if result.verdict == "pass":
         code = EXIT_OK
     elif result.verdict == "fail" or rules.fail_on_inconclusive:
