@@ -16,6 +16,7 @@ from ._common import EXIT_BAD_INPUT, print_errors, write_errors
 
 if TYPE_CHECKING:
     from scorecard.aggregate import ComparisonSettings
+    from scorecard.contract import Policy
     from scorecard.engine import LoadedRecords
     from scorecard.gate import GateRules
     from scorecard.report import GateStatus
@@ -38,9 +39,10 @@ def input_paths(paths: Sequence[str] | None) -> list[str]:
     raise typer.Exit(EXIT_BAD_INPUT)
 
 
-def rules_from(policy_file: Path | None) -> tuple[object | None, GateRules]:
+def rules_from(policy_file: Path | None) -> tuple[Policy | None, GateRules]:
     """The scoring policy and the gate rules of a policy file (both sections; the defaults
-    without one). A bad file raises a located :class:`InputError`."""
+    without one). A bad file raises a located :class:`InputError`. Every command that reads a
+    policy file with a gate section (compare, plot, gate, report) reads it here."""
     from scorecard.gate import GateRules, gate_policy
 
     if policy_file is None:

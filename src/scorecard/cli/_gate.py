@@ -18,6 +18,7 @@ import typer
 
 from scorecard.contract import InputError
 
+from ._campaign import rules_from
 from ._common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -263,7 +264,7 @@ def gate(
         [current, *(baseline or [])],
     )
     from scorecard.contract import load_catalog
-    from scorecard.gate import GateRules, evaluate_gate, gate_policy, pool_sides
+    from scorecard.gate import evaluate_gate, pool_sides
     from scorecard.report import (
         plot_images,
         render_gate_json,
@@ -280,17 +281,7 @@ def gate(
         return typer.Exit(EXIT_BAD_INPUT)
 
     try:
-        policy, rules = None, GateRules()
-        if policy_file is not None:
-            try:
-                text = policy_file.read_text(encoding="utf-8-sig")
-            except (OSError, UnicodeDecodeError) as error:
-                raise InputError(
-                    f"cannot read policy file: {type(error).__name__}",
-                    rule="unreadable",
-                    source=str(policy_file),
-                ) from None
-            policy, rules = gate_policy(text, source=str(policy_file))
+        policy, rules = rules_from(policy_file)
         if tolerance is not None:
             rules = dataclasses.replace(rules, tolerance=tolerance)
         if fail_on_inconclusive:

@@ -14,6 +14,7 @@ import typer
 
 from scorecard.contract import InputError
 
+from ._campaign import rules_from
 from ._common import (
     EXIT_BAD_INPUT,
     BundleIdOption,
@@ -44,22 +45,6 @@ ReportPolicyOption = Annotated[
 SeedOption = Annotated[int, typer.Option("--seed", min=0, help="Seed of the bootstrap resampling.")]
 
 
-def _read_policy(policy_file: Path | None) -> tuple[Any, Any]:
-    from scorecard.gate import GateRules, gate_policy
-
-    if policy_file is None:
-        return None, GateRules()
-    try:
-        text = policy_file.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(
-            f"cannot read policy file: {type(error).__name__}",
-            rule="unreadable",
-            source=str(policy_file),
-        ) from None
-    return gate_policy(text, source=str(policy_file))
-
-
 def build_files(
     paths: list[str],
     *,
@@ -84,7 +69,7 @@ def build_files(
                     rule="scored_input",
                     source=given,
                 )
-        policy, rules = _read_policy(policy_file)
+        policy, rules = rules_from(policy_file)
         catalog = load_catalog(cases)
         run = score_run(
             paths,
