@@ -202,28 +202,13 @@ def run_facts(record: Any) -> RunFacts:
     source = None
     if isinstance(where, Mapping) and where.get("file"):
         source = str(where["file"]) + (f":{where['line']}" if where.get("line") else "")
-    return RunFacts(
-        bundle=row[_FIELD["bundle"]],
-        candidate=row[_FIELD["candidate"]],
-        provider=row[_FIELD["provider"]],
-        case=row[_FIELD["case"]],
-        repetition=row[_FIELD["repetition"]],
-        classification=row[_FIELD["classification"]],
-        scores=tuple(none_if_nan(row[_FIELD[f"score_{name}"]]) for name in DIMENSIONS),
-        dimension_passed=tuple(row[_FIELD[f"passed_{name}"]] for name in DIMENSIONS),
-        overall=none_if_nan(row[_FIELD["overall_score"]]),
-        passed=row[_FIELD["passed"]],
+    return _facts(
+        row,
         gate_passed=gate,
         reasons=_reasons(record["scorecard"]),
         findings=findings,
         audit_gates=audit_gates,
         failure=failure_text,
-        settlement_ms=none_if_nan(row[_FIELD["settlement_ms"]]),
-        cost_usd=none_if_nan(row[_FIELD["cost_usd"]]),
-        attempts=row[_FIELD["attempts"]],
-        tool_count=row[_FIELD["tool_count"]],
-        model=row[_FIELD["model"]],
-        tier=row[_FIELD["tier"]],
         source=source,
     )
 
@@ -232,6 +217,28 @@ def row_facts(row: Row) -> RunFacts:
     """A scored row (a Parquet row: ``scorecard.engine.ROW_FIELDS``) as a run. Rows hold no
     reasons, audit findings or failure text, so reports show none for these runs."""
     gate = row[_FIELD["gate_passed"]]
+    return _facts(
+        row,
+        gate_passed=None if gate is None else bool(gate),
+        reasons=tuple(() for _ in DIMENSIONS),
+        findings=(),
+        audit_gates=False,
+        failure=None,
+        source=None,
+    )
+
+
+def _facts(
+    row: Row,
+    *,
+    gate_passed: bool | None,
+    reasons: tuple[tuple[str, ...], ...],
+    findings: tuple[AuditFinding, ...],
+    audit_gates: bool,
+    failure: str | None,
+    source: str | None,
+) -> RunFacts:
+    """The run of ``row`` (its columns) with what only a record holds."""
     return RunFacts(
         bundle=row[_FIELD["bundle"]],
         candidate=row[_FIELD["candidate"]],
@@ -243,17 +250,18 @@ def row_facts(row: Row) -> RunFacts:
         dimension_passed=tuple(row[_FIELD[f"passed_{name}"]] for name in DIMENSIONS),
         overall=none_if_nan(row[_FIELD["overall_score"]]),
         passed=row[_FIELD["passed"]],
-        gate_passed=None if gate is None else bool(gate),
-        reasons=tuple(() for _ in DIMENSIONS),
-        findings=(),
-        audit_gates=False,
-        failure=None,
+        gate_passed=gate_passed,
+        reasons=reasons,
+        findings=findings,
+        audit_gates=audit_gates,
+        failure=failure,
         settlement_ms=none_if_nan(row[_FIELD["settlement_ms"]]),
         cost_usd=none_if_nan(row[_FIELD["cost_usd"]]),
         attempts=row[_FIELD["attempts"]],
         tool_count=row[_FIELD["tool_count"]],
         model=row[_FIELD["model"]],
         tier=row[_FIELD["tier"]],
+        source=source,
     )
 
 
