@@ -84,7 +84,7 @@ def overview_page(site: SiteData, plots: Mapping[str, tuple[str, bytes | str]]) 
             "gate-pass rate",
             "mean overall",
             "vs previous bundle",
-            "Holm p",
+            "Holm p (two-sided)",
             "paired verdict",
         ],
         candidate_rows,
@@ -226,7 +226,14 @@ def candidate_page(site: SiteData, candidate: str) -> bytes:
             ]
         )
     trends = html_table(
-        ["bundles", "paired cases", "current vs baseline", "difference", "Holm p", "verdict"],
+        [
+            "bundles",
+            "paired cases",
+            "current vs baseline",
+            "difference",
+            "Holm p (two-sided)",
+            "verdict",
+        ],
         trend_rows,
         numeric=[1, 4],
     )

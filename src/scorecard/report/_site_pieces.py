@@ -316,7 +316,7 @@ def comparisons_table(result: GateResult, page_path: str) -> str:
             "paired cases",
             "current vs baseline",
             "difference",
-            "Holm p",
+            "Holm p (two-sided)",
             "verdict",
         ],
         rows,
