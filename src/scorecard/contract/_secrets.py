@@ -165,8 +165,10 @@ def find_secret(text: str) -> str | None:
 def redact(text: str) -> str:
     """``text`` with every secret-shaped substring replaced by ``[redacted]``."""
     for _, pattern in _candidates(text):
-        # Each pattern runs on the text the ones before left; a replacement never creates a
-        # match (``[redacted]`` holds no anchor), so the anchors of the original text suffice.
+        # Each pattern runs on the text the ones before left. A replacement can complete a later
+        # pattern's match (``token=[redacted]``) but never brings an anchor the original lacked
+        # (``[redacted]`` holds none, and it separates what it replaced), so the original's
+        # anchors choose the patterns.
         text = pattern.sub(REDACTED, text)
     return text
 
