@@ -12,13 +12,13 @@ import typer
 
 from scorecard.contract import InputError
 
-from ._common import EXIT_BAD_INPUT, print_errors, write_errors
+from ._common import EXIT_BAD_INPUT, policy_text, print_errors, write_errors
 
 if TYPE_CHECKING:
     from scorecard.aggregate import ComparisonSettings
     from scorecard.contract import Policy
     from scorecard.engine import LoadedRecords
-    from scorecard.gate import GateRules
+    from scorecard.gate import GateRules, RunFacts
     from scorecard.report import GateStatus
 
 #: The gate's default drop tolerance (``GateRules.tolerance``): compare and plot use it too, so
@@ -47,15 +47,7 @@ def rules_from(policy_file: Path | None) -> tuple[Policy | None, GateRules]:
 
     if policy_file is None:
         return None, GateRules()
-    try:
-        text = policy_file.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(
-            f"cannot read policy file: {type(error).__name__}",
-            rule="unreadable",
-            source=str(policy_file),
-        ) from None
-    return gate_policy(text, source=str(policy_file))
+    return gate_policy(policy_text(policy_file), source=str(policy_file))
 
 
 def comparison_settings(
@@ -120,47 +112,13 @@ def gate_statuses(
     The runs are the rows' facts (no reasons, failure texts or audit findings: the rows' effective
     gate already holds the audit when it gates), so the checks are the gate's on the same runs.
     """
-    from scorecard.engine import ROW_FIELDS
-    from scorecard.gate import RunFacts, evaluate_gate, gate_side
+    from scorecard.gate import evaluate_gate, gate_side, row_facts
     from scorecard.report import GateStatus
 
-    index = {name: position for position, name in enumerate(ROW_FIELDS)}
-    dimensions = [name[len("score_") :] for name in ROW_FIELDS if name.startswith("score_")]
-
-    def number(value: object) -> float | None:
-        return None if value is None or value != value else float(value)  # type: ignore[arg-type]
+    runs = [row_facts(row) for row in loaded.rows]
 
     def facts(bundle: str) -> list[RunFacts]:
-        found = []
-        for row in loaded.rows:
-            if row[0] != bundle:
-                continue
-            found.append(
-                RunFacts(
-                    bundle=row[index["bundle"]],
-                    candidate=row[index["candidate"]],
-                    provider=row[index["provider"]],
-                    case=row[index["case"]],
-                    repetition=row[index["repetition"]],
-                    classification=row[index["classification"]],
-                    scores=tuple(number(row[index[f"score_{name}"]]) for name in dimensions),
-                    dimension_passed=tuple(row[index[f"passed_{name}"]] for name in dimensions),
-                    overall=number(row[index["overall_score"]]),
-                    passed=row[index["passed"]],
-                    gate_passed=row[index["gate_passed"]],
-                    reasons=tuple(() for _ in dimensions),
-                    findings=(),
-                    audit_gates=False,
-                    failure=None,
-                    settlement_ms=number(row[index["settlement_ms"]]),
-                    cost_usd=number(row[index["cost_usd"]]),
-                    attempts=row[index["attempts"]],
-                    tool_count=row[index["tool_count"]],
-                    model=row[index["model"]],
-                    tier=row[index["tier"]],
-                )
-            )
-        return found
+        return [run for run in runs if run.bundle == bundle]
 
     result = evaluate_gate(
         gate_side(facts(current), source=current),

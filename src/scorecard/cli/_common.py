@@ -28,6 +28,7 @@ __all__ = [
     "WorkersOption",
     "check_known",
     "load_catalog_and_policy",
+    "policy_text",
     "print_errors",
     "read_policy",
     "suggest",
@@ -117,19 +118,26 @@ def check_outputs(
         raise typer.Exit(EXIT_BAD_INPUT)
 
 
-def read_policy(policy_file: Path) -> Policy:
-    """The scoring section of a policy file (score, explain): the file may hold a ``gate``
-    section too (one file for every command), which is checked as the gate checks it."""
-    from scorecard.contract import Policy, PolicyError, parse_policy_file
+def policy_text(policy_file: Path) -> str:
+    """The text of a policy file (a BOM allowed); unreadable, a located :class:`PolicyError`."""
+    from scorecard.contract import PolicyError
 
     try:
-        text = policy_file.read_text(encoding="utf-8-sig")
+        return policy_file.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise PolicyError(
             f"cannot read policy file: {type(error).__name__}",
             rule="unreadable",
             source=str(policy_file),
         ) from None
+
+
+def read_policy(policy_file: Path) -> Policy:
+    """The scoring section of a policy file (score, explain): the file may hold a ``gate``
+    section too (one file for every command), which is checked as the gate checks it."""
+    from scorecard.contract import Policy, parse_policy_file
+
+    text = policy_text(policy_file)
     parsed = parse_policy_file(text, source=str(policy_file))
     if parsed.gate is not None:
         from scorecard.gate import gate_policy
