@@ -213,10 +213,33 @@ def _writing(target: str | Path) -> Iterator[None]:
         raise unwritable(target, error) from None
 
 
+class _SyncingText(io.TextIOWrapper):
+    """A text file whose data the operating system writes to disk while it grows (unless
+    ``sync`` is off: a special file); a failed write raises the target's :class:`OutputError`."""
+
+    def __init__(self, handle: int, encoding: str, target: str | Path, *, sync: bool = True):
+        super().__init__(io.BufferedWriter(io.FileIO(handle, "w")), encoding=encoding, newline="\n")
+        self.target = target
+        self.background = _BackgroundSync(handle, self.flush, enabled=sync)
+
+    def write(self, text: str) -> int:
+        with _writing(self.target):
+            written = super().write(text)
+        self.background.wrote(written)
+        return written
+
+    def flush(self) -> None:
+        with _writing(self.target):
+            super().flush()
+
+    def close(self) -> None:
+        self.background.stop()
+        with _writing(self.target):
+            super().close()
+
+
 class _SyncingBytes(io.BufferedWriter):
-    """A file whose data the operating system writes to disk while it grows (unless ``sync`` is
-    off: a special file); a failed write raises the target's :class:`OutputError`. Text is
-    written through it (:func:`atomic_writer`)."""
+    """:class:`_SyncingText` for bytes."""
 
     def __init__(self, handle: int, target: str | Path, *, sync: bool = True) -> None:
         super().__init__(io.FileIO(handle, "w"))
@@ -243,7 +266,7 @@ _fdatasync = getattr(os, "fdatasync", os.fsync)
 
 
 @contextlib.contextmanager
-def _synced(stream: _SyncingBytes) -> Iterator[None]:
+def _synced(stream: _SyncingText | _SyncingBytes) -> Iterator[None]:
     """Close ``stream`` at the end of the block, its data on disk first unless the block failed."""
     try:
         yield
@@ -274,16 +297,18 @@ def atomic_writer(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[s
     special file (``/dev/null``, a FIFO, a link to ``/dev/stdout``) is written to in place
     instead. A failed write (a full disk, a file too large) raises :class:`OutputError`.
     """
-    with atomic_binary_writer(path) as binary:
-        text = io.TextIOWrapper(binary, encoding=encoding, newline="\n")
-        try:
-            yield text
-            text.flush()  # through the binary writer: a failed write is its OutputError
-        finally:
-            # The binary writer flushes, syncs and closes (or removes) the file; the text layer
-            # lets go of it first. On a failure, what failed first is what is reported.
-            with contextlib.suppress(Exception):
-                text.detach()
+    if is_special_file(path):
+        special = _SyncingText(
+            _open_special(path, os.O_WRONLY | os.O_TRUNC), encoding, path, sync=False
+        )
+        with special:
+            yield special
+            special.flush()
+        return
+    with _replacing(path) as handle:
+        stream = _SyncingText(handle, encoding, path)
+        with _synced(stream):
+            yield stream
 
 
 @contextlib.contextmanager
