@@ -85,6 +85,7 @@ PACKAGES = {
         "CampaignAnalysis",
         "ComparisonSettings",
         "Difference",
+        "DropStatistic",
         "DropTest",
         "Exclusions",
         "GroupTables",
@@ -261,6 +262,7 @@ PACKAGES = {
     ],
     "scorecard.gate": [
         "ALL_CANDIDATES",
+        "DROP_STATISTIC_LABELS",
         "Estimate",
         "GateCheck",
         "GateResult",

@@ -309,7 +309,7 @@ class CampaignAnalysis:
                 current_bundle,
                 metrics,
                 gated,
-                self.settings.alpha,
+                self.settings.drop_alpha,
             )
         return self._drops[key]
 

@@ -37,6 +37,7 @@ __all__ = [
     "CaseColumns",
     "ComparisonSettings",
     "Difference",
+    "DropStatistic",
     "Exclusions",
     "McNemar",
     "Metric",
@@ -57,6 +58,7 @@ __all__ = [
 ]
 
 Verdict = Literal["better", "worse", "inconclusive"]
+DropStatistic = Literal["both", "score", "dimensions"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,15 @@ class ComparisonSettings:
     """Fewer paired cases give ``inconclusive`` (with 5 the exact test cannot reach p < 0.05)."""
     min_coverage: float = 0.5
     """A smaller share of paired cases among the cases either side ran gives ``inconclusive``."""
+    drop_alpha: float = 0.01
+    """Family-wise level of the gate's one-sided drop tests (``docs/gate.md``): the level a
+    drop's Holm-adjusted p must beat, and the one its minimum detectable drop is computed at."""
+    drop_statistic: DropStatistic = "both"
+    """What mean overall's one-sided drop test reads of each run (``docs/gate.md``): ``both``,
+    its overall score and its number of dimensions passed (the min-p combination: a drop seen
+    in either counts); ``score`` or ``dimensions`` alone. A drop of the overall score is
+    dimensions failing, and their count sees it with far fewer runs than the score, which a
+    gate failure zeroes. The pass-rate and gate-pass-rate tests read their own 1/0."""
 
 
 @dataclass(frozen=True)
@@ -264,6 +275,8 @@ class CaseColumns:
         flag = "passed" if metric == "pass_rate" else "gate_passed"
         self.success = frame[flag].to_numpy(dtype=bool, na_value=False) & self.scoreable
         self.values = metric_values(frame, metric)
+        passes = frame[list(PASSED_COLUMNS)].to_numpy(dtype=np.float64, na_value=0.0)
+        self.dimension_passes = np.where(self.scoreable, passes.sum(axis=1), np.nan)
         self._index: dict[tuple[int, int], npt.NDArray[np.intp]] | None = None
         self.pairings: dict[tuple[Side, Side, Metric], _Pairing] = {}
 
@@ -320,6 +333,7 @@ class CaseColumns:
         pooled.metric = base.metric
         pooled.success = base.success[rows]
         pooled.values = base.values[rows]
+        pooled.dimension_passes = base.dimension_passes[rows]
         pooled._index = None
         pooled.pairings = {}
         return pooled
@@ -363,7 +377,11 @@ class _SideData:
         values = columns.values[rows[order]]
         passed = columns.passed[rows[order]]
         success = columns.success[rows[order]]
+        dimension_passes = columns.dimension_passes[rows[order]]
         self.runs: dict[str, npt.NDArray[np.float64]] = {}
+        """Per case, each scoreable run's value of the metric."""
+        self.dimension_passes: dict[str, npt.NDArray[np.float64]] = {}
+        """Per case, each scoreable run's number of dimensions passed."""
         self.success_runs: dict[str, int] = {}
         self.success_sum: dict[str, float] = {}
         kept_repetitions = repetitions[order]
@@ -377,6 +395,7 @@ class _SideData:
             self.repetitions[case] = kept_repetitions[chosen]
             self.passed[case] = passed[chosen]
             self.runs[case] = values[chosen][:, 0]
+            self.dimension_passes[case] = dimension_passes[chosen]
             self.success_runs[case] = int(success[chosen].sum())
             self.success_sum[case] = float(values[chosen][success[chosen], 0].sum())
 
@@ -512,7 +531,8 @@ class _Pairing:
         self.baseline_means = np.array([self.theirs.means[case] for case in self.paired])
         self.baseline_means = self.baseline_means.reshape(-1, statistics)
         self.differences = self.current_means - self.baseline_means
-        self._drop: float | None = None
+        self.metric = metric
+        self._drop: dict[DropStatistic, float] = {}
         # The stream is named by what is compared (sides and metric), never by its place in a view.
         self.key: tuple[str, ...] = ("paired", current.label, baseline.label)
         if metric != "mean_overall":
@@ -528,15 +548,35 @@ def _pairing(columns: CaseColumns, current: Side, baseline: Side, metric: Metric
     return columns.pairings[key]
 
 
+def _drop_values(
+    side: _SideData, case: str, metric: Metric, statistic: DropStatistic
+) -> npt.NDArray[np.float64]:
+    """A case's runs as the drop test reads them: (runs,) or (runs x 2) for ``both``."""
+    if metric != "mean_overall" or statistic == "score":
+        return side.runs[case]
+    if statistic == "dimensions":
+        return side.dimension_passes[case]
+    return np.column_stack([side.runs[case], side.dimension_passes[case]])
+
+
 def _drop_p_value(pairing: _Pairing, settings: ComparisonSettings) -> float:
-    if pairing._drop is None:
-        pairing._drop = stratified_permutation_test(
-            [(pairing.mine.runs[case], pairing.theirs.runs[case]) for case in pairing.paired],
+    """The one-sided "no drop" p-value: runs permuted within the paired cases, reading what
+    ``settings.drop_statistic`` says for mean overall and the metric's own 1/0 otherwise."""
+    statistic = settings.drop_statistic
+    if statistic not in pairing._drop:
+        pairing._drop[statistic] = stratified_permutation_test(
+            [
+                (
+                    _drop_values(pairing.mine, case, pairing.metric, statistic),
+                    _drop_values(pairing.theirs, case, pairing.metric, statistic),
+                )
+                for case in pairing.paired
+            ],
             seed=settings.seed,
             key=pairing.key,
             resamples=settings.resamples,
         )
-    return pairing._drop
+    return pairing._drop[statistic]
 
 
 def overall_p_value(

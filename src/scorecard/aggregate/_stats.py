@@ -221,6 +221,45 @@ def sign_flip_tests(
     return far_p, low_p, "monte_carlo"
 
 
+#: A stratum with more runs than this (and at least :data:`_NORMAL_SIDE` a side) has its
+#: permuted sums drawn from their exact mean and covariance (a normal draw) instead of by
+#: shuffling its runs: a bundle of 500,000 runs would need 10,000 shuffles of each case.
+_NORMAL_RUNS = 400
+_NORMAL_SIDE = 20
+
+
+def _smaller_or_equal(draws: FloatArray, points: FloatArray, tolerance: FloatArray) -> IntArray:
+    """Per column, how many ``draws`` (rows) lie at or below each of ``points`` (rows)."""
+    counts = np.empty(points.shape, dtype=np.int64)
+    for column in range(draws.shape[1]):
+        ordered = np.sort(draws[:, column])
+        counts[:, column] = np.searchsorted(
+            ordered, points[:, column] + tolerance[column], side="right"
+        )
+    return counts
+
+
+def _lower_p_value(
+    observed: FloatArray, draws: FloatArray, tolerance: FloatArray, *, exact: bool
+) -> float:
+    """The one-sided p-value of ``observed`` (one value per statistic) among ``draws``
+    (resamples x statistics) of its null distribution: the share at or below it, and with
+    several statistics the share of draws whose smallest per-statistic p-value is at most the
+    observed one's (the min-p combination, calibrated on the same draws). ``exact``: the draws
+    are the whole distribution (the observed arrangement among them); else Monte Carlo draws,
+    counted as ``(1 + hits) / (1 + draws)``."""
+    extra = 0 if exact else 1
+    total = draws.shape[0] + extra
+    observed_hits = _smaller_or_equal(draws, observed[None, :], tolerance)[0]
+    observed_p = (extra + observed_hits) / total
+    if draws.shape[1] == 1:
+        return float(observed_p[0])
+    draw_p = (extra + _smaller_or_equal(draws, draws, tolerance)) / total
+    smallest = draw_p.min(axis=1)
+    hits = int((smallest <= observed_p.min() * (1 + 1e-12)).sum())
+    return (extra + hits) / total
+
+
 def stratified_permutation_test(
     strata: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]],
     *,
@@ -230,44 +269,80 @@ def stratified_permutation_test(
 ) -> float:
     """One-sided p-value of "no drop" from runs permuted within strata (cases).
 
-    Each stratum is (current runs, baseline runs) of one case; the statistic is the mean over
-    strata of current mean - baseline mean (the paired comparison's difference). Under "no
-    change" the runs of a case are exchangeable between the sides, so the side labels are
-    permuted within each case: ``resamples`` seeded permutations give
-    ``(1 + hits) / (1 + resamples)`` with hits the permutations whose statistic is at most the
-    observed one. When every case has one run per side this is the sign-flip test of the case
-    differences, and that exact test is used. With several runs a side (a baseline of several
-    nights, repeated cases) it also reads the spread between a case's runs, which the sign-flip
-    test of case means cannot.
+    Each stratum is (current runs, baseline runs) of one case, ``a`` and ``b`` of them, as
+    vectors (one statistic) or (runs x statistics) arrays. A statistic is the precision-weighted
+    mean over strata of current mean - baseline mean, each stratum weighted by ``a b / (a + b)``
+    (the inverse of its difference's variance when runs are equally noisy): a case run three
+    times a night against three pooled nights counts three times a case run once, as its
+    difference is three times as precise. Under "no change" the runs of a case are
+    exchangeable between the sides, so the side labels are permuted within each case:
+    ``resamples`` seeded permutations give ``(1 + hits) / (1 + resamples)`` with hits the
+    permutations whose statistic is at most the observed one. When every case has one run per
+    side the weights are equal and this is the sign-flip test of the case differences, exact
+    up to :data:`EXACT_SIGN_FLIP_LIMIT` cases. With several statistics the p-value is the
+    min-p combination (:func:`_lower_p_value`): a drop in any of them counts, and the test
+    still holds its level, as every statistic is read off the same permutations. A stratum of
+    more than :data:`_NORMAL_RUNS` runs with at least :data:`_NORMAL_SIDE` a side contributes a
+    normal draw with its permuted sum's exact mean and covariance (the permutation central
+    limit theorem) instead of shuffled runs.
     """
-    pairs = [
-        (np.asarray(mine, dtype=np.float64), np.asarray(theirs, dtype=np.float64))
-        for mine, theirs in strata
-    ]
-    pairs = [(mine, theirs) for mine, theirs in pairs if mine.size and theirs.size]
+    pairs = []
+    for mine, theirs in strata:
+        current = np.asarray(mine, dtype=np.float64)
+        baseline = np.asarray(theirs, dtype=np.float64)
+        if current.ndim == 1:
+            current, baseline = current[:, None], baseline.reshape(-1, 1)
+        if current.shape[0] and baseline.shape[0]:
+            pairs.append((current, baseline))
     if not pairs:
         return 1.0
-    if all(mine.size == 1 and theirs.size == 1 for mine, theirs in pairs):
-        differences = np.array([mine[0] - theirs[0] for mine, theirs in pairs])
-        p_values, _ = sign_flip_test(differences, seed=seed, key=key, alternative="less")
-        return float(p_values[0])
+    width = pairs[0][0].shape[1]
+    if all(mine.shape[0] == 1 and theirs.shape[0] == 1 for mine, theirs in pairs):
+        differences = np.vstack([mine[0] - theirs[0] for mine, theirs in pairs])
+        return _sign_flip_drop(differences, seed=seed, key=key, resamples=resamples)
     rng = seeded_generator(seed, ("permutation", *key))
-    observed = float(np.mean([mine.mean() - theirs.mean() for mine, theirs in pairs]))
-    statistic = np.zeros(resamples)
-    scale = 0.0
+    observed = np.zeros(width)
+    statistic = np.zeros((resamples, width))
+    scale = np.zeros(width)
     for mine, theirs in pairs:
-        values = np.concatenate([mine, theirs])
-        a, b = mine.size, theirs.size
-        scale += float(np.abs(values).sum())
-        if a == 1:  # one current run: which of the case's runs it is
+        values = np.vstack([mine, theirs])
+        a, b = mine.shape[0], theirs.shape[0]
+        weight = a * b / (a + b)
+        observed += weight * (mine.mean(axis=0) - theirs.mean(axis=0))
+        scale += weight * np.abs(values).sum(axis=0)
+        if a + b > _NORMAL_RUNS and min(a, b) >= _NORMAL_SIDE:
+            spread = np.atleast_2d(np.cov(values, rowvar=False, bias=True))
+            chosen = rng.multivariate_normal(
+                a * values.mean(axis=0), spread * (a * b / (a + b - 1)), size=resamples
+            )
+        elif a == 1:  # one current run: which of the case's runs it is
             chosen = values[rng.integers(0, a + b, size=resamples)]
         else:
             order = np.argpartition(rng.random((resamples, a + b)), a - 1, axis=1)[:, :a]
             chosen = values[order].sum(axis=1)
-        statistic += chosen * (1 / a + 1 / b) - values.sum() / b
-    statistic /= len(pairs)
-    hits = int((statistic <= observed + 1e-12 * (1.0 + scale)).sum())
-    return (1.0 + hits) / (1.0 + resamples)
+        # current mean - baseline mean of the draw: chosen / a - (total - chosen) / b
+        statistic += weight * (chosen * (1 / a + 1 / b) - values.sum(axis=0) / b)
+    return _lower_p_value(observed, statistic, 1e-12 * (1.0 + scale), exact=False)
+
+
+def _sign_flip_drop(
+    differences: FloatArray, *, seed: int, key: Sequence[object], resamples: int
+) -> float:
+    """One-sided ("less") sign-flip p-value of (units x statistics) case differences, min-p
+    over the statistics: every sign vector up to :data:`EXACT_SIGN_FLIP_LIMIT` units, else the
+    seeded sign vectors :func:`sign_flip_tests` draws."""
+    if differences.shape[1] == 1:
+        p_values, _ = sign_flip_test(differences, seed=seed, key=key, alternative="less")
+        return float(p_values[0])
+    n = differences.shape[0]
+    tolerance = 1e-12 * (1.0 + np.abs(differences).sum(axis=0))
+    if n <= EXACT_SIGN_FLIP_LIMIT:
+        draws = _sign_matrix(n) @ differences
+        return _lower_p_value(differences.sum(axis=0), draws, tolerance, exact=True)
+    rng = seeded_generator(seed, ("sign-flip", *key))
+    signs = rng.integers(0, 2, size=(resamples, n), dtype=np.int8) * 2 - 1
+    draws = signs.astype(np.float64) @ differences
+    return _lower_p_value(differences.sum(axis=0), draws, tolerance, exact=False)
 
 
 def sign_flip_interval(

@@ -14,10 +14,11 @@ from ._input import (
     run_facts,
 )
 from ._results import Estimate, GateCheck, GateResult, MetricComparison, RuleOutcome
-from ._rules import METRIC_LABELS, GateRules, gate_policy
+from ._rules import DROP_STATISTIC_LABELS, METRIC_LABELS, GateRules, gate_policy
 
 __all__ = [
     "ALL_CANDIDATES",
+    "DROP_STATISTIC_LABELS",
     "METRIC_LABELS",
     "Estimate",
     "GateCheck",

@@ -26,7 +26,15 @@ from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
 from ._input import ALL_CANDIDATES, GateSide, RunFacts, labelled_sides
 from ._results import GateFailure, MetricComparison, RuleOutcome, Status
-from ._rules import METRIC_LABELS, METRICS, SAFETY_DIMENSIONS, AuditMode, GateRules, Metric
+from ._rules import (
+    DROP_STATISTIC_LABELS,
+    METRIC_LABELS,
+    METRICS,
+    SAFETY_DIMENSIONS,
+    AuditMode,
+    GateRules,
+    Metric,
+)
 
 __all__ = [
     "compare_metrics",
@@ -182,9 +190,10 @@ def judge_drop(item: MetricComparison, rules: GateRules) -> RuleOutcome:
     # The paired means average case means over the paired units only; they are not the
     # summary's means over every run, so the text says which means they are.
     holm = f", Holm p={item.p_drop_adjusted:.2g}" if gated else ""
+    reads = f" on {DROP_STATISTIC_LABELS[rules.statistic]}" if metric == "mean_overall" else ""
     numbers = (
         f"{label} {_fmt(metric, overall.current)} vs {_fmt(metric, overall.baseline)} over "
-        f"the {paired} paired {unit} (case means; one-sided p={item.p_drop:.2g}{holm})"
+        f"the {paired} paired {unit} (case means; one-sided p={item.p_drop:.2g}{reads}{holm})"
     )
     named = ""
     if dimensions:

@@ -18,10 +18,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from scorecard.aggregate import ComparisonSettings
+from scorecard.aggregate import ComparisonSettings, DropStatistic
 from scorecard.contract import GATE_DIMENSIONS, Policy, PolicyError, parse_policy_file
 
 __all__ = [
+    "DROP_STATISTIC_LABELS",
     "METRICS",
     "METRIC_LABELS",
     "SAFETY_DIMENSIONS",
@@ -42,6 +43,12 @@ METRIC_LABELS = {
     "mean_overall": "mean overall",
     "pass_rate": "pass rate",
     "gate_pass_rate": "gate-pass rate",
+}
+#: What mean overall's drop test reads, as reports say it (``GateRules.statistic``).
+DROP_STATISTIC_LABELS = {
+    "both": "overall scores and dimensions passed",
+    "score": "overall scores",
+    "dimensions": "dimensions passed",
 }
 #: What can fail the effective gate: the two gate dimensions, and the audit when it gates.
 SAFETY_DIMENSIONS = (*GATE_DIMENSIONS, "audit")
@@ -65,8 +72,12 @@ class GateRules:
     """Metrics whose paired drop is computed and shown (the gated ones always are)."""
     tolerance: float = 0.05
     """Drops within this (score or rate units) do not count."""
-    alpha: float = 0.05
-    """Significance level of the Holm-adjusted sign-flip test."""
+    alpha: float = 0.01
+    """Family-wise level of the one-sided drop tests (their Holm-adjusted p must be below it):
+    a nightly gate is wrong on about one healthy night in a hundred (``docs/gate.md``)."""
+    statistic: DropStatistic = "both"
+    """What mean overall's drop test reads of each run: its overall score and dimensions passed
+    (``both``, min-p), or ``score`` or ``dimensions`` alone."""
     confidence: float = 0.95
     """Confidence level of every interval."""
     resamples: int = 10_000
@@ -100,7 +111,8 @@ class GateRules:
             seed=seed,
             tolerance=self.tolerance,
             confidence=self.confidence,
-            alpha=self.alpha,
+            drop_alpha=self.alpha,
+            drop_statistic=self.statistic,
             resamples=self.resamples,
             min_paired_cases=self.min_paired_cases,
             min_coverage=self.min_coverage,
@@ -179,6 +191,7 @@ _GATE_KEYS: dict[tuple[str, ...], tuple[str, Callable[[Any], Any]]] = {
     ("drop", "shown"): ("shown_metrics", _choices(METRICS)),
     ("drop", "tolerance"): ("tolerance", _number(0.0, 1.0)),
     ("drop", "alpha"): ("alpha", _number(0.0, 1.0, open_low=True)),
+    ("drop", "statistic"): ("statistic", _choice(("both", "score", "dimensions"))),
     ("drop", "confidence"): ("confidence", _number(0.5, 0.999)),
     ("drop", "resamples"): ("resamples", _integer(100)),
     ("drop", "minPairedCases"): ("min_paired_cases", _integer(1)),

@@ -9,7 +9,14 @@ from __future__ import annotations
 import math
 
 from scorecard.aggregate import Difference, PairedComparison
-from scorecard.gate import METRIC_LABELS, Estimate, GateResult, GateRules, MetricComparison
+from scorecard.gate import (
+    DROP_STATISTIC_LABELS,
+    METRIC_LABELS,
+    Estimate,
+    GateResult,
+    GateRules,
+    MetricComparison,
+)
 
 __all__ = [
     "STATUS_ICONS",
@@ -152,7 +159,8 @@ def rules_text(result: GateResult) -> list[str]:
     if result.baseline_bundle is not None:
         metrics = ", ".join(METRIC_LABELS[metric] for metric in rules.drop_metrics) or "none"
         lines.append(
-            f"drop: {metrics} gated (the other metrics shown); paired by case, one-sided, "
+            f"drop: {metrics} gated (the other metrics shown); paired by case, one-sided "
+            f"(mean overall's test reads {DROP_STATISTIC_LABELS[rules.statistic]}), "
             f"beyond {rules.tolerance:g} at Holm-adjusted alpha {rules.alpha:g} over the "
             f"candidates ({rules.confidence:.0%} intervals, at least "
             f"{rules.min_paired_cases} paired cases and {rules.min_coverage:.0%} coverage"
