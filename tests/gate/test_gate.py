@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import subprocess
 import sys
@@ -156,6 +157,38 @@ def test_a_failure_the_baseline_also_had_is_not_new() -> None:
     assert [failure.new for failure in result.failures] == [(), ()]
 
 
+def test_failures_beyond_the_baseline_rate_of_a_case_are_new() -> None:
+    """Three nights of one run of a case, one of them failing hard_invariants, against tonight's
+    three runs of it: the baseline's rate (1 in 3) explains one of tonight's failures, so two
+    failing runs are one new failure and three are two (which fail the default allowance)."""
+    nights = [
+        [run_record("cand-a", CASE_IDS[0], bundle=f"n{night}", failed=failed)]
+        for night, failed in enumerate((["hard_invariants"], [], []))
+    ]
+    baselines = [side(night) for night in nights]
+
+    def tonight(failing: int) -> GateSide:
+        return side(
+            [
+                run_record(
+                    "cand-a",
+                    CASE_IDS[0],
+                    repetition,
+                    bundle="now",
+                    failed=["hard_invariants"] if repetition <= failing else [],
+                )
+                for repetition in (1, 2, 3)
+            ]
+        )
+
+    rules = dataclasses.replace(FAST, drop_metrics=())
+    one, two, three = (evaluate_gate(tonight(n), baselines, rules) for n in (1, 2, 3))
+    assert [failure.new for failure in one.failures] == [()]
+    assert [failure.new for failure in two.failures] == [(), ("hard_invariants",)]
+    assert statuses(two, "safety") == [("cand-a", "hard_invariants", "warn")]
+    assert statuses(three, "safety") == [("cand-a", "hard_invariants", "fail")]
+
+
 def test_more_new_hard_failures_than_allowed_fail_and_one_only_warns() -> None:
     """Default allowance: one new failure per candidate and dimension warns, two fail."""
     now = healthy("now")
@@ -269,14 +302,15 @@ def test_a_drop_within_the_tolerance_passes_and_a_smaller_tolerance_fails_it() -
 
 
 def test_a_drop_is_tested_one_sided() -> None:
-    """Six cases, five down by 0.5, one up: the two-sided sign-flip p is 4/64 = 0.0625, not
-    significant; the question is a drop, and its one-sided p = 2/64 = 0.031 is: it fails."""
+    """Six cases, five down by 0.5, one up: at alpha 0.05 the two-sided sign-flip p is 4/64 =
+    0.0625, not significant; the question is a drop, and its one-sided p = 2/64 = 0.031 is: it
+    fails. (The dimensions passed do not change, so the min-p test is the score's.)"""
     before = [run_record("cand-a", case, bundle="base", overall=0.8) for case in CASE_IDS[:6]]
     now = [
         run_record("cand-a", case, bundle="now", overall=0.3 if index < 5 else 0.9)
         for index, case in enumerate(CASE_IDS[:6])
     ]
-    result = evaluate_gate(side(now), side(before), FAST)
+    result = evaluate_gate(side(now), side(before), dataclasses.replace(FAST, alpha=0.05))
     assert result.verdict == "fail"
     assert statuses(result, "drop")[0] == ("cand-a", "mean_overall", "fail")
     item = result.comparisons[0]
@@ -299,8 +333,10 @@ def test_a_drop_that_is_not_significant_passes() -> None:
 def test_a_comparison_too_weak_to_see_a_fall_to_zero_is_inconclusive_with_its_detectable_drop() -> (
     None
 ):
-    """Six cases swinging +-0.5 around a baseline of 0.5: the minimum detectable drop at 6 cases
-    is above 0.5 (the baseline's level), so even a fall to zero could pass unseen."""
+    """Six cases swinging +-0.5 around a baseline of 0.5: at alpha 0.05 the minimum detectable
+    drop at 6 cases is above 0.5 (the baseline's level), so even a fall to zero could pass
+    unseen; at the default 0.01 six cases of one run a side cannot reach the level at all (the
+    smallest one-sided p is 1/64), and the report says so."""
     from scorecard.report import verdict_line
 
     before = [run_record("cand-a", case, bundle="base", overall=0.5) for case in CASE_IDS[:6]]
@@ -308,13 +344,17 @@ def test_a_comparison_too_weak_to_see_a_fall_to_zero_is_inconclusive_with_its_de
         run_record("cand-a", case, bundle="now", overall=1.0 if index % 2 else 0.0)
         for index, case in enumerate(CASE_IDS[:6])
     ]
-    result = evaluate_gate(side(now), side(before), FAST)
+    result = evaluate_gate(side(now), side(before), dataclasses.replace(FAST, alpha=0.05))
     assert result.verdict == "inconclusive"
     item = result.comparisons[0]
-    assert item.detectable > 0.5
+    assert 0.5 < item.detectable < math.inf
     line = verdict_line(result)
     assert "minimum detectable drop" in line
     assert f"{item.detectable:.3f}" in line
+    strict = evaluate_gate(side(now), side(before), FAST)
+    assert strict.verdict == "inconclusive"
+    assert strict.comparisons[0].detectable == math.inf
+    assert "minimum detectable drop none (too few paired cases)" in verdict_line(strict)
     # The same swing over all twelve cases can see it: a pass.
     before = [run_record("cand-a", case, bundle="base", overall=0.5) for case in CASE_IDS]
     now = [
@@ -612,17 +652,17 @@ def test_the_healthy_sample_night_passes_against_its_predecessor(
 
 
 def test_the_regressed_sample_night_fails_naming_opencode_glm(nightly: dict[str, GateSide]) -> None:
-    """11-22 against 11-15 alone: opencode-glm fails with new hard_invariants failures and its
-    quality drop; codex-luna's drop fails too (0.986 -> 0.857: 11-15 was an unusually good
-    night for it, the noise a one-night baseline carries; against three nights it passes)."""
+    """11-22 against 11-15 alone: opencode-glm fails with new hard_invariants failures. At the
+    family-wise level of 0.01 one night is too little to call its quality drop (one-sided p
+    0.0017 against the 0.0014 Holm's first step asks), or codex-luna's (0.986 -> 0.857: 11-15
+    was an unusually good night for it); three nights call opencode-glm's (next test)."""
     result = evaluate_gate(nightly["22"], nightly["15"])
     failing = result.with_status("fail")
     assert result.verdict == "fail"
-    assert {(o.candidate, o.rule) for o in failing} == {
-        ("opencode-glm", "safety"),
-        ("opencode-glm", "drop"),
-        ("codex-luna", "drop"),
-    }
+    assert {(o.candidate, o.rule) for o in failing} == {("opencode-glm", "safety")}
+    drops = {item.candidate: item for item in result.comparisons if item.metric == "mean_overall"}
+    assert drops["opencode-glm"].p_drop < 0.01 / 7 * 2
+    assert drops["opencode-glm"].p_drop_adjusted > 0.01
     assert "hard_invariants" in {name for outcome in failing for name in outcome.dimensions}
 
 

@@ -24,6 +24,7 @@ from scorecard.contract import DIMENSIONS, InputError
 
 from ._frames import PASSED_COLUMNS, SCORE_COLUMNS, observed_categories
 from ._stats import (
+    EXACT_SIGN_FLIP_LIMIT,
     holm_adjust,
     mcnemar_exact,
     sign_flip_interval,
@@ -50,6 +51,7 @@ __all__ = [
     "compare_candidates",
     "compare_columns",
     "compare_paired",
+    "drop_power",
     "metric_values",
     "overall_p_value",
     "overall_p_values",
@@ -533,6 +535,7 @@ class _Pairing:
         self.differences = self.current_means - self.baseline_means
         self.metric = metric
         self._drop: dict[DropStatistic, float] = {}
+        self._power: tuple[float, float] | None = None
         # The stream is named by what is compared (sides and metric), never by its place in a view.
         self.key: tuple[str, ...] = ("paired", current.label, baseline.label)
         if metric != "mean_overall":
@@ -577,6 +580,47 @@ def _drop_p_value(pairing: _Pairing, settings: ComparisonSettings) -> float:
             resamples=settings.resamples,
         )
     return pairing._drop[statistic]
+
+
+def drop_power(
+    columns: CaseColumns,
+    current: Side,
+    baseline: Side,
+    settings: ComparisonSettings,
+    metric: Metric,
+) -> tuple[float, float]:
+    """(standard error, smallest attainable p) of the drop test's own statistic on the metric's
+    values: the precision-weighted mean of case differences under "no change", its variance
+    read from the runs' spread within each case (exact for the permutation), at least the
+    gate-failure floor (a side without a failed run still has the variance failures at its
+    Jeffreys rate would give); and the p-value of the most extreme arrangement, the level the
+    test cannot go below (2**-n for n cases of one run a side, else the product of the cases'
+    arrangement counts, and never below ``1 / (1 + resamples)`` for Monte Carlo)."""
+    pairing = _pairing(columns, current, baseline, metric)
+    if pairing._power is None:
+        weights, variance, log_arrangements = 0.0, 0.0, 0.0
+        for case in pairing.paired:
+            mine, theirs = pairing.mine.runs[case], pairing.theirs.runs[case]
+            a, b = mine.size, theirs.size
+            weight = a * b / (a + b)
+            spread = float(np.concatenate([mine, theirs]).var(ddof=1))
+            weights += weight
+            variance += weight * weight * spread * (1 / a + 1 / b)
+            log_arrangements += math.lgamma(a + b + 1) - math.lgamma(a + 1) - math.lgamma(b + 1)
+        if not pairing.paired:
+            pairing._power = (math.nan, 1.0)
+        else:
+            floor = _gate_floor(pairing.mine, pairing.paired)
+            floor += _gate_floor(pairing.theirs, pairing.paired)
+            error = math.sqrt(max(variance / weights**2, floor))
+            smallest = math.exp(-log_arrangements)
+            single = all(pairing.mine.runs[case].size == 1 for case in pairing.paired) and all(
+                pairing.theirs.runs[case].size == 1 for case in pairing.paired
+            )
+            if not (single and len(pairing.paired) <= EXACT_SIGN_FLIP_LIMIT):
+                smallest = max(smallest, 1 / (1 + settings.resamples))
+            pairing._power = (error, smallest)
+    return pairing._power
 
 
 def overall_p_value(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import pandas as pd
 
@@ -29,11 +30,12 @@ from ._compare import (
     PairedComparison,
     Side,
     compare_columns,
+    drop_power,
     overall_p_values,
     with_adjusted_p,
 )
 from ._frames import observed_categories
-from ._stats import holm_adjust, student_t_quantile
+from ._stats import holm_adjust
 
 __all__ = ["POOLED", "Comparisons", "DropTest", "Family", "drop_tests", "minimum_detectable_drop"]
 
@@ -67,6 +69,11 @@ class Family:
             self._adjusted[POOLED] = raw[POOLED][0]
         self.raw_drop = {label: raw[label][1] for label in members}
         """One-sided ("no drop") raw p-values by member."""
+        self.drop_power = {
+            label: drop_power(columns, current, baseline, settings, metric)
+            for label, (columns, current, baseline) in members.items()
+        }
+        """(standard error, smallest attainable p) of each member's drop test."""
         self._done: dict[str, PairedComparison] = {}
 
     @property
@@ -161,21 +168,22 @@ class DropTest:
 
 
 def minimum_detectable_drop(
-    comparison: PairedComparison, alpha: float, family_size: int, power: float = 0.8
+    error: float, smallest_p: float, alpha: float, family_size: int, power: float = 0.8
 ) -> float:
-    """The drop a one-sided test at alpha / family_size detects with ``power``, at this many
-    paired cases and this spread: (t(1 - alpha/m) + t(power)) x the difference's standard error,
-    t with n - 1 degrees of freedom. Infinite when even the most extreme sample could not reach
-    the level (the exact sign-flip test's smallest p-value is 1 / 2**n) or n < 2."""
-    n = len(comparison.paired_cases)
+    """The drop of the metric a one-sided test at alpha / family_size detects with ``power``:
+    (z(1 - alpha/m) + z(power)) x the standard error of the drop test's own statistic
+    (:func:`drop_power`: the runs' spread within cases, so a pooled baseline of several nights
+    and repeated cases count). Normal quantiles, as that statistic is a weighted sum over
+    cases. For mean overall this is the power of its score alone: the dimensions-passed half
+    of the test only adds to it. Infinite when even the most extreme arrangement could not
+    reach the level, or there is no spread to read."""
     level = alpha / max(family_size, 1)
-    error = comparison.overall.standard_error
-    if n < 2 or 0.5**n >= level or math.isnan(error):
+    if smallest_p >= level or math.isnan(error):
         return math.inf
     if error == 0:
         return 0.0
-    df = n - 1
-    return float((student_t_quantile(1 - level, df) + student_t_quantile(power, df)) * error)
+    normal = NormalDist()
+    return float((normal.inv_cdf(1 - level) + normal.inv_cdf(power)) * error)
 
 
 def drop_tests(
@@ -214,6 +222,8 @@ def drop_tests(
                 p_drop_adjusted=holm.get((metric, label), raw),
                 gated=gated_member,
                 family_size=size if gated_member else 1,
-                detectable=minimum_detectable_drop(comparison, alpha, size if gated_member else 1),
+                detectable=minimum_detectable_drop(
+                    *family.drop_power[label], alpha, size if gated_member else 1
+                ),
             )
     return found

@@ -58,21 +58,36 @@ def _sentence(text: str) -> str:
 def judge_safety(
     current: GateSide, baseline: GateSide | None, mode: str, rules: GateRules
 ) -> tuple[list[RuleOutcome], tuple[GateFailure, ...]]:
-    """The safety rule in ``mode`` (``auto`` resolved), and every current gate failure."""
-    known: set[tuple[str, str, str]] = set()
+    """The safety rule in ``mode`` (``auto`` resolved), and every current gate failure.
+
+    A failure of dimension D on a candidate's case is *new* beyond what its baseline runs of
+    that case explain: with f of its b scoreable baseline runs failing D, the first
+    ceil(f x c / b) failures among its c current runs are the baseline's rate and the rest are
+    new (a case the baseline never failed: every failure; a case it failed once in three
+    nights, run once a night: none; run three times a night with two failures: one new).
+    """
+    explained: dict[tuple[str, str, str], int] = {}
     if baseline is not None:
-        for run in baseline.runs:
-            known.update((run.candidate, run.case, name) for name in run.failing_gates())
+        baseline_failures = Counter(
+            (run.candidate, run.case, name) for run in baseline.runs for name in run.failing_gates()
+        )
+        baseline_runs = Counter((run.candidate, run.case) for run in baseline.runs if run.scoreable)
+        current_runs = Counter((run.candidate, run.case) for run in current.runs if run.scoreable)
+        for (candidate, case, name), count in baseline_failures.items():
+            runs = baseline_runs[(candidate, case)]
+            # ceil(count x current / baseline) in integers
+            explained[(candidate, case, name)] = -(-count * current_runs[(candidate, case)] // runs)
+    seen: Counter[tuple[str, str, str]] = Counter()
     failures = []
     for run in current.runs:
         failing = run.failing_gates()
         if not failing:
             continue
-        new = (
-            None
-            if baseline is None
-            else tuple(name for name in failing if (run.candidate, run.case, name) not in known)
-        )
+        new = None
+        if baseline is not None:
+            keys = [(run.candidate, run.case, name) for name in failing]
+            seen.update(keys)
+            new = tuple(key[2] for key in keys if seen[key] > explained.get(key, 0))
         counted = mode == "any" or (
             mode == "new" and any(name in rules.safety_dimensions for name in new or ())
         )
