@@ -29,7 +29,7 @@ from scorecard.engine._pipeline import score_paths_serially
 from scorecard.gate._evaluate import evaluate_gate
 from scorecard.gate._input import GateSide, gate_side, pool_sides, run_facts
 from scorecard.gate._results import GateResult
-from scorecard.gate._rules import GateRules, gate_policy, gate_rules
+from scorecard.gate._rules import DROP_STATISTIC_LABELS, GateRules, gate_policy, gate_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "observations"
@@ -569,7 +569,13 @@ def test_gate_rules_read_every_documented_setting() -> None:
     rules = gate_rules(
         {
             "safety": {"mode": "any", "dimensions": ["lifecycle_integrity"], "allowedNew": 0},
-            "drop": {"metrics": ["pass_rate"], "tolerance": 0.1, "nonInferiority": True},
+            "drop": {
+                "metrics": ["pass_rate"],
+                "tolerance": 0.1,
+                "nonInferiority": True,
+                "alpha": 0.05,
+                "statistic": "score",
+            },
             "infrastructure": {"maxShare": 0.5},
             "latency": {"factor": 1.5},
             "audit": {"mode": "off"},
@@ -584,6 +590,8 @@ def test_gate_rules_read_every_documented_setting() -> None:
         drop_metrics=("pass_rate",),
         tolerance=0.1,
         non_inferiority=True,
+        alpha=0.05,
+        statistic="score",
         max_infrastructure_share=0.5,
         latency_factor=1.5,
         audit_mode="off",
@@ -602,6 +610,32 @@ def test_a_bad_gate_setting_is_located_by_pointer_and_line() -> None:
         3,
         "gate_policy_value",
     )
+
+
+def test_what_the_drop_test_reads_is_a_setting_and_the_texts_say_it() -> None:
+    """Twelve cases whose overall scores fall a little while every dimension still passes but
+    one: ``score`` reads only the scores, ``dimensions`` only the counts, ``both`` the smaller
+    p of the two; each text names what it read; a bad value is refused with its pointer."""
+    before = healthy("base")
+    now = [
+        run_record("cand-a", case, bundle="now", overall=0.9 if index < 10 else 1.0)
+        for index, case in enumerate(CASE_IDS)
+    ]
+    found = {}
+    for statistic in ("score", "dimensions", "both"):
+        rules = dataclasses.replace(FAST, statistic=statistic)
+        result = evaluate_gate(side(now), side(before), rules)
+        item = next(i for i in result.comparisons if i.metric == "mean_overall")
+        found[statistic] = item.p_drop
+        outcome = next(o for o in result.outcomes if o.rule == "drop" and o.candidate == "cand-a")
+        assert f"on {DROP_STATISTIC_LABELS[statistic]}" in outcome.detail
+    # Ten cases down (score -0.1, six dimensions failing), two unchanged: the observed sum is
+    # the lowest, shared by the 2**2 sign vectors of the two zero differences, for either
+    # half; as the halves move together, their min-p is the same.
+    assert found["score"] == found["dimensions"] == found["both"] == 4 / 4096
+    with pytest.raises(PolicyError) as caught:
+        gate_policy("gate:\n  drop:\n    statistic: median\n", source="gate.yaml")
+    assert (caught.value.pointer, caught.value.line) == ("/gate/drop/statistic", 3)
 
 
 def test_an_unknown_gate_setting_is_refused() -> None:
