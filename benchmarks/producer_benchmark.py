@@ -40,7 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from score_benchmark import build_corpus, in_process_rate, run_score
+from score_benchmark import build_corpus, in_process_rate, load_average, run_score
 
 from scorecard.simulate.producers import WRITERS
 
@@ -140,6 +140,7 @@ def main() -> int:
         folder.mkdir(parents=True, exist_ok=True)
         lines, _, wire_share = build_corpus(folder / "own.jsonl", arguments.observations)
         corpora = write_variants(folder / "own.jsonl", folder)
+        print(f"at the start, {load_average()}")
         print(
             f"corpus: {lines:,} observations, {wire_share:.0%} with PRP wire events; bytes per "
             "observation: "
@@ -202,6 +203,7 @@ def main() -> int:
             digests.add(hashlib.sha256(out.read_bytes()).hexdigest())
         identical = len(digests) == 1
         print(f"\noutputs identical across variants, worker counts and checkouts: {identical}")
+        print(f"at the end, {load_average()}")
     return 0 if identical else 1
 
 

@@ -12,12 +12,14 @@ process; configurations take turns for ``--repeat`` rounds and each shows its fa
 least disturbed by other load). The baseline is the standard library's ``json.loads`` parsing the
 same lines in this process, also the fastest of the rounds. Also printed: pydantic's
 ``model_validate_json`` into the full observation model (the issue's other reference), the
-start-up alone (an empty input), the speed-up of N workers next to the speed-up N busy processes
-get on this machine in the same run (shared virtual cores rarely give N times one), and with
-``--stages`` the cost of the compiled fast path and of each stage of the general path.
-``--compare-with CHECKOUT`` also times another checkout of the repository (say a git worktree of
-an older commit) in the same rounds; ``--parquet`` also times ``--out X.parquet``. Outputs of every configuration are compared byte for byte. Figures quoted anywhere in the repository
-come from this script; machines here are shared, so quote ratios from one run.
+start-up alone (an empty input) and with one observation, the speed-up of N workers next to
+the speed-up N busy processes get on this machine in the same run (shared virtual cores rarely
+give N times one), and with ``--stages`` the cost of the compiled fast path and of each stage of
+the general path. ``--compare-with CHECKOUT`` also times another checkout of the repository (say
+a git worktree of an older commit) in the same rounds; ``--parquet`` also times
+``--out X.parquet``. Outputs of every configuration are compared byte for byte. Figures quoted
+anywhere in the repository come from this script; machines here are shared, so quote ratios
+from one run, with the load averages it prints.
 """
 
 from __future__ import annotations
@@ -60,6 +62,16 @@ def build_corpus(path: Path, count: int) -> tuple[int, int, float]:
                     wire += "wireEvents" in observation["base"]["trace"]
             seed += 1
     return written, size, wire / max(written, 1)
+
+
+def load_average() -> str:
+    """The machine's load averages (1, 5 and 15 minutes), to print beside the figures: the
+    machines here are shared, and a ratio means little without the load it was measured under."""
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:  # pragma: no cover - not available on this platform
+        return "load average: unknown"
+    return f"load average: {one:.2f}, {five:.2f}, {fifteen:.2f} ({os.cpu_count()} cores)"
 
 
 def in_process_rate(path: Path, rounds: int, parse: Callable[[bytes], object]) -> float:
@@ -303,6 +315,7 @@ def main() -> int:
         folder.mkdir(parents=True, exist_ok=True)
         corpus = folder / "corpus.jsonl"
         lines, size, wire_share = build_corpus(corpus, arguments.observations)
+        print(f"at the start, {load_average()}")
         print(
             f"corpus: {lines:,} observations, {size / lines:,.0f} B each on average, "
             f"{wire_share:.0%} with PRP wire events, {size / 2**20:,.1f} MiB"
@@ -332,6 +345,9 @@ def main() -> int:
             run_score(empty, folder / "empty-out.jsonl", 1)[0] for _ in range(arguments.repeat)
         )
         print(f"{'start-up alone (empty input)':40} {startup:9.2f} {'-':>10} {'-':>13} {'-':>9}")
+        # The issue's start-up figure: `scorecard score` of one observation, written as JSON Lines.
+        one = min(run_score(warm, folder / "one-out.jsonl", 1)[0] for _ in range(arguments.repeat))
+        print(f"{'start-up, one observation':40} {one:9.2f} {'-':>10} {'-':>13} {'-':>9}")
         digests: dict[str, set[str]] = {}
         rates: dict[int, float] = {}
         # Configurations take turns, `--repeat` rounds; each keeps its fastest (least disturbed)
@@ -362,6 +378,7 @@ def main() -> int:
             digests.setdefault(suffix, set()).add(hashlib.sha256(out.read_bytes()).hexdigest())
         identical = all(len(found) == 1 for found in digests.values())
         print(f"\noutputs identical across configurations (per format): {identical}")
+        print(f"at the end of the timed rounds, {load_average()}")
         most = max(arguments.workers)
         if most > 1 and 1 in rates:
             print(
