@@ -18,7 +18,9 @@ five ways, one JSON Lines file each:
 For each variant: ``scorecard score FILE --out OUT --workers N`` as a fresh process (start-up
 included, bytecode compiled by an untimed first run, as ``score_benchmark.run_score`` does) for
 each worker count, its rate against ``json.loads`` of the same lines in this process in the same
-rounds, and the peak resident memory of the largest process (``getrusage`` of the children). In a fresh process
+rounds, the same ratio in CPU time (the run's least CPU seconds against ``json.loads``' CPU
+time: it moves far less than wall time when other work shares the cores), and the peak resident
+memory of the largest process (``getrusage`` of the children). In a fresh process
 (so that ``--compare-with`` measures another checkout's code): the share of lines the fast path
 declines, and how many times faster a worker's scoring of the corpus in memory (fast path and
 general path for the declined lines, no start-up, reading or writing) is than ``json.loads``. Configurations take turns for
@@ -40,7 +42,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from score_benchmark import build_corpus, in_process_rate, run_score
+from score_benchmark import (
+    build_corpus,
+    in_process_cpu_rate,
+    in_process_rate,
+    load_average,
+    measure_score,
+    run_score,
+)
 
 from scorecard.simulate.producers import WRITERS
 
@@ -140,6 +149,7 @@ def main() -> int:
         folder.mkdir(parents=True, exist_ok=True)
         lines, _, wire_share = build_corpus(folder / "own.jsonl", arguments.observations)
         corpora = write_variants(folder / "own.jsonl", folder)
+        print(f"at the start, {load_average()}")
         print(
             f"corpus: {lines:,} observations, {wire_share:.0%} with PRP wire events; bytes per "
             "observation: "
@@ -162,7 +172,9 @@ def main() -> int:
         if arguments.compare_with is not None:
             configurations += [(name, 1, arguments.compare_with) for name in corpora]
         baselines = dict.fromkeys(corpora, 0.0)
+        baselines_cpu = dict.fromkeys(corpora, 0.0)
         best: dict[tuple[str, int, Path | None], tuple[float, float]] = {}
+        least_cpu: dict[tuple[str, int, Path | None], float] = {}
         empty = folder / "empty.jsonl"
         empty.write_bytes(b"")
         startup = float("inf")
@@ -171,11 +183,15 @@ def main() -> int:
             # json.loads of each variant in the same rounds as the runs it is compared with.
             for name, path in corpora.items():
                 baselines[name] = max(baselines[name], in_process_rate(path, 1, json.loads))
+                baselines_cpu[name] = max(
+                    baselines_cpu[name], in_process_cpu_rate(path, 1, json.loads)
+                )
             for index, (name, workers, source) in enumerate(configurations):
                 out = folder / f"out-{index}.jsonl"
-                measured = run_score(corpora[name], out, workers, source)
+                elapsed, peak, cpu = measure_score(corpora[name], out, workers, source)
                 key = (name, workers, source)
-                best[key] = min(best.get(key, measured), measured)
+                best[key] = min(best.get(key, (elapsed, peak)), (elapsed, peak))
+                least_cpu[key] = min(least_cpu.get(key, cpu), cpu)
         measured_in_process = {
             (name, source): in_process(path, arguments.repeat, source)
             for name, path in corpora.items()
@@ -184,24 +200,26 @@ def main() -> int:
         print(f"start-up alone (empty input, fastest): {startup:.2f} s")
         print(
             f"\n{'variant':9} {'checkout':9} {'workers':>7} {'obs/s':>8} {'json.loads/s':>12} "
-            f"{'x json.loads':>12} {'in process':>10} {'declined':>8} "
+            f"{'x json.loads':>12} {'x (CPU)':>8} {'in process':>10} {'declined':>8} "
             f"{'peak MiB':>8}"
         )
         digests = set()
         for index, (name, workers, source) in enumerate(configurations):
             elapsed, peak = best[(name, workers, source)]
             rate = lines / elapsed
+            cpu_ratio = lines / least_cpu[(name, workers, source)] / baselines_cpu[name]
             declined, fast_ratio = measured_in_process[(name, source)]
             checkout = "this" if source is None else source.name
             print(
                 f"{name:9} {checkout:9} {workers:7} {rate:8,.0f} {baselines[name]:12,.0f} "
-                f"{rate / baselines[name]:12.2f} "
+                f"{rate / baselines[name]:12.2f} {cpu_ratio:8.2f} "
                 f"{fast_ratio:10.2f} {declined:8.1%} {peak:8.0f}"
             )
             out = folder / f"out-{index}.jsonl"
             digests.add(hashlib.sha256(out.read_bytes()).hexdigest())
         identical = len(digests) == 1
         print(f"\noutputs identical across variants, worker counts and checkouts: {identical}")
+        print(f"at the end, {load_average()}")
     return 0 if identical else 1
 
 

@@ -10,14 +10,19 @@ process (start-up included; its bytecode compiled by an untimed first run, as an
 program has it) and records wall time and the peak resident memory of the largest
 process; configurations take turns for ``--repeat`` rounds and each shows its fastest round (the
 least disturbed by other load). The baseline is the standard library's ``json.loads`` parsing the
-same lines in this process, also the fastest of the rounds. Also printed: pydantic's
+same lines in this process, also the fastest of the rounds. Beside each wall time is the least
+CPU time of the rounds (user and system, of every process of the run) and its ratio to
+``json.loads``' CPU time: on a shared machine under load, the CPU ratio moves far less than the
+wall ratio (for more than one worker it sums the workers' time, so it is no speed-up). Also printed: pydantic's
 ``model_validate_json`` into the full observation model (the issue's other reference), the
-start-up alone (an empty input), the speed-up of N workers next to the speed-up N busy processes
-get on this machine in the same run (shared virtual cores rarely give N times one), and with
-``--stages`` the cost of the compiled fast path and of each stage of the general path.
-``--compare-with CHECKOUT`` also times another checkout of the repository (say a git worktree of
-an older commit) in the same rounds; ``--parquet`` also times ``--out X.parquet``. Outputs of every configuration are compared byte for byte. Figures quoted anywhere in the repository
-come from this script; machines here are shared, so quote ratios from one run.
+start-up alone (an empty input) and with one observation, the speed-up of N workers next to
+the speed-up N busy processes get on this machine in the same run (shared virtual cores rarely
+give N times one), and with ``--stages`` the cost of the compiled fast path and of each stage of
+the general path. ``--compare-with CHECKOUT`` also times another checkout of the repository (say
+a git worktree of an older commit) in the same rounds; ``--parquet`` also times
+``--out X.parquet``. Outputs of every configuration are compared byte for byte. Figures quoted
+anywhere in the repository come from this script; machines here are shared, so quote ratios
+from one run, with the load averages it prints.
 """
 
 from __future__ import annotations
@@ -62,6 +67,16 @@ def build_corpus(path: Path, count: int) -> tuple[int, int, float]:
     return written, size, wire / max(written, 1)
 
 
+def load_average() -> str:
+    """The machine's load averages (1, 5 and 15 minutes), to print beside the figures: the
+    machines here are shared, and a ratio means little without the load it was measured under."""
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:  # pragma: no cover - not available on this platform
+        return "load average: unknown"
+    return f"load average: {one:.2f}, {five:.2f}, {fifteen:.2f} ({os.cpu_count()} cores)"
+
+
 def in_process_rate(path: Path, rounds: int, parse: Callable[[bytes], object]) -> float:
     """Observations per second that ``parse`` gets through, the fastest of ``rounds``."""
     with path.open("rb") as stream:
@@ -75,19 +90,45 @@ def in_process_rate(path: Path, rounds: int, parse: Callable[[bytes], object]) -
     return len(lines) / fastest
 
 
+def in_process_cpu_rate(path: Path, rounds: int, parse: Callable[[bytes], object]) -> float:
+    """Observations per CPU second (this process's) that ``parse`` gets through, the least of
+    ``rounds``: on a loaded machine CPU time moves far less than wall time, so the CPU ratio
+    says more when other work competes for the cores."""
+    with path.open("rb") as stream:
+        lines = stream.readlines()
+    least = float("inf")
+    for _ in range(rounds):
+        start = time.process_time()
+        for line in lines:
+            parse(line)
+        least = min(least, time.process_time() - start)
+    return len(lines) / max(least, 1e-9)
+
+
 _MEASURE = """
 import resource, subprocess, sys, time
 start = time.perf_counter()
 done = subprocess.run(sys.argv[1:], stderr=subprocess.DEVNULL)
 elapsed = time.perf_counter() - start
-print(done.returncode, elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+used = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(done.returncode, elapsed, used.ru_maxrss, used.ru_utime + used.ru_stime)
 """
 
 
 def run_score(
     corpus: Path, out: Path, workers: int, source: Path | None = None
 ) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB of the largest process) of one scoring run.
+    """(wall seconds, peak RSS MiB of the largest process) of one scoring run
+    (:func:`measure_score`)."""
+    elapsed, peak, _ = measure_score(corpus, out, workers, source)
+    return elapsed, peak
+
+
+def measure_score(
+    corpus: Path, out: Path, workers: int, source: Path | None = None
+) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS MiB of the largest process, CPU seconds of all its processes)
+    of one scoring run.
 
     ``source``: another checkout of this repository whose ``src`` is imported instead.
     The run imports compiled bytecode, as an installed program does: it is cached under the
@@ -122,7 +163,7 @@ def run_score(
     returncode, elapsed, peak_kib = int(printed[0]), float(printed[1]), int(printed[2])
     if returncode != 0:
         raise SystemExit(f"scorecard score exited {returncode}")
-    return elapsed, peak_kib / 1024
+    return elapsed, peak_kib / 1024, float(printed[3])
 
 
 def _spin(count: int) -> int:
@@ -303,21 +344,25 @@ def main() -> int:
         folder.mkdir(parents=True, exist_ok=True)
         corpus = folder / "corpus.jsonl"
         lines, size, wire_share = build_corpus(corpus, arguments.observations)
+        print(f"at the start, {load_average()}")
         print(
             f"corpus: {lines:,} observations, {size / lines:,.0f} B each on average, "
             f"{wire_share:.0%} with PRP wire events, {size / 2**20:,.1f} MiB"
         )
         baseline = in_process_rate(corpus, arguments.repeat, json.loads)
+        baseline_cpu = in_process_cpu_rate(corpus, arguments.repeat, json.loads)
         print(
-            f"\n{'configuration':40} {'seconds':>9} {'obs/s':>10} {'x json.loads':>13} {'peak MiB':>9}"
+            f"\n{'configuration':40} {'seconds':>9} {'obs/s':>10} {'x json.loads':>13} "
+            f"{'CPU s':>7} {'x (CPU)':>8} {'peak MiB':>9}"
         )
         print(
-            f"{'json.loads alone (in process)':40} {lines / baseline:9.2f} {baseline:10,.0f} {1:13.2f} {'-':>9}"
+            f"{'json.loads alone (in process)':40} {lines / baseline:9.2f} {baseline:10,.0f} "
+            f"{1:13.2f} {lines / baseline_cpu:7.2f} {1:8.2f} {'-':>9}"
         )
         models = in_process_rate(corpus, arguments.repeat, WorkflowObservation.model_validate_json)
         print(
             f"{'pydantic model_validate_json':40} {lines / models:9.2f} {models:10,.0f} "
-            f"{models / baseline:13.2f} {'-':>9}"
+            f"{models / baseline:13.2f} {'-':>7} {'-':>8} {'-':>9}"
         )
         empty = folder / "empty.jsonl"
         empty.write_bytes(b"")
@@ -328,14 +373,23 @@ def main() -> int:
         for suffix in (".jsonl", ".parquet") if arguments.parquet else (".jsonl",):
             for source in {None, arguments.compare_with}:
                 run_score(warm, folder / f"warm-out{suffix}", 2, source)
-        startup = min(
-            run_score(empty, folder / "empty-out.jsonl", 1)[0] for _ in range(arguments.repeat)
-        )
-        print(f"{'start-up alone (empty input)':40} {startup:9.2f} {'-':>10} {'-':>13} {'-':>9}")
+        # The issue's start-up figure is `scorecard score` of one observation, written as JSON
+        # Lines; each start-up shows its fastest wall time and its least CPU time.
+        for label, source_file in (
+            ("start-up alone (empty input)", empty),
+            ("start-up, one observation", warm),
+        ):
+            started = [
+                measure_score(source_file, folder / "start-out.jsonl", 1)
+                for _ in range(arguments.repeat)
+            ]
+            wall = min(elapsed for elapsed, _, _ in started)
+            cpu = min(used for _, _, used in started)
+            print(f"{label:40} {wall:9.2f} {'-':>10} {'-':>13} {cpu:7.2f} {'-':>8} {'-':>9}")
         digests: dict[str, set[str]] = {}
         rates: dict[int, float] = {}
         # Configurations take turns, `--repeat` rounds; each keeps its fastest (least disturbed)
-        # round, and the peak memory of that round.
+        # round, and the peak memory of that round, and its least CPU time.
         configurations: list[tuple[str, int, Path | None, str]] = []
         for suffix in (".jsonl", ".parquet") if arguments.parquet else (".jsonl",):
             head = "scorecard score" if suffix == ".jsonl" else "--out X.parquet"
@@ -347,21 +401,28 @@ def main() -> int:
                 other = arguments.compare_with
                 configurations.append((f"{head} --workers 1 of {other.name}", 1, other, suffix))
         best: dict[str, tuple[float, float]] = {}
+        least_cpu: dict[str, float] = {}
         for _ in range(arguments.repeat):
             for index, (label, workers, source, suffix) in enumerate(configurations):
                 out = folder / f"scorecards-{index}{suffix}"
-                measured = run_score(corpus, out, workers, source)
-                best[label] = min(best.get(label, measured), measured)
+                elapsed, peak, cpu = measure_score(corpus, out, workers, source)
+                best[label] = min(best.get(label, (elapsed, peak)), (elapsed, peak))
+                least_cpu[label] = min(least_cpu.get(label, cpu), cpu)
         for index, (label, workers, source, suffix) in enumerate(configurations):
             elapsed, peak = best[label]
             rate = lines / elapsed
+            cpu = least_cpu[label]
             if source is None and suffix == ".jsonl":
                 rates[workers] = rate
-            print(f"{label:40} {elapsed:9.2f} {rate:10,.0f} {rate / baseline:13.2f} {peak:9.0f}")
+            print(
+                f"{label:40} {elapsed:9.2f} {rate:10,.0f} {rate / baseline:13.2f} "
+                f"{cpu:7.2f} {lines / cpu / baseline_cpu:8.2f} {peak:9.0f}"
+            )
             out = folder / f"scorecards-{index}{suffix}"
             digests.setdefault(suffix, set()).add(hashlib.sha256(out.read_bytes()).hexdigest())
         identical = all(len(found) == 1 for found in digests.values())
         print(f"\noutputs identical across configurations (per format): {identical}")
+        print(f"at the end of the timed rounds, {load_average()}")
         most = max(arguments.workers)
         if most > 1 and 1 in rates:
             print(

@@ -68,6 +68,29 @@ skip_space(const unsigned char *p, const unsigned char *end)
     return p;
 }
 
+#if defined(__SSE2__) && defined(__GNUC__)
+#include <emmintrin.h>
+
+#define PLAIN_STRIDE 16
+
+/* How many plain bytes the sixteen at p start with (p + 16 <= end is the caller's): bytes
+   before the first quote, backslash, control character or byte of a multi-byte UTF-8 sequence.
+   Compared as signed bytes, 0x80..0xFF are negative, so "below 0x20" flags them with the
+   control characters. */
+static int
+plain_run(const unsigned char *p)
+{
+    __m128i bytes = _mm_loadu_si128((const __m128i *)p);
+    __m128i marks = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('"')),
+                     _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\\'))),
+        _mm_cmplt_epi8(bytes, _mm_set1_epi8(0x20)));
+    int mask = _mm_movemask_epi8(marks);
+    return mask == 0 ? PLAIN_STRIDE : __builtin_ctz((unsigned)mask);
+}
+#else
+#define PLAIN_STRIDE 8
+
 /* Eight bytes at once: the high bit of each byte that ends the plain run of a string (a quote,
    a backslash, a control character or a byte of a multi-byte UTF-8 sequence). A borrow can
    mark a byte above a marked one, never below: the lowest mark is always right. */
@@ -98,6 +121,7 @@ plain_run(const unsigned char *p)
     return 0; /* the caller looks at the next byte itself */
 #endif
 }
+#endif
 
 /* The value of four hex digits at p (p + 4 <= end is the caller's), or -1. */
 static long
@@ -161,10 +185,10 @@ scan_string(const unsigned char **at, const unsigned char *end, int *escaped)
     const unsigned char *p = *at + 1;
     *escaped = 0;
     for (;;) {
-        while (end - p >= 8) {
+        while (end - p >= PLAIN_STRIDE) {
             int run = plain_run(p);
             p += run;
-            if (run < 8) {
+            if (run < PLAIN_STRIDE) {
                 break;
             }
         }

@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -33,9 +33,6 @@ def _new_app() -> typer.Typer:
     )
 
 
-app = _new_app()
-
-
 def _print_version(value: bool) -> None:
     if value:
         from scorecard import __version__
@@ -44,7 +41,6 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _options(
     version: Annotated[
         bool,
@@ -59,36 +55,62 @@ def _options(
     """Turn paperclip agent-runner evaluation runs into scorecards people can trust."""
 
 
-#: Command modules ``scorecard.cli._<name>``; each defines ``register(app)``.
-COMMAND_MODULES = (
-    "score",
-    "bundle_id",
-    "explain",
-    "compare",
-    "plot",
-    "gate",
-    "distributed",
-    "report",
-    "view",
-)
+#: Command name -> its module ``scorecard.cli._<module>``, which defines ``register(app)``.
+COMMANDS = {
+    "score": "score",
+    "bundle-id": "bundle_id",
+    "explain": "explain",
+    "compare": "compare",
+    "plot": "plot",
+    "gate": "gate",
+    "score-dask": "distributed",
+    "report": "report",
+    "view": "view",
+}
+#: Command modules, in the order the full app registers (and its help lists) them.
+COMMAND_MODULES = tuple(COMMANDS.values())
 
-_MODULES = [importlib.import_module(f"scorecard.cli._{name}") for name in COMMAND_MODULES]
-for _module in _MODULES:
-    _module.register(app)
+_full_app: typer.Typer | None = None
+if TYPE_CHECKING:
+    app: typer.Typer
+    """Every command registered (built on first use, see :func:`full_app`)."""
+
+
+def full_app() -> typer.Typer:
+    """The app with every command registered (built on first use, then the same object)."""
+    global _full_app
+    if _full_app is None:
+        built = _new_app()
+        built.callback()(_options)
+        for name in COMMAND_MODULES:
+            _command_module(name).register(built)
+        _full_app = built
+    return _full_app
+
+
+def __getattr__(name: str) -> typer.Typer:
+    # ``app`` is built on first use (PEP 562): a run that names its command imports only that
+    # command's module.
+    if name == "app":
+        return full_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _command_module(name: str) -> Any:
+    return importlib.import_module(f"scorecard.cli._{name}")
 
 
 def app_for(args: Sequence[str]) -> typer.Typer:
     """The app that runs ``args``: one with only the command they name, if they name one, else
-    :data:`app`. Typer builds the click command of every registered command on each run (tens
-    of milliseconds for seven), and a run needs one; what it parses and prints is the same."""
-    if args:
-        for module in _MODULES:
-            single = _new_app()
-            single.callback()(_options)
-            module.register(single)
-            if any(info.name == args[0] for info in single.registered_commands):
-                return single
-    return app
+    the full app. Typer builds the click command of every registered command on each run (tens
+    of milliseconds for seven), and a run needs one; what it parses and prints is the same.
+    Only the named command's module is imported."""
+    if args and args[0] in COMMANDS:
+        single = _new_app()
+        single.callback()(_options)
+        _command_module(COMMANDS[args[0]]).register(single)
+        return single
+    return full_app()
 
 
 def main() -> None:

@@ -1,14 +1,43 @@
 """PURE scoring: validation, the v2 scorer, the case-assertion audit, explanations and the scored
 record. No I/O, clock, randomness, pandas, matplotlib or typer.
+
+Names load on first use (PEP 562): the compiled fast path imports the few pieces it hands
+to C, not the general path it may never need.
 """
 
-from ._audit import AuditSummary, Finding, audit_observation, summarize_findings
-from ._explain import explain_record, render_explanation
-from ._lines import dimension_json, json_scalar, json_string, reason_json, scorecard_line
-from ._recognize import NOT_PLAIN_ERRORS, OBSERVATION_DECODER
-from ._record import METRIC_KEYS, RECORD_SCHEMA, ScoredRecord, Tally, record_line
-from ._scoring import UNSCOREABLE_REASON, score_observation, score_wire
-from ._validation import Notice, accept_observation, identifier_secret, validate_observation
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: Public name -> the private module that defines it.
+_EXPORTS = {
+    "AuditSummary": "_audit",
+    "Finding": "_audit",
+    "audit_observation": "_audit",
+    "summarize_findings": "_audit",
+    "explain_record": "_explain",
+    "render_explanation": "_explain",
+    "dimension_json": "_lines",
+    "json_scalar": "_lines",
+    "json_string": "_lines",
+    "reason_json": "_lines",
+    "scorecard_line": "_lines",
+    "NOT_PLAIN_ERRORS": "_recognize",
+    "OBSERVATION_DECODER": "_recognize",
+    "METRIC_KEYS": "_record",
+    "RECORD_SCHEMA": "_record",
+    "ScoredRecord": "_record",
+    "Tally": "_record",
+    "record_line": "_record",
+    "UNSCOREABLE_REASON": "_scoring",
+    "score_observation": "_scoring",
+    "score_wire": "_scoring",
+    "Notice": "_validation",
+    "accept_observation": "_validation",
+    "identifier_secret": "_validation",
+    "validate_observation": "_validation",
+}
 
 __all__ = [
     "METRIC_KEYS",
@@ -37,3 +66,26 @@ __all__ = [
     "summarize_findings",
     "validate_observation",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scorecard.core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from ._audit import AuditSummary, Finding, audit_observation, summarize_findings
+    from ._explain import explain_record, render_explanation
+    from ._lines import dimension_json, json_scalar, json_string, reason_json, scorecard_line
+    from ._recognize import NOT_PLAIN_ERRORS, OBSERVATION_DECODER
+    from ._record import METRIC_KEYS, RECORD_SCHEMA, ScoredRecord, Tally, record_line
+    from ._scoring import UNSCOREABLE_REASON, score_observation, score_wire
+    from ._validation import Notice, accept_observation, identifier_secret, validate_observation

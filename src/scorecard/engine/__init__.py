@@ -2,29 +2,45 @@
 workers, through the fast path where it accepts), rows for aggregation, atomic output.
 Heavy optional backends are public submodules imported on demand:
 :mod:`scorecard.engine.parquet` (pyarrow) and :mod:`scorecard.engine.distributed` (Dask).
+
+Names load on first use (PEP 562): a command imports the modules of what it uses (checking an
+output path does not load the scoring run).
 """
 
-from ._io import load_policy, read_json_lines, read_records, scoring_policy
-from ._output import (
-    atomic_binary_writer,
-    atomic_folder,
-    atomic_writer,
-    is_special_file,
-    output_problems,
-)
-from ._parallel import default_workers, score_rows_parallel, score_text
-from ._pipeline import RunSummary, score_records
-from ._rows import (
-    CLASSIFICATIONS,
-    ROW_FIELDS,
-    LoadedRecords,
-    Row,
-    count_input_files,
-    is_records_file,
-    record_row,
-    scored_row,
-)
-from ._run import ScoringRun, load_records, score_paths, score_run
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: Public name -> the private module that defines it.
+_EXPORTS = {
+    "load_policy": "_io",
+    "read_json_lines": "_io",
+    "read_records": "_io",
+    "scoring_policy": "_io",
+    "atomic_binary_writer": "_output",
+    "atomic_folder": "_output",
+    "atomic_writer": "_output",
+    "is_special_file": "_output",
+    "output_problems": "_output",
+    "default_workers": "_parallel",
+    "score_rows_parallel": "_parallel",
+    "score_text": "_parallel",
+    "RunSummary": "_pipeline",
+    "score_records": "_pipeline",
+    "CLASSIFICATIONS": "_rows",
+    "ROW_FIELDS": "_rows",
+    "LoadedRecords": "_rows",
+    "Row": "_rows",
+    "count_input_files": "_rows",
+    "is_records_file": "_rows",
+    "record_row": "_rows",
+    "scored_row": "_rows",
+    "ScoringRun": "_run",
+    "load_records": "_run",
+    "score_paths": "_run",
+    "score_run": "_run",
+}
 
 __all__ = [
     "CLASSIFICATIONS",
@@ -54,3 +70,40 @@ __all__ = [
     "scored_row",
     "scoring_policy",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scorecard.engine' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from ._io import load_policy, read_json_lines, read_records, scoring_policy
+    from ._output import (
+        atomic_binary_writer,
+        atomic_folder,
+        atomic_writer,
+        is_special_file,
+        output_problems,
+    )
+    from ._parallel import default_workers, score_rows_parallel, score_text
+    from ._pipeline import RunSummary, score_records
+    from ._rows import (
+        CLASSIFICATIONS,
+        ROW_FIELDS,
+        LoadedRecords,
+        Row,
+        count_input_files,
+        is_records_file,
+        record_row,
+        scored_row,
+    )
+    from ._run import ScoringRun, load_records, score_paths, score_run

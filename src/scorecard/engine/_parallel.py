@@ -47,7 +47,6 @@ from ._io import (
     reads_as_lines,
     unreadable,
 )
-from ._lifetime import end_pool, start_worker_lifetime, track_pool
 from ._output import is_special_file
 from ._pipeline import STREAMING_FORMATS, RunSummary, score_record
 from ._rows import ROW_FIELDS, Row, is_scored_input, scored_input_rows, scored_row
@@ -380,6 +379,8 @@ def _start_worker(
     parent: int, catalog: Catalog | Path | None, policy: Policy, output_format: str
 ) -> None:
     global _scorer
+    from ._lifetime import start_worker_lifetime
+
     start_worker_lifetime(parent)
     _scorer = _ChunkScorer(catalog, policy, output_format)
 
@@ -452,6 +453,9 @@ class _Run:
             return
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
+
+        # Only a run with a pool needs the workers' lifetime (threads, ctypes, signals).
+        from ._lifetime import end_pool, track_pool
 
         methods = multiprocessing.get_all_start_methods()
         executor = ProcessPoolExecutor(
