@@ -156,12 +156,15 @@ def _gated_mean_columns(
         parts = key if isinstance(key, tuple) else (key,)
         runs = np.bincount(case[rows], minlength=cases).astype(np.float64)
         passes = np.bincount(case[rows], weights=gate[rows], minlength=cases)
-        sums = np.bincount(case[rows], weights=overall[rows] * gate[rows], minlength=cases)
+        passing = overall[rows] * gate[rows]
+        sums = np.bincount(case[rows], weights=passing, minlength=cases)
+        squares = np.bincount(case[rows], weights=passing**2, minlength=cases)
         present = runs > 0
         interval = gated_mean_interval(
             runs[present],
             passes[present],
             sums[present],
+            squares[present],
             rng=seeded_generator(seed, ("gated-mean", *stream_key(keys, parts))),
             resamples=BOOTSTRAP_RESAMPLES,
             confidence=confidence,
