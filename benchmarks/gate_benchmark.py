@@ -18,16 +18,20 @@ are inconclusive (exit 3) and pass, with 95% Wilson intervals; for the changed s
 ``detected`` (a fail naming the changed candidate); and ``wrong`` (a required outcome failing a
 candidate that was not changed, share of all pairs).
 
-Interval coverage (``--coverage``): candidates with fixed skills (no drift, no incidents) on
-12 cases x 1, 2, 3 repetitions and on the sample's schedule; the share of 95% intervals of mean
+Interval coverage: candidates with fixed skills (no drift, no incidents) on 12 cases x 1, 2, 3
+repetitions and on the sample's schedule (``--designs``); the share of 95% intervals of mean
 overall (each candidate's current night) that hold its true expected mean overall (Monte Carlo
-over 200 runs per case), and the share of paired-difference intervals (current night against a
-baseline night of the same skills) that hold the true difference, 0.
+over ``--truth-runs`` runs per case, 2000: with 200 a candidate's truth was off by up to 0.012,
+a fifth of the interval's standard error, which moves coverage by a point), and the share of
+paired-difference intervals (current night against a baseline night of the same skills) that
+hold the true difference, 0 (``--skip-paired``: mean overall only, without a baseline, fast).
+Trials run on ``--workers`` processes.
 
     python benchmarks/gate_benchmark.py                 # 200 pairs per scenario
     python benchmarks/gate_benchmark.py --quick         # 30 pairs, fewer coverage trials
     python benchmarks/gate_benchmark.py --pairs 400 --coverage-trials 100
     python benchmarks/gate_benchmark.py --pairs 200 --one-night-pairs 50 --resamples 4000
+    python benchmarks/gate_benchmark.py --skip-decisions --skip-paired --coverage-trials 200
 
 The pooled comparison and the metrics that are not gated are not computed (``pooled: false``,
 ``shown: []``): they are shown, never gated, so verdicts do not depend on them, and they would
@@ -204,18 +208,23 @@ def report(tallies: dict[tuple[str, int], dict[str, int]], pairs: int, target: s
         )
 
 
-def true_means(catalog: Catalog, runs_per_case: int) -> dict[str, dict[str, float]]:
+def true_means(catalog: Catalog, runs_per_case: int, workers: int) -> dict[str, dict[str, float]]:
     """Each candidate's expected overall per case under its fixed skills (Monte Carlo)."""
-    found: dict[str, dict[str, float]] = {}
+    work = functools.partial(_true_case_means, catalog=catalog, runs_per_case=runs_per_case)
+    with multiprocessing.Pool(workers) as pool:
+        return dict(zip([c.spec.id for c in ROSTER], pool.map(work, ROSTER), strict=True))
+
+
+def _true_case_means(
+    candidate: SimulatedCandidate, catalog: Catalog, runs_per_case: int
+) -> dict[str, float]:
     schedule = [(case_id, 0) for case_id in catalog for _ in range(runs_per_case)]
-    for candidate in ROSTER:
-        side = _fixed_side(candidate, schedule, catalog, derive_seed("truth", candidate.spec.id))
-        by_case: dict[str, list[float]] = {}
-        for run in side.runs:
-            if run.overall is not None:
-                by_case.setdefault(run.case, []).append(run.overall)
-        found[candidate.spec.id] = {case: sum(v) / len(v) for case, v in by_case.items()}
-    return found
+    side = _fixed_side(candidate, schedule, catalog, derive_seed("truth", candidate.spec.id))
+    by_case: dict[str, list[float]] = {}
+    for run in side.runs:
+        if run.overall is not None:
+            by_case.setdefault(run.case, []).append(run.overall)
+    return {case: sum(v) / len(v) for case, v in by_case.items()}
 
 
 def _fixed_side(
@@ -236,51 +245,96 @@ def _fixed_side(
     return score_side(observations, f"truth-{candidate.spec.id}", catalog)
 
 
-def coverage(trials: int, catalog: Catalog, rules: GateRules, truth_runs: int) -> None:
-    truth = true_means(catalog, truth_runs)
+def coverage_designs(catalog: Catalog) -> dict[str, list[tuple[str, int]]]:
     designs = {
         f"12 cases x {k}": [(case_id, r) for case_id in catalog for r in range(k)]
         for k in (1, 2, 3)
     }
     designs["sample schedule"] = _schedule(catalog)
+    return designs
+
+
+def coverage_trial(
+    trial: int,
+    name: str,
+    truth: dict[str, dict[str, float]],
+    rules: GateRules,
+    paired: bool,
+) -> tuple[int, int, int]:
+    """(mean-overall intervals holding the truth, intervals, paired intervals holding 0) of one
+    trial of design ``name``; without ``paired`` the gate runs without a baseline (no pairs)."""
+    catalog = load_catalog()
+    schedule = coverage_designs(catalog)[name]
+    seed = derive_seed("coverage", name, trial)
+    current = night(seed, 1, catalog, schedule, fixed=True)
+    baseline = night(seed, 0, catalog, schedule, fixed=True) if paired else None
+    result = evaluate_gate(current, baseline, rules, seed=0)
+    means_held = differences_held = total = 0
+    for item in result.candidates:
+        if item.current is None or item.candidate not in truth:
+            continue
+        # The truth of the row mean: case expectations weighted by scoreable runs.
+        slots: dict[str, int] = {}
+        for run in current.runs:
+            if run.candidate == item.candidate and run.scoreable:
+                slots[run.case] = slots.get(run.case, 0) + 1
+        expected = truth[item.candidate]
+        value = sum(expected[c] * n for c, n in slots.items()) / sum(slots.values())
+        estimate = item.current.mean_overall
+        total += 1
+        means_held += bool(
+            estimate.low is not None
+            and estimate.high is not None
+            and estimate.low <= value <= estimate.high
+        )
+    for comparison in result.comparisons:
+        if comparison.metric == "mean_overall" and comparison.candidate in truth:
+            overall = comparison.comparison.overall
+            differences_held += overall.low <= 0.0 <= overall.high
+    return means_held, total, differences_held
+
+
+def coverage(
+    trials: int,
+    catalog: Catalog,
+    rules: GateRules,
+    truth_runs: int,
+    *,
+    designs: Sequence[str],
+    paired: bool,
+    workers: int,
+) -> None:
+    truth = true_means(catalog, truth_runs, workers)
     print(f"\nInterval coverage: {trials} trials x 7 candidates per design, 95% intervals")
     print(f"{'design':<16} {'mean overall':<23} {'paired difference':<23}")
-    for name, schedule in designs.items():
-        means_held = differences_held = total = 0
-        for trial in range(trials):
-            seed = derive_seed("coverage", name, trial)
-            baseline = night(seed, 0, catalog, schedule, fixed=True)
-            current = night(seed, 1, catalog, schedule, fixed=True)
-            result = evaluate_gate(current, baseline, rules, seed=0)
-            for item in result.candidates:
-                if item.current is None or item.candidate not in truth:
-                    continue
-                # The truth of the row mean: case expectations weighted by scoreable runs.
-                slots: dict[str, int] = {}
-                for run in current.runs:
-                    if run.candidate == item.candidate and run.scoreable:
-                        slots[run.case] = slots.get(run.case, 0) + 1
-                expected = truth[item.candidate]
-                value = sum(expected[c] * n for c, n in slots.items()) / sum(slots.values())
-                estimate = item.current.mean_overall
-                total += 1
-                means_held += bool(
-                    estimate.low is not None
-                    and estimate.high is not None
-                    and estimate.low <= value <= estimate.high
-                )
-            for comparison in result.comparisons:
-                if comparison.metric == "mean_overall" and comparison.candidate in truth:
-                    overall = comparison.comparison.overall
-                    differences_held += overall.low <= 0.0 <= overall.high
-        print(f"{name:<16} {rate(means_held, total):<23} {rate(differences_held, total):<23}")
+    for name in designs:
+        work = functools.partial(coverage_trial, name=name, truth=truth, rules=rules, paired=paired)
+        with multiprocessing.Pool(workers) as pool:
+            found = pool.map(work, range(trials))
+        means_held, total, differences_held = (sum(column) for column in zip(*found, strict=True))
+        differences = rate(differences_held, total) if paired else "-"
+        print(f"{name:<16} {rate(means_held, total):<23} {differences:<23}", flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    catalog = load_catalog()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=200, help="pairs per scenario")
     parser.add_argument("--coverage-trials", type=int, default=60)
-    parser.add_argument("--truth-runs", type=int, default=200, help="Monte Carlo runs per case")
+    parser.add_argument(
+        "--truth-runs", type=int, default=2000, help="Monte Carlo runs per case for the truth"
+    )
+    parser.add_argument(
+        "--designs",
+        nargs="+",
+        choices=tuple(coverage_designs(catalog)),
+        default=tuple(coverage_designs(catalog)),
+        metavar="DESIGN",
+        help="coverage designs (quoted names as printed; all)",
+    )
+    parser.add_argument(
+        "--skip-paired", action="store_true", help="coverage of mean overall only (no baseline)"
+    )
     parser.add_argument("--candidate", default="opencode-glm", help="the changed candidate")
     parser.add_argument("--quick", action="store_true", help="30 pairs, 15 coverage trials")
     parser.add_argument("--skip-coverage", action="store_true")
@@ -294,9 +348,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     options = parser.parse_args(argv)
     if options.quick:
-        options.pairs, options.coverage_trials, options.truth_runs = 30, 15, 80
+        options.pairs, options.coverage_trials, options.truth_runs = 30, 15, 200
     one_night = options.pairs if options.one_night_pairs is None else options.one_night_pairs
-    catalog = load_catalog()
     # Shown-only comparisons (the pooled one, metrics not gated) cannot change a verdict.
     rules = dataclasses.replace(GateRules(), pooled=False, shown_metrics=())
     if options.resamples is not None:
@@ -305,7 +358,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not options.skip_decisions:
         decisions(options.pairs, options.candidate, rules, options.workers, one_night)
     if not options.skip_coverage:
-        coverage(options.coverage_trials, catalog, rules, options.truth_runs)
+        coverage(
+            options.coverage_trials,
+            catalog,
+            rules,
+            options.truth_runs,
+            designs=options.designs,
+            paired=not options.skip_paired,
+            workers=options.workers,
+        )
     print(f"\n{time.perf_counter() - started:.0f} s in all")
 
 

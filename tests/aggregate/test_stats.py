@@ -12,7 +12,6 @@ from scipy.stats import binomtest
 
 from scorecard.aggregate._stats import (
     cluster_bootstrap_means,
-    gated_mean_interval,
     holm_adjust,
     mcnemar_exact,
     paired_bootstrap_means,
@@ -302,32 +301,6 @@ def test_the_inverted_interval_covers_a_symmetric_heavy_tailed_mean() -> None:
         low, high = sign_flip_interval(runs[0] - runs[1], seed=0)
         held += bool(low[0] <= 0.0 <= high[0])
     assert 0.93 <= held / trials <= 0.98
-
-
-def test_the_gated_mean_interval_sees_gate_failures_a_sample_does_not_hold() -> None:
-    """Twelve passing runs (no gate failure seen): the interval still reaches below the mean of
-    the passing runs, as a rate of 12/12 does not prove a rate of 1."""
-    interval = gated_mean_interval(
-        np.ones(12), np.ones(12), np.full(12, 0.9), rng=seeded_generator(0, ("t",)), resamples=4000
-    )
-    assert interval.estimate == pytest.approx(0.9)
-    assert interval.high == pytest.approx(0.9, abs=1e-3)
-    assert interval.low < 0.9 * 0.85  # the Jeffreys 95% lower bound of 12/12 is about 0.82
-
-
-def test_the_gated_mean_interval_covers_by_simulation() -> None:
-    """Runs pass the gate with chance 0.9 and then score uniformly in [0.6, 1]: the true mean
-    overall is 0.72; at 12 runs the interval holds it in 92-98.5% of 400 seeded samples."""
-    rng = np.random.default_rng(3)
-    held, trials = 0, 400
-    for trial in range(trials):
-        passes = (rng.random(12) < 0.9).astype(float)
-        scores = rng.uniform(0.6, 1.0, 12) * passes
-        interval = gated_mean_interval(
-            np.ones(12), passes, scores, rng=seeded_generator(trial, ("t",)), resamples=1000
-        )
-        held += bool(interval.low <= 0.72 <= interval.high)
-    assert 0.92 <= held / trials <= 0.985
 
 
 def test_the_stratified_permutation_test_equals_a_brute_force_count() -> None:

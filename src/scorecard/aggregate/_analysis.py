@@ -146,22 +146,29 @@ def _gated_mean_columns(
     scoreable = frame["scoreable"].to_numpy(dtype=bool)
     gate = frame["gate_passed"].to_numpy(dtype=bool, na_value=False) & scoreable
     overall = np.nan_to_num(frame["overall_score"].to_numpy(dtype=np.float64))
-    case = frame["case"].cat.codes.to_numpy().astype(np.int64)
+    # The fixed cells are a candidate's case: a group of several candidates (a bundle, a
+    # provider) varies by the spread within each candidate's case, not between candidates.
     cases = len(frame["case"].cat.categories)
+    cells = len(frame["candidate"].cat.categories) * cases
+    candidate = frame["candidate"].cat.codes.to_numpy().astype(np.int64)
+    case = candidate * cases + frame["case"].cat.codes.to_numpy().astype(np.int64)
     lows, highs = [], []
     groups = frame.groupby(list(keys), observed=True, sort=True).indices
     for key, positions in groups.items():
         rows = np.asarray(positions, dtype=np.intp)
         rows = rows[scoreable[rows]]
         parts = key if isinstance(key, tuple) else (key,)
-        runs = np.bincount(case[rows], minlength=cases).astype(np.float64)
-        passes = np.bincount(case[rows], weights=gate[rows], minlength=cases)
-        sums = np.bincount(case[rows], weights=overall[rows] * gate[rows], minlength=cases)
+        runs = np.bincount(case[rows], minlength=cells).astype(np.float64)
+        passes = np.bincount(case[rows], weights=gate[rows], minlength=cells)
+        passing = overall[rows] * gate[rows]
+        sums = np.bincount(case[rows], weights=passing, minlength=cells)
+        squares = np.bincount(case[rows], weights=passing**2, minlength=cells)
         present = runs > 0
         interval = gated_mean_interval(
             runs[present],
             passes[present],
             sums[present],
+            squares[present],
             rng=seeded_generator(seed, ("gated-mean", *stream_key(keys, parts))),
             resamples=BOOTSTRAP_RESAMPLES,
             confidence=confidence,

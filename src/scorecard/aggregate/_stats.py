@@ -481,6 +481,7 @@ def gated_mean_interval(
     runs: npt.ArrayLike,
     gate_passes: npt.ArrayLike,
     passing_sums: npt.ArrayLike,
+    passing_squares: npt.ArrayLike,
     *,
     rng: np.random.Generator,
     resamples: int = 2000,
@@ -488,31 +489,59 @@ def gated_mean_interval(
 ) -> Interval:
     """Mean overall (gate-failed runs score 0) with an interval that sees unseen gate failures.
 
-    Per case (cluster): ``runs`` scoreable runs, ``gate_passes`` of them with a passing gate and
-    ``passing_sums`` the sum of their overall scores. The mean is g x m, g the gate-pass rate and
-    m the mean score of gate-passing runs. Each replicate multiplies a draw of g from its
-    Jeffreys posterior Beta(G + 1/2, N - G + 1/2) (the binomial interval behind it is as good as
-    Wilson's at small n, and unlike a bootstrap it sees failures the sample happened not to
-    hold) by a case-cluster bootstrap draw of m; the interval is the percentile interval of the
-    products. Without a gate-passing run m is unknown and taken as 1 (the upper bound).
+    Per case: ``runs`` scoreable runs, ``gate_passes`` of them with a passing gate, and the sum
+    (``passing_sums``) and sum of squares (``passing_squares``) of their overall scores. The
+    mean is g x m, g the gate-pass rate and m the mean score of gate-passing runs; its target
+    is the mean over these runs of their cases' expected scores (the cases are fixed). Each
+    replicate multiplies a draw of g from its Jeffreys posterior Beta(G + 1/2, N - G + 1/2) (as
+    good as Wilson's interval at small n, and unlike a bootstrap it sees failures the sample
+    happened not to hold) by a normal draw of m around m_hat with variance v / G: v the spread
+    of passing scores around their own case's mean, pooled over the cases with two passing
+    runs or more (for fixed cases, their differences in difficulty are no error). Without such
+    a case v is the spread around the pooled mean (with one run a case the two cannot be told
+    apart). The interval is the percentile interval of the products, clipped to [0, 1]. Without
+    a gate-passing run m is unknown and taken as 1 (the upper bound); with one, m has no known
+    spread. Rationale and measured coverage: ``docs/aggregation.md`` section 3.
     """
     n = np.asarray(runs, dtype=np.float64)
     g = np.asarray(gate_passes, dtype=np.float64)
     s = np.asarray(passing_sums, dtype=np.float64)
+    q = np.asarray(passing_squares, dtype=np.float64)
     total, passing = float(n.sum()), float(g.sum())
     if total <= 0:
         return Interval(math.nan, math.nan, math.nan)
     estimate = float(s.sum()) / total
     rates = rng.beta(passing + 0.5, total - passing + 0.5, size=resamples)
-    clusters = np.flatnonzero(g > 0)
-    if clusters.size == 0:
-        quality = np.ones(resamples)
-    else:
-        weights = _resample_counts(rng, clusters.size, resamples).astype(np.float64)
-        quality = (weights @ s[clusters]) / (weights @ g[clusters])
-    low, high = percentile_interval((rates * quality)[:, None], confidence)
+    quality = _passing_quality_draws(g, s, q, rng=rng, resamples=resamples)
+    products = np.clip(rates * quality, 0.0, 1.0)
+    low, high = percentile_interval(products[:, None], confidence)
     # The interval holds its estimate (a 12/12 rate's posterior never reaches 1 exactly).
     return Interval(estimate, min(float(low[0]), estimate), max(float(high[0]), estimate))
+
+
+def _passing_quality_draws(
+    passes: FloatArray,
+    sums: FloatArray,
+    squares: FloatArray,
+    *,
+    rng: np.random.Generator,
+    resamples: int,
+) -> FloatArray:
+    """Draws of the mean score of gate-passing runs: m_hat + z * sqrt(v / G) (see the caller)."""
+    passing = float(passes.sum())
+    if passing <= 0:
+        return np.ones(resamples)
+    mean = float(sums.sum()) / passing
+    replicated = passes >= 2
+    if replicated.any():
+        within = squares[replicated] - sums[replicated] ** 2 / passes[replicated]
+        spread, df = float(within.sum()), float((passes[replicated] - 1).sum())
+    else:
+        spread, df = float(squares.sum()) - passing * mean**2, passing - 1
+    if df <= 0:
+        return np.full(resamples, mean)
+    scale = math.sqrt(max(spread, 0.0) / df / passing)
+    return mean + scale * rng.standard_normal(resamples)
 
 
 def student_t_quantile(probability: float, df: float) -> float:
