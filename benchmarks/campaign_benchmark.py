@@ -86,7 +86,8 @@ def measured(command: list[str], scratch: Path) -> tuple[int, float, float]:
         check=True,
         env=environment,
     )
-    status, seconds, peak = done.stdout.split()[-3:]
+    # the measuring script's last line: status, wall seconds, peak RSS KiB, CPU seconds
+    status, seconds, peak, _ = done.stdout.split()[-4:]
     return int(status), float(seconds), int(peak) / 1024
 
 
