@@ -1,0 +1,81 @@
+"""`compare` and `plot` of Parquet read through Arrow: the same bytes as of the same records read
+from a JSON Lines records file, and no Python rows unless a view needs runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from scorecard.cli._app import app
+from scorecard.simulate import REGRESSED_CANDIDATE
+from scorecard.simulate.campaign import simulate_campaign
+
+
+def run(*args: str | Path) -> str:
+    """``scorecard ARGS`` in-process; its stdout (it must exit 0)."""
+    result = CliRunner().invoke(app, [str(arg) for arg in args])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A generated three-bundle campaign scored once into each scored form."""
+    root = tmp_path_factory.mktemp("campaign")
+    folders = simulate_campaign(root / "observations", seed=7, bundles=3)
+    forms = {
+        "records": ("--format", "records", "--out", root / "scored.jsonl"),
+        "parquet": ("--out", root / "scored.parquet"),
+        "dataset": ("--out", root / "dataset.parquet", "--partition-by-bundle"),
+    }
+    for options in forms.values():
+        run("score", *folders, "--workers", "1", *options)
+    return {
+        name: Path(str(options[1 if name == "dataset" else -1])) for name, options in forms.items()
+    }
+
+
+VIEWS = {
+    "campaign": ("--format", "json"),
+    "campaign-csv": ("--format", "csv"),
+    "across-bundles": ("--across-bundles", REGRESSED_CANDIDATE, "--format", "json"),
+    "side-by-side": ("--by", "provider", "--format", "json"),
+}
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_compare_of_parquet_is_compare_of_the_records(scored: dict[str, Path], view: str) -> None:
+    """Every view of the Parquet file and of the bundle-partitioned dataset is, byte for byte,
+    the view of the same records read from JSON Lines."""
+    expected = run("compare", scored["records"], *VIEWS[view])
+    assert run("compare", scored["parquet"], *VIEWS[view]) == expected
+    assert run("compare", scored["dataset"], *VIEWS[view]) == expected
+
+
+def test_a_view_without_runs_reads_no_python_rows(
+    scored: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Following a candidate needs only the frame: Parquet is never read as rows for it."""
+    import scorecard.engine.parquet as parquet
+
+    def refused(*_: object) -> None:
+        raise AssertionError("Parquet read as Python rows")
+
+    monkeypatch.setattr(parquet, "read_parquet_rows", refused)
+    view = VIEWS["across-bundles"]
+    assert run("compare", scored["parquet"], *view) == run("compare", scored["records"], *view)
+
+
+def test_plot_of_parquet_is_plot_of_the_records(
+    scored: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plot drawn from Parquet is the plot drawn from the records (SVG, byte for byte, its
+    element ids salted alike: matplotlib draws them at random otherwise)."""
+    import matplotlib
+
+    monkeypatch.setitem(matplotlib.rcParams, "svg.hashsalt", "scorecard")
+    for name in ("records", "parquet"):
+        run("plot", "overall", scored[name], "--out", tmp_path / f"{name}.svg")
+    assert (tmp_path / "parquet.svg").read_bytes() == (tmp_path / "records.svg").read_bytes()
