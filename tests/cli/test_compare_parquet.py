@@ -79,3 +79,11 @@ def test_plot_of_parquet_is_plot_of_the_records(
     for name in ("records", "parquet"):
         run("plot", "overall", scored[name], "--out", tmp_path / f"{name}.svg")
     assert (tmp_path / "parquet.svg").read_bytes() == (tmp_path / "records.svg").read_bytes()
+
+
+def test_explain_of_parquet_says_it_needs_the_observations(scored: dict[str, Path]) -> None:
+    """Parquet holds no reasons: explain refuses it by name (exit 2), not as broken JSON."""
+    result = CliRunner().invoke(app, ["explain", str(scored["parquet"])])
+    assert result.exit_code == 2
+    assert "[not_observations]" in result.stderr
+    assert "invalid_utf8" not in result.stderr

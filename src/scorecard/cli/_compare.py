@@ -41,7 +41,14 @@ from ._common import (
     write_errors,
 )
 
-__all__ = ["DEFAULT_TOLERANCE", "CampaignInputs", "compare", "load_campaign", "register"]
+__all__ = [
+    "DEFAULT_TOLERANCE",
+    "CampaignInputs",
+    "compare",
+    "is_parquet_input",
+    "load_campaign",
+    "register",
+]
 
 
 class GroupBy(enum.StrEnum):
@@ -316,6 +323,12 @@ class CampaignInputs:
     """The rows, read when a view needs runs (the gate's statuses), else never."""
 
 
+def is_parquet_input(path: str) -> bool:
+    """Whether ``load_records`` reads ``path`` as Parquet: the name, and a file or dataset
+    folder there."""
+    return Path(path).suffix == ".parquet" and Path(path).exists()
+
+
 def load_campaign(
     paths: list[str],
     *,
@@ -342,9 +355,7 @@ def load_campaign(
             on_file=on_file,
         )
 
-    # Parquet as `load_records` tells it: the name, and a file or dataset folder there.
-    parquet = all(Path(path).suffix == ".parquet" and Path(path).exists() for path in paths)
-    if bundle_ids or not parquet:
+    if bundle_ids or not all(is_parquet_input(path) for path in paths):
         loaded = rows()
         frame = records_frame(loaded, bundle_order=loaded.bundle_order)
         return CampaignInputs(frame, loaded.bundle_order, lambda: loaded)
