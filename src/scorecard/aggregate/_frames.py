@@ -266,14 +266,14 @@ class _TextColumn:
         self.ids = np.full(size, -1, dtype=np.int32)
         self.values: dict[str, int] = {}
 
-    def add(self, start: int, column: Any, constant: str | None = None) -> None:
-        """Rows ``start...`` from ``column`` (dictionary-encoded) or all ``constant``."""
-        if constant is not None:
-            self.ids[start:] = self._id(constant)
-            return
+    def add(self, rows: slice, column: Any) -> None:
+        """``rows`` from ``column`` (dictionary-encoded: its distinct values looked up once)."""
         lookup = np.array([*map(self._id, column.dictionary.to_pylist()), -1], dtype=np.int32)
-        indices = column.indices.fill_null(len(lookup) - 1).to_numpy()
-        self.ids[start : start + len(column)] = lookup[indices]
+        self.ids[rows] = lookup[column.indices.fill_null(len(lookup) - 1).to_numpy()]
+
+    def fill(self, rows: slice, value: str) -> None:
+        """``rows`` all ``value`` (a dataset folder's bundle)."""
+        self.ids[rows] = self._id(value)
 
     def _id(self, value: str) -> int:
         return self.values.setdefault(written_name(value), len(self.values))
@@ -294,8 +294,8 @@ class _TextColumn:
 
 
 def _arrow_columns(paths: Sequence[Path], bundle_order: Sequence[str]) -> dict[str, Any]:
-    """The frame's columns (but ``scoreable``) from Parquet inputs, sorted, equal to what
-    :func:`_row_columns` and :func:`_sorted` make of the same rows (redacted as
+    """The frame's columns (but ``scoreable``) from Parquet inputs, in the frame's order: what
+    :func:`_row_columns` makes of the same rows, sorted (ids redacted as
     :func:`~scorecard.engine.scored_input_rows` redacts them).
 
     Two passes over the files, a batch at a time, so Arrow reuses its buffers and no Python
@@ -310,13 +310,14 @@ def _arrow_columns(paths: Sequence[Path], bundle_order: Sequence[str]) -> dict[s
     start = 0
     for path in paths:
         for batch, bundle in parquet_batches(path, (*_TEXT_FIELDS, "repetition")):
+            rows = slice(start, start + batch.num_rows)
             for name, column in text.items():
                 if name == "bundle" and bundle is not None:
-                    column.add(start, None, bundle)
+                    column.fill(rows, bundle)
                 else:
-                    column.add(start, batch.column(name))
-            repetition[start : start + batch.num_rows] = _integers(batch, "repetition")
-            start += batch.num_rows
+                    column.add(rows, batch.column(name))
+            repetition[rows] = _integers(batch, "repetition")
+            start = rows.stop
     data: dict[str, Any] = {"bundle": text["bundle"].codes(bundle_order)}
     for name in ("candidate", "provider", "model", "tier"):
         data[name] = text[name].codes()
