@@ -3,6 +3,7 @@ from a JSON Lines records file, and no Python rows unless a view needs runs."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,21 @@ def test_explain_of_parquet_says_it_needs_the_observations(scored: dict[str, Pat
     assert result.exit_code == 2
     assert "[not_observations]" in result.stderr
     assert "invalid_utf8" not in result.stderr
+
+
+def test_parquet_compare_rejects_what_the_rows_path_rejects(tmp_path: Path) -> None:
+    """No records, bytes that are not Parquet: exit 2 with the rows path's rule, listed in
+    --errors as load_records lists them."""
+    from scorecard.engine.parquet import write_parquet
+
+    empty = tmp_path / "empty.parquet"
+    write_parquet([], empty)
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(b"not parquet")
+    errors = tmp_path / "errors.jsonl"
+    for path, rule in ((empty, "no_records"), (broken, "unreadable")):
+        result = CliRunner().invoke(app, ["compare", str(path), "--errors", str(errors)])
+        assert result.exit_code == 2
+        assert f"[{rule}]" in result.stderr
+    written = [json.loads(line) for line in errors.read_text().splitlines()]
+    assert [(error["source"], error["rule"]) for error in written] == [(str(broken), "unreadable")]

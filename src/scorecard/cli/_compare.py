@@ -359,11 +359,23 @@ def load_campaign(
         loaded = rows()
         frame = records_frame(loaded, bundle_order=loaded.bundle_order)
         return CampaignInputs(frame, loaded.bundle_order, lambda: loaded)
-    from scorecard.contract import load_catalog
+    if cases is not None:
+        from scorecard.contract import load_catalog
+
+        load_catalog(cases)  # a bad --cases is the error it is for any input
+    frame, order = _parquet_frame(paths, errors_file)
+    for path in paths:
+        if on_file is not None:
+            on_file(path)
+    return CampaignInputs(frame, order, rows)
+
+
+def _parquet_frame(paths: list[str], errors_file: Path | None) -> tuple[Any, list[str]]:
+    """The records frame of Parquet inputs through Arrow and their bundles in first-seen
+    order; an input :func:`load_inputs` would reject is rejected the same way (exit 2)."""
+    from scorecard.aggregate import records_frame
     from scorecard.engine.parquet import parquet_bundle_order, parquet_input_error
 
-    if cases is not None:
-        load_catalog(cases)  # a bad --cases is the error it is for any input
     errors = [error for error in map(parquet_input_error, paths) if error is not None]
     if errors:
         print_errors(errors)
@@ -371,12 +383,9 @@ def load_campaign(
         raise typer.Exit(EXIT_BAD_INPUT)
     order = list(dict.fromkeys(bundle for path in paths for bundle in parquet_bundle_order(path)))
     frame = records_frame([Path(path) for path in paths], bundle_order=order)
-    for path in paths:
-        if on_file is not None:
-            on_file(path)
     if not len(frame):
         raise InputError("no scored records found in the inputs", rule="no_records")
-    return CampaignInputs(frame, order, rows)
+    return frame, order
 
 
 def register(app: typer.Typer) -> None:
