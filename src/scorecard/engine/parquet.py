@@ -24,7 +24,6 @@ from ._output import atomic_binary_writer, atomic_folder
 __all__ = [
     "DICTIONARY_SCHEMA",
     "PARQUET_SCHEMA",
-    "missing_parquet_column",
     "parquet_batches",
     "parquet_bundle_order",
     "parquet_input_error",
@@ -230,7 +229,7 @@ def _parts(path: Path) -> list[tuple[Path, str | None]]:
     ]
 
 
-def missing_parquet_column(path: str | Path) -> InputError | None:
+def _missing_column(path: str | Path) -> InputError | None:
     """The located ``wrong_schema`` error of a Parquet file (or a dataset's first part) that
     lacks a row column, else None: a file of another schema is refused by name instead of
     being read as nulls."""
@@ -261,10 +260,9 @@ def parquet_batches(
 
     Batches of at most one row group are decoded one at a time (a batch's columns on
     Arrow's threads: on shared cores two threads get more of them), so Arrow reuses the same
-    buffers instead of holding the whole table. A file of another schema raises
-    :func:`missing_parquet_column`'s error, one that cannot be read the located
-    ``unreadable`` error."""
-    wrong = missing_parquet_column(path)
+    buffers instead of holding the whole table. An input :func:`parquet_input_error` names
+    raises that error, as does one that cannot be read further on."""
+    wrong = parquet_input_error(path)
     if wrong is not None:
         raise wrong
     text = [field.name for field in DICTIONARY_SCHEMA if pa.types.is_dictionary(field.type)]
@@ -319,6 +317,6 @@ def parquet_input_error(path: str | Path) -> InputError | None:
     """The located error :func:`~scorecard.engine.load_records` reports for a Parquet input
     (another schema: ``wrong_schema``; not Parquet: ``unreadable``), else None."""
     try:
-        return missing_parquet_column(path)
+        return _missing_column(path)
     except (OSError, ValueError) as error:  # pyarrow's errors derive from these
         return unreadable_parquet(path, error)
