@@ -14,7 +14,9 @@ process of its tree: a worker or the main one):
 - ``scorecard gate current --baseline baseline --json FILE``;
 - ``scorecard compare baseline current --across-bundles CANDIDATE --format json``;
 - ``scorecard score baseline current --out both.parquet``, then ``compare`` of that Parquet;
-- in this process, ``records_frame(both.parquet)`` (Parquet to the frame through Arrow), and
+- ``records_frame(both.parquet)`` (Parquet to the frame through Arrow): once in a fresh
+  process (what a command pays, imports not counted), then ``--repeat`` times in this one, each
+  call's wall and CPU seconds printed (CPU does not grow with the machine's load, wall does);
   with ``--check`` the frame through Python rows too (what it was before), which must be equal.
 
 The machine's cores are shared; quote ratios within one run, and the load average printed.
@@ -91,6 +93,31 @@ def measured(command: list[str], scratch: Path) -> tuple[int, float, float]:
     return int(status), float(seconds), int(peak) / 1024
 
 
+_FRAME = """
+import sys, time
+from scorecard.aggregate._frames import records_frame
+import scorecard.engine.parquet
+wall, cpu = time.perf_counter(), time.process_time()
+records_frame(sys.argv[1])
+print(time.perf_counter() - wall, time.process_time() - cpu)
+"""
+
+
+def timed_frame(parquet: Path, repeat: int) -> list[tuple[float, float]]:
+    """(wall, CPU seconds) of ``records_frame(parquet)``: first in a fresh process, then
+    ``repeat`` calls in this one."""
+    done = subprocess.run(
+        [sys.executable, "-c", _FRAME, str(parquet)], capture_output=True, text=True, check=True
+    )
+    wall, cpu = done.stdout.split()
+    times = [(float(wall), float(cpu))]
+    for _ in range(repeat):
+        wall_start, cpu_start = time.perf_counter(), time.process_time()
+        records_frame(parquet)
+        times.append((time.perf_counter() - wall_start, time.process_time() - cpu_start))
+    return times
+
+
 def scorecard(*arguments: str) -> list[str]:
     """The ``scorecard`` command line with ``arguments``, output to /dev/null."""
     return [sys.executable, "-m", "scorecard", *arguments]
@@ -109,6 +136,9 @@ def main() -> int:
         help="also build the frame through Python rows and check it equals the Arrow one",
     )
     parser.add_argument("--skip-gate", action="store_true", help="leave out the gate row")
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="records_frame calls timed in this process"
+    )
     arguments = parser.parse_args()
     per_bundle = max(1, round(FULL * arguments.scale))
     workers = str(arguments.workers)
@@ -169,14 +199,18 @@ def main() -> int:
             print(f"{label:40} {status:4} {seconds:9.2f} {rate:10,.0f} {peak:9.0f}", flush=True)
         same = (scratch / "c1").read_text() == (scratch / "c2").read_text()
         print(f"\ncompare outputs identical (observations, Parquet): {same}")
-        start = time.perf_counter()
-        frame = records_frame(parquet)
-        seconds = time.perf_counter() - start
-        print(f"records_frame(Parquet) through Arrow: {len(frame):,} records in {seconds:.2f} s")
+        load = os.getloadavg()[0]
+        times = timed_frame(parquet, arguments.repeat)
+        shown = ", ".join(f"{wall:.2f}/{cpu:.2f}" for wall, cpu in times)
+        print(
+            f"records_frame(Parquet) through Arrow, {2 * per_bundle:,} records, wall/CPU s: "
+            f"{shown} (fresh process first; load average {load:.1f})"
+        )
         identical = same
         if arguments.check:
             import pandas as pd
 
+            frame = records_frame(parquet)
             start = time.perf_counter()
             expected = records_frame(LoadedRecords(rows=read_parquet_rows(parquet)))
             seconds = time.perf_counter() - start

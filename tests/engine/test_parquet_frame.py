@@ -14,7 +14,7 @@ import pytest
 
 from scorecard.aggregate._frames import COLUMNS, records_frame
 from scorecard.contract import CASE_IDS, CLASSIFICATIONS, ROW_COLUMNS, ROW_FIELDS, InputError
-from scorecard.engine import LoadedRecords, Row
+from scorecard.engine import LoadedRecords, Row, load_records
 from scorecard.engine.parquet import read_parquet_rows, write_parquet
 
 # Ids a bundle folder must percent-encode, scripts beyond Latin-1, an emoji, spaces.
@@ -173,7 +173,7 @@ def test_an_unreadable_file_is_a_located_error(tmp_path: Path) -> None:
 
 def test_other_column_orders_and_missing_columns(tmp_path: Path) -> None:
     """A file whose columns are in another order (or plain text, not dictionaries) is read into
-    the same frame; one that lacks a column is the located error."""
+    the same frame; one that lacks a column is the located error load_records reports."""
     import pyarrow.parquet as pq
 
     rows = generated_rows(200, 5)
@@ -187,4 +187,20 @@ def test_other_column_orders_and_missing_columns(tmp_path: Path) -> None:
     pq.write_table(table.drop_columns(["cost_usd"]), lacking)
     with pytest.raises(InputError) as raised:
         records_frame(lacking)
-    assert raised.value.rule == "unreadable"
+    assert raised.value.rule == "wrong_schema"
+    assert [str(raised.value)] == [str(error) for error in load_records([lacking]).errors]
+
+
+def test_secret_shaped_ids_are_redacted_as_rows_read_from_files_are(tmp_path: Path) -> None:
+    """Ids written by another tool are redacted through Arrow as load_records redacts them;
+    two secrets that redact alike become one category, as they become one value in rows."""
+    secrets = ["cand-ghp_" + "a" * 36, "cand-ghp_" + "b" * 36]
+    rows = [
+        (row[0], secrets[index % 2], *row[2:]) for index, row in enumerate(generated_rows(300, 13))
+    ]
+    path = tmp_path / "scored.parquet"
+    write_parquet(rows, path)
+    loaded = load_records([path])
+    arrow = records_frame(path)
+    pd.testing.assert_frame_equal(arrow, rows_frame(loaded.rows))
+    assert list(arrow["candidate"].cat.categories) == ["cand-[redacted]"]

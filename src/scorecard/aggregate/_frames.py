@@ -26,6 +26,7 @@ from scorecard.contract import (
     Catalog,
     InputError,
     Policy,
+    written_name,
 )
 from scorecard.core import ScoredRecord
 from scorecard.engine import (
@@ -170,21 +171,16 @@ def records_frame(
         data = _arrow_columns(parquet, first)
     else:
         data = _row_columns(_rows(records, catalog, policy), first)
+        # Sorted column by column before the frame is made: one copy of each, not two.
+        order = _sort_order(data)
+        data = {name: _take(values, order) for name, values in data.items()}
     data["scoreable"] = ~np.isnan(data["overall_score"])
-    # Sorted column by column before the frame is made: one copy of each, not two.
-    order = np.lexsort(
-        (
-            data["repetition"],
-            data["case"].codes,
-            data["candidate"].codes,
-            data["bundle"].codes,
-        )
-    )
-    frame = pd.DataFrame({name: _take(data[name], order) for name in COLUMNS})
+    # copy=False: each column is already a fresh array, kept as its own block (no second copy).
+    frame = pd.DataFrame({name: data[name] for name in COLUMNS}, copy=False)
     key = ["bundle", "candidate", "case", "repetition"]
-    repeated = frame.duplicated(key)
-    if repeated.any():
-        duplicate = frame.loc[repeated.to_numpy().argmax(), key]
+    repeated = _first_repeat(frame, key)
+    if repeated is not None:
+        duplicate = frame.loc[repeated, key]
         raise InputError(
             f"record repeats bundle {duplicate['bundle']}, candidate {duplicate['candidate']}, "
             f"case {duplicate['case']}, repetition {duplicate['repetition']} (the same runs "
@@ -192,6 +188,27 @@ def records_frame(
             rule="duplicate_record",
         )
     return frame
+
+
+def _sort_order(data: Mapping[str, Any]) -> np.ndarray:
+    """The frame's row order: bundle, candidate, case (category order), then repetition."""
+    keys = (data["repetition"], data["case"].codes, data["candidate"].codes, data["bundle"].codes)
+    return np.lexsort(keys)
+
+
+def _first_repeat(frame: pd.DataFrame, key: Sequence[str]) -> int | None:
+    """The first row whose ``key`` equals the row before's, else None. The frame is sorted by
+    the key (categorical codes, then repetition), so a repeated key is always next to its
+    first row: this is the first row ``frame.duplicated(key)`` marks, found in one pass."""
+    if len(frame) < 2:
+        return None
+    same = np.ones(len(frame) - 1, dtype=bool)
+    for name in key:
+        column = frame[name]
+        values = column.cat.codes.to_numpy() if name != "repetition" else column.to_numpy()
+        same &= values[1:] == values[:-1]
+    found = np.flatnonzero(same)
+    return int(found[0]) + 1 if len(found) else None
 
 
 def _take(values: Any, order: np.ndarray) -> Any:
@@ -238,70 +255,126 @@ def _flags(values: Sequence[bool | None]) -> pd.arrays.BooleanArray:
     return pd.arrays.BooleanArray(states == 1, states == 2)
 
 
-def _arrow_columns(paths: Sequence[Path], bundle_order: Sequence[str]) -> dict[str, Any]:
-    """The frame's columns (but ``scoreable``) from Parquet inputs, as :func:`_row_columns`
-    makes them from the same rows: text read dictionary-encoded, so each row group's distinct
-    values are looked up once and rows only carry codes; numbers and flags as arrays. No value
-    becomes a Python object."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+_TEXT_FIELDS = (*ROW_FIELDS[:6], "classification")
 
-    from scorecard.engine.parquet import read_parquet_table, unreadable_parquet
 
-    tables = []
-    for path in paths:
-        try:
-            tables.append(read_parquet_table(path))
-        except (OSError, ValueError) as error:  # pyarrow's errors derive from these
-            raise unreadable_parquet(path, error) from None
-    table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+class _TextColumn:
+    """One text column read batch by batch: each row holds the id of its (redacted) value in
+    :attr:`values`, the values in the order first met; -1 stands for null."""
 
-    def used(chunk: Any) -> list[Any]:
-        """The values a dictionary-encoded chunk's rows hold (null included)."""
-        indices = np.asarray(chunk.indices.fill_null(0), dtype=np.int64)
-        if chunk.null_count:
-            indices = indices[~np.asarray(chunk.is_null(), dtype=bool)]
-        present = np.flatnonzero(np.bincount(indices, minlength=len(chunk.dictionary)))
-        values = chunk.dictionary.take(pa.array(present)).to_pylist()
-        return [*values, None] if chunk.null_count else values
+    def __init__(self, size: int) -> None:
+        self.ids = np.full(size, -1, dtype=np.int32)
+        self.values: dict[str, int] = {}
 
-    def categorical(name: str, first: Sequence[str] = (), fixed: bool = False) -> Any:
-        chunks = table.column(name).chunks
+    def add(self, rows: slice, column: Any) -> None:
+        """``rows`` from ``column`` (dictionary-encoded: its distinct values looked up once)."""
+        lookup = np.array([*map(self._id, column.dictionary.to_pylist()), -1], dtype=np.int32)
+        self.ids[rows] = lookup[column.indices.fill_null(len(lookup) - 1).to_numpy()]
+
+    def fill(self, rows: slice, value: str) -> None:
+        """``rows`` all ``value`` (a dataset folder's bundle)."""
+        self.ids[rows] = self._id(value)
+
+    def _id(self, value: str) -> int:
+        return self.values.setdefault(written_name(value), len(self.values))
+
+    def codes(self, first: Sequence[str] = (), *, fixed: bool = False) -> pd.Categorical:
+        """The column as a categorical of the values it holds (``first`` first, the rest
+        sorted), or of exactly ``first`` when ``fixed``: what :func:`_categorical` makes."""
+        names = list(self.values)
         if fixed:
             categories = list(first)
         else:
-            categories = _categories((v for chunk in chunks for v in used(chunk)), first)
-        value_set = pa.array(categories, pa.string())
-        parts = [np.empty(0, dtype=np.int64)]
-        for chunk in chunks:
-            lookup = np.asarray(
-                pc.index_in(chunk.dictionary, value_set=value_set).fill_null(-1), dtype=np.int64
-            )
-            indices = np.asarray(chunk.indices.fill_null(0), dtype=np.int64)
-            codes = lookup[indices] if len(lookup) else np.full(len(chunk), -1, dtype=np.int64)
-            if chunk.null_count:
-                codes[np.asarray(chunk.is_null(), dtype=bool)] = -1
-            parts.append(codes)
+            held = np.bincount(self.ids[self.ids >= 0], minlength=len(names))
+            categories = _categories((names[i] for i in np.flatnonzero(held)), first)
+        index = {category: code for code, category in enumerate(categories)}
+        lookup = np.array([*(index.get(name, -1) for name in names), -1], dtype=np.int32)
         dtype = pd.CategoricalDtype(categories)
-        return pd.Categorical.from_codes(np.concatenate(parts), dtype=dtype)
+        return pd.Categorical.from_codes(lookup[self.ids], dtype=dtype)
 
-    data: dict[str, Any] = {"bundle": categorical("bundle", bundle_order)}
+
+def _arrow_columns(paths: Sequence[Path], bundle_order: Sequence[str]) -> dict[str, Any]:
+    """The frame's columns (but ``scoreable``) from Parquet inputs, in the frame's order: what
+    :func:`_row_columns` makes of the same rows, sorted (ids redacted as
+    :func:`~scorecard.engine.scored_input_rows` redacts them).
+
+    Two passes over the files, a batch at a time, so Arrow reuses its buffers and no Python
+    value is made per row: the labels and repetitions (text as dictionary indices, each
+    batch's few distinct values looked up once) give the order; then every other column is
+    decoded and written straight to its sorted place in the frame's array."""
+    from scorecard.engine.parquet import parquet_batches
+
+    size = sum(_row_count(path) for path in paths)
+    text = {name: _TextColumn(size) for name in _TEXT_FIELDS}
+    repetition = np.empty(size, dtype=np.int64)
+    start = 0
+    for path in paths:
+        for batch, bundle in parquet_batches(path, (*_TEXT_FIELDS, "repetition")):
+            rows = slice(start, start + batch.num_rows)
+            for name, column in text.items():
+                if name == "bundle" and bundle is not None:
+                    column.fill(rows, bundle)
+                else:
+                    column.add(rows, batch.column(name))
+            repetition[rows] = _integers(batch, "repetition")
+            start = rows.stop
+    data: dict[str, Any] = {"bundle": text["bundle"].codes(bundle_order)}
     for name in ("candidate", "provider", "model", "tier"):
-        data[name] = categorical(name)
-    data["case"] = categorical("case", CASE_IDS)
-    data["classification"] = categorical("classification", CLASSIFICATIONS, fixed=True)
-    for name in ("repetition", *ROW_FIELDS[8:]):
-        column = table.column(name)
-        if name in _FLAG_FIELDS:
-            values = np.asarray(column.fill_null(False), dtype=bool)
-            data[name] = pd.arrays.BooleanArray(values, np.asarray(column.is_null(), dtype=bool))
-        elif name in _FLOAT_FIELDS:  # nulls (absent numbers) become NaN
-            data[name] = np.asarray(column.to_numpy(), dtype=np.float64)
-        elif column.null_count:
-            raise InputError(f"Parquet column {name} has nulls", rule="unreadable")
-        else:
-            data[name] = np.asarray(column.to_numpy(), dtype=np.int64)
-    return data
+        data[name] = text[name].codes()
+    data["case"] = text["case"].codes(CASE_IDS)
+    data["classification"] = text["classification"].codes(CLASSIFICATIONS, fixed=True)
+    data["repetition"] = repetition
+    order = _sort_order(data)
+    place = np.empty(size, dtype=np.intp)
+    place[order] = np.arange(size)
+    sorted_data = {name: _take(values, order) for name, values in data.items()}
+    rest = ROW_FIELDS[8:]
+    columns = {name: _empty_column(name, size) for name in rest}
+    start = 0
+    for path in paths:
+        for batch, _ in parquet_batches(path, rest):
+            where = place[start : start + batch.num_rows]
+            for name, target in columns.items():
+                _place(batch, name, target, where)
+            start += batch.num_rows
+    for name, target in columns.items():
+        flag = isinstance(target, tuple)
+        sorted_data[name] = pd.arrays.BooleanArray(*target) if flag else target
+    return sorted_data
+
+
+def _row_count(path: Path) -> int:
+    from scorecard.engine.parquet import parquet_row_count
+
+    return parquet_row_count(path)
+
+
+def _integers(batch: Any, name: str) -> np.ndarray:
+    column = batch.column(name)
+    if column.null_count:
+        raise InputError(f"Parquet column {name} has nulls", rule="unreadable")
+    return cast(np.ndarray, column.to_numpy())
+
+
+def _empty_column(name: str, size: int) -> Any:
+    """Where a numeric or flag column is written: an array, or (values, missing) for flags."""
+    if name in _FLAG_FIELDS:
+        return np.zeros(size, dtype=bool), np.zeros(size, dtype=bool)
+    return np.empty(size, dtype=np.float64 if name in _FLOAT_FIELDS else np.int64)
+
+
+def _place(batch: Any, name: str, target: Any, where: np.ndarray) -> None:
+    """Write ``batch``'s column ``name`` to rows ``where`` of ``target``; absent numbers NaN."""
+    column = batch.column(name)
+    if isinstance(target, tuple):
+        values, missing = target
+        values[where] = column.fill_null(False).to_numpy(zero_copy_only=False)
+        if column.null_count:
+            missing[where] = column.is_null().to_numpy(zero_copy_only=False)
+    elif name in _FLOAT_FIELDS:  # nulls (absent numbers) become NaN
+        target[where] = column.to_numpy(zero_copy_only=False)
+    else:
+        target[where] = _integers(batch, name)
 
 
 def long_frame(frame: pd.DataFrame) -> pd.DataFrame:

@@ -7,8 +7,9 @@ import contextlib
 import enum
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -37,9 +38,17 @@ from ._common import (
     check_outputs,
     print_errors,
     worker_count,
+    write_errors,
 )
 
-__all__ = ["DEFAULT_TOLERANCE", "compare", "register"]
+__all__ = [
+    "DEFAULT_TOLERANCE",
+    "CampaignInputs",
+    "compare",
+    "is_parquet_input",
+    "load_campaign",
+    "register",
+]
 
 
 class GroupBy(enum.StrEnum):
@@ -197,7 +206,7 @@ def compare(
     rejected record, an unknown candidate or bundle, conflicting options).
     """
     check_outputs({"--out": out, "--errors": errors_file}, paths or [])
-    from scorecard.aggregate import analyze_campaign, records_frame
+    from scorecard.aggregate import analyze_campaign, observed_categories
     from scorecard.engine import atomic_writer
     from scorecard.report import (
         bundle_view,
@@ -241,7 +250,7 @@ def compare(
         inputs = [baseline, *given] if baseline_path and baseline is not None else given
         ids = list(bundle_ids or [])
         with _progress(inputs) as on_file:
-            loaded = load_inputs(
+            loaded = load_campaign(
                 inputs,
                 cases=cases,
                 policy=policy,
@@ -250,10 +259,9 @@ def compare(
                 errors_file=errors_file,
                 on_file=on_file,
             )
-        frame = records_frame(loaded, bundle_order=loaded.bundle_order)
         settings = comparison_settings(rules, seed=seed, tolerance=tolerance)
-        analysis = analyze_campaign(frame, settings)
-        known_candidates = sorted({str(row[1]) for row in loaded.rows})
+        analysis = analyze_campaign(loaded.frame, settings)
+        known_candidates = observed_categories(loaded.frame["candidate"])
         check_known("candidate", chosen, known_candidates, option="--candidate")
         if across_bundles is not None:
             check_known("candidate", [across_bundles], known_candidates, option="--across-bundles")
@@ -279,7 +287,7 @@ def compare(
             current = bundle or bundles[-1]
             before = baseline or analysis.previous_bundle(current)
             statuses = (
-                gate_statuses(loaded, before, current, rules, seed)
+                gate_statuses(loaded.rows(), before, current, rules, seed)
                 if gate and before is not None
                 else {}
             )
@@ -297,9 +305,87 @@ def compare(
             render_view(view, stream)
 
 
-def _bundle_of(loaded: LoadedRecords) -> str:
+def _bundle_of(loaded: CampaignInputs) -> str:
     """The bundle of the ``--baseline`` path: read first, its bundle is the first one."""
     return loaded.bundle_order[0]
+
+
+@dataclass(frozen=True)
+class CampaignInputs:
+    """What compare and plot read from their inputs: one records frame and what views ask."""
+
+    frame: Any
+    """The records frame (:func:`scorecard.aggregate.records_frame`), bundles in first-seen
+    order."""
+    bundle_order: list[str]
+    """Bundle ids in the order the inputs first hold them."""
+    rows: Callable[[], LoadedRecords]
+    """The rows, read when a view needs runs (the gate's statuses), else never."""
+
+
+def is_parquet_input(path: str) -> bool:
+    """Whether ``load_records`` reads ``path`` as Parquet: the name, and a file or dataset
+    folder there."""
+    return Path(path).suffix == ".parquet" and Path(path).exists()
+
+
+def load_campaign(
+    paths: list[str],
+    *,
+    cases: Path | None,
+    policy: object | None,
+    workers: int,
+    bundle_ids: list[str],
+    errors_file: Path | None,
+    on_file: Callable[[str], None] | None = None,
+) -> CampaignInputs:
+    """The frame of ``paths`` as :func:`load_inputs` reads them (the same errors, exit 2).
+    Parquet inputs alone (no ``--bundle-id``) are read column by column through Arrow, never
+    as Python rows, unless a view asks for the rows; the frame is the same."""
+    from scorecard.aggregate import records_frame
+
+    def rows() -> LoadedRecords:
+        return load_inputs(
+            paths,
+            cases=cases,
+            policy=policy,
+            workers=workers,
+            bundle_ids=bundle_ids,
+            errors_file=errors_file,
+            on_file=on_file,
+        )
+
+    if bundle_ids or not all(is_parquet_input(path) for path in paths):
+        loaded = rows()
+        frame = records_frame(loaded, bundle_order=loaded.bundle_order)
+        return CampaignInputs(frame, loaded.bundle_order, lambda: loaded)
+    if cases is not None:
+        from scorecard.contract import load_catalog
+
+        load_catalog(cases)  # a bad --cases is the error it is for any input
+    frame, order = _parquet_frame(paths, errors_file)
+    for path in paths:
+        if on_file is not None:
+            on_file(path)
+    return CampaignInputs(frame, order, rows)
+
+
+def _parquet_frame(paths: list[str], errors_file: Path | None) -> tuple[Any, list[str]]:
+    """The records frame of Parquet inputs through Arrow and their bundles in first-seen
+    order; an input :func:`load_inputs` would reject is rejected the same way (exit 2)."""
+    from scorecard.aggregate import records_frame
+    from scorecard.engine.parquet import parquet_bundle_order, parquet_input_error
+
+    errors = [error for error in map(parquet_input_error, paths) if error is not None]
+    if errors:
+        print_errors(errors)
+        write_errors(errors_file, errors)
+        raise typer.Exit(EXIT_BAD_INPUT)
+    order = list(dict.fromkeys(bundle for path in paths for bundle in parquet_bundle_order(path)))
+    frame = records_frame([Path(path) for path in paths], bundle_order=order)
+    if not len(frame):
+        raise InputError("no scored records found in the inputs", rule="no_records")
+    return frame, order
 
 
 def register(app: typer.Typer) -> None:

@@ -29,6 +29,7 @@ from ._common import (
     worker_count,
     write_errors,
 )
+from ._compare import is_parquet_input
 
 if TYPE_CHECKING:
     from scorecard.core import ScoredRecord
@@ -118,6 +119,19 @@ def explain(
     from scorecard.engine import atomic_writer, score_run
 
     given = input_paths(paths)
+    scored = next((path for path in given if is_parquet_input(path)), None)
+    if scored is not None:
+        print_errors(
+            [
+                InputError(
+                    "explain reads observations; Parquet holds scores but no reasons, "
+                    "pointers or audit findings (explain the observations it was scored from)",
+                    rule="not_observations",
+                    source=scored,
+                )
+            ]
+        )
+        raise typer.Exit(EXIT_BAD_INPUT)
     if output_format is None:
         json_out = out is not None and out.suffix.lower() == ".json"
         output_format = ExplainFormat.json if json_out else ExplainFormat.text

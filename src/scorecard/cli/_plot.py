@@ -11,7 +11,7 @@ import typer
 
 from scorecard.contract import InputError
 
-from ._campaign import comparison_settings, gate_statuses, input_paths, load_inputs, rules_from
+from ._campaign import comparison_settings, gate_statuses, input_paths, rules_from
 from ._common import (
     EXIT_BAD_INPUT,
     BundleIdsOption,
@@ -24,6 +24,7 @@ from ._common import (
     print_errors,
     worker_count,
 )
+from ._compare import load_campaign
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure  # noqa: TID251  (a type only; no import at run time)
@@ -128,7 +129,7 @@ def plot(
         paths or [],
         folders=["--out"] if kind is PlotKind.all else [],
     )
-    from scorecard.aggregate import analyze_campaign, records_frame
+    from scorecard.aggregate import analyze_campaign, observed_categories
     from scorecard.plots import PLOT_KINDS, draw_plot
 
     given = input_paths(paths)
@@ -141,7 +142,7 @@ def plot(
                 f"--out {out} is a file; `plot all` writes into a folder", rule="bad_output"
             )
         policy, rules = rules_from(policy_file)
-        loaded = load_inputs(
+        loaded = load_campaign(
             given,
             cases=cases,
             policy=policy,
@@ -149,12 +150,12 @@ def plot(
             bundle_ids=list(bundle_ids or []),
             errors_file=errors_file,
         )
-        frame = records_frame(loaded, bundle_order=loaded.bundle_order)
-        analysis = analyze_campaign(frame, comparison_settings(rules, seed=seed, tolerance=None))
+        settings = comparison_settings(rules, seed=seed, tolerance=None)
+        analysis = analyze_campaign(loaded.frame, settings)
         bundles = list(analysis.bundles)
         if bundle is not None:  # an unknown bundle is one clear error, not seven
             check_known("bundle", [bundle], bundles, option="--bundle")
-        known = sorted({str(row[1]) for row in loaded.rows})
+        known = observed_categories(loaded.frame["candidate"])
         check_known("candidate", chosen, known, option="--candidate")
         current = bundle or bundles[-1]
         if bundle is None and len(bundles) > 1 and kind is not PlotKind.trends:
@@ -165,7 +166,7 @@ def plot(
         before = analysis.previous_bundle(current)
         if before is not None and kind in (PlotKind.overall, PlotKind.all):
             # Gate failures matter where the gate fails a candidate (new ones, by default).
-            statuses = gate_statuses(loaded, before, current, rules, seed)
+            statuses = gate_statuses(loaded.rows(), before, current, rules, seed)
             gate_failed = [name for name, item in statuses.items() if item.status == "fail"]
     except InputError as error:
         print_errors([error])

@@ -113,32 +113,14 @@ def is_scored_input(path: str | Path) -> bool:
     return is_records_file(path) or is_parquet(path)
 
 
-def _missing_column(path: Path) -> str | None:
-    """The first row column a Parquet file (or a dataset's first part) lacks, else None: a file
-    of another schema is refused by name instead of read as nulls."""
-    import pyarrow.parquet as pq
-
-    files = sorted(path.glob("bundle=*/*.parquet")) if path.is_dir() else [path]
-    if not files:
-        return None
-    names = set(pq.read_schema(files[0]).names)
-    if path.is_dir():
-        names.add(ROW_FIELDS[0])  # the bundle is the partition folder
-    return next((name for name in ROW_FIELDS if name not in names), None)
-
-
 def _parquet_rows(path: Path) -> Iterator[Row | InputError]:
-    from .parquet import read_parquet_rows, unreadable_parquet
+    from .parquet import parquet_input_error, read_parquet_rows, unreadable_parquet
 
+    wrong = parquet_input_error(path)
+    if wrong is not None:
+        yield wrong
+        return
     try:
-        missing = _missing_column(path)
-        if missing is not None:
-            yield InputError(
-                f"not a scorecard Parquet file: no column {missing!r} (docs/records.md)",
-                rule="wrong_schema",
-                source=str(path),
-            )
-            return
         rows = read_parquet_rows(path)
     except (OSError, ValueError) as error:  # pyarrow's errors derive from these
         yield unreadable_parquet(path, error)

@@ -9,20 +9,25 @@ folder renamed into place). The schema is :data:`PARQUET_SCHEMA` (``docs/records
 from __future__ import annotations
 
 import urllib.parse
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from scorecard.contract import ROW_COLUMNS, InputError, Row
+from scorecard.contract import ROW_COLUMNS, InputError, Row, written_name
 
 from ._output import atomic_binary_writer, atomic_folder
 
 __all__ = [
     "DICTIONARY_SCHEMA",
     "PARQUET_SCHEMA",
+    "parquet_batches",
+    "parquet_bundle_order",
+    "parquet_input_error",
+    "parquet_row_count",
     "read_parquet_rows",
     "read_parquet_table",
     "rows_of",
@@ -210,3 +215,108 @@ def read_parquet_rows(path: str | Path) -> list[Row]:
         bundle = [_bundle_from_folder(file.parent.name)] * table.num_rows
         rows.extend(zip(bundle, *columns, strict=True))
     return rows
+
+
+def _parts(path: Path) -> list[tuple[Path, str | None]]:
+    """The files of a Parquet input, each with its bundle when the folder names it (a
+    dataset) or None when the file holds the bundle column; in :func:`read_parquet_table`'s
+    order."""
+    if not path.is_dir():
+        return [(path, None)]
+    return [
+        (file, _bundle_from_folder(file.parent.name))
+        for file in sorted(path.glob("bundle=*/*.parquet"))
+    ]
+
+
+def _missing_column(path: str | Path) -> InputError | None:
+    """The located ``wrong_schema`` error of a Parquet file (or a dataset's first part) that
+    lacks a row column, else None: a file of another schema is refused by name instead of
+    being read as nulls."""
+    parts = _parts(Path(path))
+    if not parts:
+        return None
+    file, bundle = parts[0]
+    names = set(pq.read_schema(file).names)
+    if bundle is not None:
+        names.add(PARQUET_SCHEMA.names[0])  # the bundle is the partition folder
+    missing = next((name for name in PARQUET_SCHEMA.names if name not in names), None)
+    if missing is None:
+        return None
+    return InputError(
+        f"not a scorecard Parquet file: no column {missing!r} (docs/records.md)",
+        rule="wrong_schema",
+        source=str(path),
+    )
+
+
+def parquet_batches(
+    path: str | Path, columns: Sequence[str]
+) -> Iterator[tuple[pa.RecordBatch, str | None]]:
+    """The named ``columns`` of a Parquet file or dataset, batch by batch, in
+    :func:`read_parquet_table`'s row order, typed as :data:`DICTIONARY_SCHEMA` says (text
+    dictionary-encoded). Each batch comes with its dataset folder's bundle, the batch then
+    lacking the bundle column, or None for a file, whose batches hold it.
+
+    Batches of at most one row group are decoded one at a time (a batch's columns on
+    Arrow's threads: on shared cores two threads get more of them), so Arrow reuses the same
+    buffers instead of holding the whole table. An input :func:`parquet_input_error` names
+    raises that error, as does one that cannot be read further on."""
+    wrong = parquet_input_error(path)
+    if wrong is not None:
+        raise wrong
+    text = [field.name for field in DICTIONARY_SCHEMA if pa.types.is_dictionary(field.type)]
+    for file, bundle in _parts(Path(path)):
+        wanted = [name for name in columns if bundle is None or name != PARQUET_SCHEMA.names[0]]
+        try:
+            reader = pq.ParquetFile(file, read_dictionary=[n for n in text if n in wanted])
+            for batch in reader.iter_batches(ROW_GROUP, columns=wanted, use_threads=True):
+                yield _typed(batch, wanted), bundle
+        except (OSError, ValueError) as error:  # pyarrow's errors derive from these
+            raise unreadable_parquet(path, error) from None
+
+
+def _typed(batch: pa.RecordBatch, names: Sequence[str]) -> pa.RecordBatch:
+    """``batch``'s ``names`` in that order, each of its :data:`DICTIONARY_SCHEMA` type."""
+    arrays = []
+    for name in names:
+        array = batch.column(name)
+        wanted = DICTIONARY_SCHEMA.field(name).type
+        arrays.append(array if array.type == wanted else array.cast(wanted))
+    return pa.RecordBatch.from_arrays(arrays, names=list(names))
+
+
+def parquet_bundle_order(path: str | Path) -> list[str]:
+    """The bundles of a Parquet file or dataset in the order their rows first appear (as
+    :func:`read_parquet_rows` gives them), redacted as rows read from files are."""
+    seen: dict[str, None] = {}
+    for batch, bundle in parquet_batches(path, PARQUET_SCHEMA.names[:1]):
+        if bundle is not None:
+            seen.setdefault(written_name(bundle))
+            continue
+        column = batch.column(0)
+        present = column.indices.drop_null()
+        if not len(present):
+            continue
+        first = pc.unique(present)  # in order of first appearance
+        for value in column.dictionary.take(first).to_pylist():
+            seen.setdefault(written_name(value))
+    return list(seen)
+
+
+def parquet_row_count(path: str | Path) -> int:
+    """How many rows a Parquet file or dataset holds (from the files' footers); an input that
+    cannot be read is the located ``unreadable`` error."""
+    try:
+        return sum(pq.ParquetFile(file).metadata.num_rows for file, _ in _parts(Path(path)))
+    except (OSError, ValueError) as error:  # pyarrow's errors derive from these
+        raise unreadable_parquet(path, error) from None
+
+
+def parquet_input_error(path: str | Path) -> InputError | None:
+    """The located error :func:`~scorecard.engine.load_records` reports for a Parquet input
+    (another schema: ``wrong_schema``; not Parquet: ``unreadable``), else None."""
+    try:
+        return _missing_column(path)
+    except (OSError, ValueError) as error:  # pyarrow's errors derive from these
+        return unreadable_parquet(path, error)
