@@ -221,11 +221,11 @@ def sign_flip_tests(
     return far_p, low_p, "monte_carlo"
 
 
-#: A stratum with more runs than this (and at least :data:`_NORMAL_SIDE` a side) has its
-#: permuted sums drawn from their exact mean and covariance (a normal draw) instead of by
-#: shuffling its runs: a bundle of 500,000 runs would need 10,000 shuffles of each case.
-_NORMAL_RUNS = 400
-_NORMAL_SIDE = 20
+#: A stratum with at least this many runs a side has its permuted sums drawn from their exact
+#: mean and covariance (a normal draw) instead of by shuffling its runs: a bundle of 500,000
+#: runs would need 10,000 shuffles of every case's tens of thousands of runs. A nightly bundle
+#: (one to three runs a case and night) never comes near it.
+_NORMAL_SIDE = 30
 
 
 def _smaller_or_equal(draws: FloatArray, points: FloatArray, tolerance: FloatArray) -> IntArray:
@@ -282,9 +282,9 @@ def stratified_permutation_test(
     up to :data:`EXACT_SIGN_FLIP_LIMIT` cases. With several statistics the p-value is the
     min-p combination (:func:`_lower_p_value`): a drop in any of them counts, and the test
     still holds its level, as every statistic is read off the same permutations. A stratum of
-    more than :data:`_NORMAL_RUNS` runs with at least :data:`_NORMAL_SIDE` a side contributes a
-    normal draw with its permuted sum's exact mean and covariance (the permutation central
-    limit theorem) instead of shuffled runs.
+    at least :data:`_NORMAL_SIDE` runs a side contributes a normal draw with its permuted
+    sum's exact mean and covariance (the permutation central limit theorem) instead of
+    shuffled runs.
     """
     pairs = []
     for mine, theirs in strata:
@@ -310,10 +310,14 @@ def stratified_permutation_test(
         weight = a * b / (a + b)
         observed += weight * (mine.mean(axis=0) - theirs.mean(axis=0))
         scale += weight * np.abs(values).sum(axis=0)
-        if a + b > _NORMAL_RUNS and min(a, b) >= _NORMAL_SIDE:
+        if min(a, b) >= _NORMAL_SIDE:
             spread = np.atleast_2d(np.cov(values, rowvar=False, bias=True))
             chosen = rng.multivariate_normal(
-                a * values.mean(axis=0), spread * (a * b / (a + b - 1)), size=resamples
+                a * values.mean(axis=0),
+                spread * (a * b / (a + b - 1)),
+                size=resamples,
+                method="eigh",
+                check_valid="ignore",
             )
         elif a == 1:  # one current run: which of the case's runs it is
             chosen = values[rng.integers(0, a + b, size=resamples)]
