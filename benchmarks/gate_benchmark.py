@@ -151,7 +151,7 @@ def one_pair(
     pair: int, target: str, rules: GateRules, one_night_pairs: int
 ) -> dict[tuple[str, int], dict[str, int]]:
     """The tallies of pair ``pair``: every scenario against the three-night baseline, and the
-    one-night one for the first ``one_night_pairs`` pairs."""
+    one-night one for pairs numbered below ``one_night_pairs``."""
     catalog = load_catalog()
     schedule = _schedule(catalog)
     seed = derive_seed("gate-benchmark", pair)
@@ -174,13 +174,15 @@ def one_pair(
 
 
 def decisions(
-    pairs: int, target: str, rules: GateRules, workers: int, one_night_pairs: int
+    pairs: int, target: str, rules: GateRules, workers: int, one_night_pairs: int, first: int = 0
 ) -> None:
     tallies: dict[tuple[str, int], dict[str, int]] = {}
     started = time.perf_counter()
-    work = functools.partial(one_pair, target=target, rules=rules, one_night_pairs=one_night_pairs)
+    work = functools.partial(
+        one_pair, target=target, rules=rules, one_night_pairs=first + one_night_pairs
+    )
     with multiprocessing.Pool(workers) as pool:
-        for done, found in enumerate(pool.imap(work, range(pairs)), start=1):
+        for done, found in enumerate(pool.imap(work, range(first, first + pairs)), start=1):
             for key, counts in found.items():
                 tally = tallies.setdefault(key, {})
                 for name, hit in counts.items():
@@ -344,6 +346,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--one-night-pairs", type=int, default=None, help="pairs also judged on one night (all)"
     )
     parser.add_argument(
+        "--first-pair",
+        type=int,
+        default=0,
+        help="number of the first pair (its seed): e.g. 100000 for draws no design choice saw",
+    )
+    parser.add_argument(
         "--resamples", type=int, default=None, help="Monte Carlo permutations (the rules': 10000)"
     )
     options = parser.parse_args(argv)
@@ -356,7 +364,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         rules = dataclasses.replace(rules, resamples=options.resamples)
     started = time.perf_counter()
     if not options.skip_decisions:
-        decisions(options.pairs, options.candidate, rules, options.workers, one_night)
+        decisions(
+            options.pairs, options.candidate, rules, options.workers, one_night, options.first_pair
+        )
     if not options.skip_coverage:
         coverage(
             options.coverage_trials,
