@@ -315,9 +315,11 @@ def test_the_stratified_permutation_test_equals_a_brute_force_count() -> None:
     ]
 
     def statistic(parts: list[tuple[np.ndarray, np.ndarray]]) -> float:
-        return sum(
-            len(mine) * len(theirs) / (len(mine) + len(theirs)) * (mine.mean() - theirs.mean())
-            for mine, theirs in parts
+        return float(
+            sum(
+                len(mine) * len(theirs) / (len(mine) + len(theirs)) * (mine.mean() - theirs.mean())
+                for mine, theirs in parts
+            )
         )
 
     observed = statistic(strata)

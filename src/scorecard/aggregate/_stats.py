@@ -251,13 +251,13 @@ def _lower_p_value(
     extra = 0 if exact else 1
     total = draws.shape[0] + extra
     observed_hits = _smaller_or_equal(draws, observed[None, :], tolerance)[0]
-    observed_p = (extra + observed_hits) / total
+    observed_p: FloatArray = (extra + observed_hits) / total
     if draws.shape[1] == 1:
         return float(observed_p[0])
     draw_p = (extra + _smaller_or_equal(draws, draws, tolerance)) / total
     smallest = draw_p.min(axis=1)
     hits = int((smallest <= observed_p.min() * (1 + 1e-12)).sum())
-    return (extra + hits) / total
+    return float((extra + hits) / total)
 
 
 def stratified_permutation_test(
