@@ -169,10 +169,12 @@ class Difference:
     comparisons of a family, or the p-value itself when compared alone)."""
     p_drop: float = math.nan
     """One-sided p-value of "no drop" (small when the current side is lower): runs permuted
-    within cases (the sign-flip test of the case differences with one run a side)."""
+    within cases (the sign-flip test of the case differences with one run a side), reading
+    what :attr:`ComparisonSettings.drop_statistic` says for mean overall."""
     standard_error: float = math.nan
-    """Standard error of the difference (with the gate-failure floor; behind the minimum
-    detectable drop, ``docs/aggregation.md`` section 4)."""
+    """Standard error of the paired case differences' mean (with the gate-failure floor,
+    ``docs/aggregation.md`` section 4); the minimum detectable drop reads the drop test's own
+    (:func:`drop_power`)."""
 
 
 @dataclass(frozen=True)
