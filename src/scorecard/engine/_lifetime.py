@@ -77,15 +77,24 @@ def end_pool(pool: ProcessPoolExecutor, *, finished: bool) -> None:
     if finished:
         pool.shutdown(wait=True)
         return
+    # The pool's own table of workers (shutdown drops the pool's reference, not the table): a
+    # submission racing the kill can still start a worker, so the table is read again after the
+    # shutdown, which stops any more from starting.
+    # The pool's manager thread also reaps the workers it sees die; a join racing it can return
+    # with the worker's exit not yet recorded, so the thread is waited for too (shutdown drops
+    # the pool's reference to it).
     processes: dict[Any, Any] = getattr(pool, "_processes", None) or {}
-    workers = list(processes.values())
-    for worker in workers:
+    manager = getattr(pool, "_executor_manager_thread", None)
+    for worker in list(processes.values()):
         with contextlib.suppress(Exception):
             worker.kill()
     pool.shutdown(wait=False, cancel_futures=True)
-    for worker in workers:
+    for worker in list(processes.values()):
         with contextlib.suppress(Exception):
+            worker.kill()
             worker.join(timeout=5)
+    if manager is not None:
+        manager.join(timeout=5)
 
 
 def end_workers() -> None:
