@@ -333,8 +333,8 @@ def _sign_flip_drop(
     differences: FloatArray, *, seed: int, key: Sequence[object], resamples: int
 ) -> float:
     """One-sided ("less") sign-flip p-value of (units x statistics) case differences, min-p
-    over the statistics: every sign vector up to :data:`EXACT_SIGN_FLIP_LIMIT` units, else the
-    seeded sign vectors :func:`sign_flip_tests` draws."""
+    over the statistics: every sign vector up to :data:`EXACT_SIGN_FLIP_LIMIT` units, else
+    ``resamples`` seeded sign vectors from the stream :func:`sign_flip_tests` names."""
     if differences.shape[1] == 1:
         p_values, _ = sign_flip_test(differences, seed=seed, key=key, alternative="less")
         return float(p_values[0])
