@@ -179,6 +179,7 @@ PACKAGES = {
         "join",
         "js_json",
         "js_string",
+        "lazy_exports",
         "load_catalog",
         "manifest_json",
         "matches_reference_secret",

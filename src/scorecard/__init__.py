@@ -8,8 +8,9 @@ matplotlib they never touch.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from scorecard.contract import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -78,17 +79,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'scorecard' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"scorecard.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base="scorecard")
 
 
 if TYPE_CHECKING:

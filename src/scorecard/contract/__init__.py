@@ -8,8 +8,9 @@ command does it) costs the exception tree, not pydantic, YAML and msgspec.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_exports
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
@@ -154,6 +155,7 @@ __all__ = [
     "join",
     "js_json",
     "js_string",
+    "lazy_exports",
     "load_catalog",
     "manifest_json",
     "matches_reference_secret",
@@ -177,17 +179,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'scorecard.contract' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 
 
 if TYPE_CHECKING:

@@ -7,8 +7,9 @@ to C, not the general path it may never need.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from scorecard.contract import lazy_exports
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
@@ -68,17 +69,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'scorecard.core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 
 
 if TYPE_CHECKING:
