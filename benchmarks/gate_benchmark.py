@@ -354,6 +354,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--resamples", type=int, default=None, help="Monte Carlo permutations (the rules': 10000)"
     )
+    parser.add_argument(
+        "--statistic",
+        choices=("both", "score", "dimensions"),
+        default=None,
+        help="what mean overall's drop test reads (the rules': both)",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=float,
+        default=None,
+        help="family-wise level of the drops (the rules': 0.01)",
+    )
     options = parser.parse_args(argv)
     if options.quick:
         options.pairs, options.coverage_trials, options.truth_runs = 30, 15, 200
@@ -362,6 +374,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     rules = dataclasses.replace(GateRules(), pooled=False, shown_metrics=())
     if options.resamples is not None:
         rules = dataclasses.replace(rules, resamples=options.resamples)
+    if options.statistic is not None:
+        rules = dataclasses.replace(rules, statistic=options.statistic)
+    if options.alpha is not None:
+        rules = dataclasses.replace(rules, alpha=options.alpha)
     started = time.perf_counter()
     if not options.skip_decisions:
         decisions(

@@ -69,17 +69,18 @@ class Family:
             self._adjusted[POOLED] = raw[POOLED][0]
         self.raw_drop = {label: raw[label][1] for label in members}
         """One-sided ("no drop") raw p-values by member."""
-        self.drop_power = {
-            label: drop_power(columns, current, baseline, settings, metric)
-            for label, (columns, current, baseline) in members.items()
-        }
-        """(standard error, smallest attainable p) of each member's drop test."""
         self._done: dict[str, PairedComparison] = {}
 
     @property
     def labels(self) -> list[str]:
         """Member labels: candidates in candidate order, then :data:`POOLED` when present."""
         return list(self._members)
+
+    def drop_power(self, label: str) -> tuple[float, float]:
+        """(standard error, smallest attainable p) of the member's drop test (:func:`drop_power`,
+        kept on its pairing)."""
+        columns, current, baseline = self._members[label]
+        return drop_power(columns, current, baseline, self._settings, self._metric)
 
     def comparison(self, label: str) -> PairedComparison:
         """The member's comparison with the family's adjusted p-value and verdict."""
@@ -223,7 +224,7 @@ def drop_tests(
                 gated=gated_member,
                 family_size=size if gated_member else 1,
                 detectable=minimum_detectable_drop(
-                    *family.drop_power[label], alpha, size if gated_member else 1
+                    *family.drop_power(label), alpha, size if gated_member else 1
                 ),
             )
     return found
