@@ -213,7 +213,31 @@ def _writing(target: str | Path) -> Iterator[None]:
         raise unwritable(target, error) from None
 
 
-class _SyncingText(io.TextIOWrapper):
+class _SyncingWrites:
+    """What :class:`_SyncingText` and :class:`_SyncingBytes` add to their ``io`` class: each
+    write tells the background sync how much was written, and a failed write, flush or close
+    raises the target's :class:`OutputError`."""
+
+    target: str | Path
+    background: _BackgroundSync
+
+    def write(self, data: Any) -> int:
+        with _writing(self.target):
+            written: int = super().write(data)  # type: ignore[misc]
+        self.background.wrote(written)
+        return written
+
+    def flush(self) -> None:
+        with _writing(self.target):
+            super().flush()  # type: ignore[misc]
+
+    def close(self) -> None:
+        self.background.stop()
+        with _writing(self.target):
+            super().close()  # type: ignore[misc]
+
+
+class _SyncingText(_SyncingWrites, io.TextIOWrapper):
     """A text file whose data the operating system writes to disk while it grows (unless
     ``sync`` is off: a special file); a failed write raises the target's :class:`OutputError`."""
 
@@ -222,44 +246,14 @@ class _SyncingText(io.TextIOWrapper):
         self.target = target
         self.background = _BackgroundSync(handle, self.flush, enabled=sync)
 
-    def write(self, text: str) -> int:
-        with _writing(self.target):
-            written = super().write(text)
-        self.background.wrote(written)
-        return written
 
-    def flush(self) -> None:
-        with _writing(self.target):
-            super().flush()
-
-    def close(self) -> None:
-        self.background.stop()
-        with _writing(self.target):
-            super().close()
-
-
-class _SyncingBytes(io.BufferedWriter):
+class _SyncingBytes(_SyncingWrites, io.BufferedWriter):
     """:class:`_SyncingText` for bytes."""
 
     def __init__(self, handle: int, target: str | Path, *, sync: bool = True) -> None:
         super().__init__(io.FileIO(handle, "w"))
         self.target = target
         self.background = _BackgroundSync(handle, self.flush, enabled=sync)
-
-    def write(self, data: Any) -> int:
-        with _writing(self.target):
-            written = super().write(data)
-        self.background.wrote(written)
-        return written
-
-    def flush(self) -> None:
-        with _writing(self.target):
-            super().flush()
-
-    def close(self) -> None:
-        self.background.stop()
-        with _writing(self.target):
-            super().close()
 
 
 _fdatasync = getattr(os, "fdatasync", os.fsync)
