@@ -47,11 +47,11 @@ _EXPORTS = {
     "GATE_DIMENSIONS": "_models",
     "OBSERVATION_SCHEMA": "_models",
     "SCORECARD_V2_SCHEMA": "_models",
-    "ScorecardV1": "_models",
-    "ScorecardV2": "_models",
+    "ScorecardV1": "_scorecards",
+    "ScorecardV2": "_scorecards",
     "TraceAssertion": "_models",
     "WorkflowCase": "_models",
-    "WorkflowObservation": "_models",
+    "WorkflowObservation": "_observation",
     "join": "_pointer",
     "pointer_from_location": "_pointer",
     "DEFAULT_WEIGHTS": "_policy",
@@ -216,12 +216,10 @@ if TYPE_CHECKING:
         CaseAssertions,
         Classification,
         DimensionName,
-        ScorecardV1,
-        ScorecardV2,
         TraceAssertion,
         WorkflowCase,
-        WorkflowObservation,
     )
+    from ._observation import WorkflowObservation
     from ._pointer import join, pointer_from_location
     from ._policy import (
         DEFAULT_WEIGHTS,
@@ -245,6 +243,7 @@ if TYPE_CHECKING:
         record_row,
         row_of,
     )
+    from ._scorecards import ScorecardV1, ScorecardV2
     from ._secrets import find_secret, matches_reference_secret, redact
     from ._stops import (
         Stopped,
