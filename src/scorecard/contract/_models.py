@@ -16,7 +16,9 @@ run whose lines all take the compiled fast path never creates them (``docs/perfo
 start-up).
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: with the annotations left as strings, pydantic
+# evaluates each one again when it creates the class, a few milliseconds of every start for
+# these models (docs/performance.md, start-up). Every name an annotation uses is defined above it.
 
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
