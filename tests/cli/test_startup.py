@@ -13,8 +13,15 @@ from typing import Any
 HEAVY = ("pandas", "numpy", "matplotlib", "pyarrow", "rich", "dask")
 """Modules a JSON Lines to JSON Lines run never needs."""
 
-OBSERVATION_MODELS = {"WorkflowObservation", "BaseObservation", "ScorecardV2", "ScorecardV1"}
-"""Some of the observation and scorecard models, which only the general path needs."""
+UNUSED_MODELS = {
+    "WorkflowObservation",
+    "BaseObservation",
+    "ScorecardV2",
+    "ScorecardV1",
+    "CampaignManifest",
+}
+"""Some of the observation and scorecard models, which only the general path needs, and the
+campaign manifest's, which only a ``bundle.json`` needs."""
 
 # Runs the console script's entry point and, as it leaves (it leaves through os._exit, which
 # skips atexit), prints the names of the loaded modules, of the pydantic model classes created,
@@ -112,8 +119,9 @@ def test_a_command_loads_only_its_own_command_module(
 def test_scoring_plain_lines_creates_no_observation_or_scorecard_model(
     tmp_path: Path, observation: dict[str, Any]
 ) -> None:
-    """A `score` whose lines all take the fast path never imports the observation and scorecard
-    models (the case models, which the catalog validates, are all it creates)."""
+    """A `score` of a file whose lines all take the fast path never imports the observation,
+    scorecard and campaign manifest models (the case models, which the catalog validates, are
+    all it creates)."""
     source = tmp_path / "one.jsonl"
     source.write_text(json.dumps(observation) + "\n")
     code, _, models, _ = run_reporting(
@@ -121,7 +129,7 @@ def test_scoring_plain_lines_creates_no_observation_or_scorecard_model(
     )
     assert code == 0
     assert "WorkflowCase" in models
-    assert OBSERVATION_MODELS & set(models) == set()
+    assert UNUSED_MODELS & set(models) == set()
 
 
 def test_a_declined_line_loads_the_observation_models_where_used(

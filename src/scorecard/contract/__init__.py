@@ -16,9 +16,9 @@ from ._lazy import lazy_exports
 _EXPORTS = {
     "BundleInfo": "_bundles",
     "CAMPAIGN_SCHEMA": "_bundles",
-    "CampaignManifest": "_bundles",
-    "CandidateBudget": "_bundles",
-    "CandidateSpec": "_bundles",
+    "CampaignManifest": "_campaign",
+    "CandidateBudget": "_campaign",
+    "CandidateSpec": "_campaign",
     "MANIFEST_NAME": "_bundles",
     "eval_bundle_id": "_bundles",
     "folder_bundle_id": "_bundles",
@@ -187,14 +187,12 @@ if TYPE_CHECKING:
         CAMPAIGN_SCHEMA,
         MANIFEST_NAME,
         BundleInfo,
-        CampaignManifest,
-        CandidateBudget,
-        CandidateSpec,
         eval_bundle_id,
         folder_bundle_id,
         manifest_json,
         parse_manifest,
     )
+    from ._campaign import CampaignManifest, CandidateBudget, CandidateSpec
     from ._catalog import Catalog, load_catalog
     from ._errors import (
         CaseError,
