@@ -15,7 +15,9 @@ CPU time of the rounds (user and system, of every process of the run) and its ra
 ``json.loads``' CPU time: on a shared machine under load, the CPU ratio moves far less than the
 wall ratio (for more than one worker it sums the workers' time, so it is no speed-up). Also printed: pydantic's
 ``model_validate_json`` into the full observation model (the issue's other reference), the
-start-up alone (an empty input) and with one observation, the speed-up of N workers next to
+start-up alone (an empty input) and with one observation (fastest and median of
+``--startup-repeat`` rounds, taking turns with the ``--compare-with`` checkout's), the speed-up
+of N workers next to
 the speed-up N busy processes get on this machine in the same run (shared virtual cores rarely
 give N times one), and with ``--stages`` the cost of the compiled fast path and of each stage of
 the general path. ``--compare-with CHECKOUT`` also times another checkout of the repository (say
@@ -336,6 +338,13 @@ def main() -> int:
         action="store_true",
         help="also print the cost of the fast path and of each general-path stage",
     )
+    parser.add_argument(
+        "--startup-repeat",
+        type=int,
+        default=15,
+        help="rounds of each start-up measurement (and of the other checkout's, in turns); "
+        "the fastest and the median are shown",
+    )
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="scorecard-bench-") as scratch:
         folder = arguments.keep or Path(scratch)
@@ -372,18 +381,37 @@ def main() -> int:
             for source in {None, arguments.compare_with}:
                 run_score(warm, folder / f"warm-out{suffix}", 2, source)
         # The issue's start-up figure is `scorecard score` of one observation, written as JSON
-        # Lines; each start-up shows its fastest wall time and its least CPU time.
+        # Lines; each start-up shows its fastest wall time and its least CPU time, then the
+        # medians of its rounds (a start-up is short, and one busy moment moves a round a lot).
+        # The other checkout's start-ups take turns with this one's.
         for label, source_file in (
             ("start-up alone (empty input)", empty),
             ("start-up, one observation", warm),
         ):
-            started = [
-                measure_score(source_file, folder / "start-out.jsonl", 1)
-                for _ in range(arguments.repeat)
-            ]
-            wall = min(elapsed for elapsed, _, _ in started)
-            cpu = min(used for _, _, used in started)
-            print(f"{label:40} {wall:9.2f} {'-':>10} {'-':>13} {cpu:7.2f} {'-':>8} {'-':>9}")
+            sources = [(label, None)]
+            if arguments.compare_with is not None:
+                sources.append(
+                    (f"{label} of {arguments.compare_with.name}", arguments.compare_with)
+                )
+            started: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in sources}
+            for _ in range(arguments.startup_repeat):
+                for name, source in sources:
+                    elapsed, _, used = measure_score(
+                        source_file, folder / "start-out.jsonl", 1, source
+                    )
+                    started[name].append((elapsed, used))
+            for name, rounds in started.items():
+                walls = sorted(elapsed for elapsed, _ in rounds)
+                cpus = sorted(used for _, used in rounds)
+                middle = len(rounds) // 2
+                print(
+                    f"{name:40} {walls[0]:9.2f} {'-':>10} {'-':>13} {cpus[0]:7.2f} {'-':>8} "
+                    f"{'-':>9}"
+                )
+                print(
+                    f"{'  median of ' + str(len(rounds)) + ' rounds':40} {walls[middle]:9.2f} "
+                    f"{'-':>10} {'-':>13} {cpus[middle]:7.2f} {'-':>8} {'-':>9}"
+                )
         digests: dict[str, set[str]] = {}
         rates: dict[int, float] = {}
         # Configurations take turns, `--repeat` rounds; each keeps its fastest (least disturbed)

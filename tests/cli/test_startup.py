@@ -4,6 +4,7 @@ measured by ``benchmarks/score_benchmark.py``)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,13 +13,34 @@ from typing import Any
 HEAVY = ("pandas", "numpy", "matplotlib", "pyarrow", "rich", "dask")
 """Modules a JSON Lines to JSON Lines run never needs."""
 
+UNUSED_MODELS = {
+    "WorkflowObservation",
+    "BaseObservation",
+    "ScorecardV2",
+    "ScorecardV1",
+    "CampaignManifest",
+}
+"""Some of the observation and scorecard models, which only the general path needs, and the
+campaign manifest's, which only a ``bundle.json`` needs."""
+
 # Runs the console script's entry point and, as it leaves (it leaves through os._exit, which
-# skips atexit), prints the names of the loaded modules.
+# skips atexit), prints the names of the loaded modules, of the pydantic model classes created,
+# and whether pydantic looked for plugins (its loader keeps None until it has read the installed
+# distributions' entry points).
 _LOADED_AT_EXIT = """
 import json, os, sys
 leave = os._exit
 def report(code):
-    sys.stdout.write(json.dumps(sorted(sys.modules)) + "\\n")
+    loader = sys.modules.get("pydantic.plugin._loader")
+    searched = loader is not None and loader._plugins is not None
+    models, todo = set(), []
+    if "pydantic" in sys.modules:
+        todo.append(sys.modules["pydantic"].BaseModel)
+    while todo:
+        for model in todo.pop().__subclasses__():
+            models.add(model.__name__)
+            todo.append(model)
+    sys.stdout.write(json.dumps([sorted(sys.modules), sorted(models), searched]) + "\\n")
     sys.stdout.flush()
     leave(code)
 os._exit = report
@@ -28,12 +50,31 @@ main()
 """
 
 
+def run_reporting(
+    *args: str, disable_plugins: str | None = None
+) -> tuple[int, list[str], list[str], bool]:
+    """(exit status, the modules loaded, the pydantic models created, whether pydantic searched
+    for plugins) of `scorecard ARGS` in a fresh interpreter, with ``PYDANTIC_DISABLE_PLUGINS``
+    unset or ``disable_plugins``."""
+    environment = {
+        name: value for name, value in os.environ.items() if name != "PYDANTIC_DISABLE_PLUGINS"
+    }
+    if disable_plugins is not None:
+        environment["PYDANTIC_DISABLE_PLUGINS"] = disable_plugins
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED_AT_EXIT, *args],
+        capture_output=True,
+        check=False,
+        env=environment,
+    )
+    modules, models, searched = json.loads(done.stdout.decode().splitlines()[-1])
+    return done.returncode, modules, models, searched
+
+
 def loaded_by(*args: str) -> tuple[int, list[str]]:
     """(exit status, the modules loaded) of `scorecard ARGS` in a fresh interpreter."""
-    done = subprocess.run(
-        [sys.executable, "-c", _LOADED_AT_EXIT, *args], capture_output=True, check=False
-    )
-    return done.returncode, json.loads(done.stdout.decode().splitlines()[-1])
+    code, modules, _, _ = run_reporting(*args)
+    return code, modules
 
 
 def is_under(module: str, package: str) -> bool:
@@ -73,3 +114,48 @@ def test_a_command_loads_only_its_own_command_module(
         "scorecard.cli._score",
     }
     assert [name for name in modules if is_under(name, "concurrent.futures.process")] == []
+
+
+def test_scoring_plain_lines_creates_no_observation_or_scorecard_model(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """A `score` of a file whose lines all take the fast path never imports the observation,
+    scorecard and campaign manifest models (the case models, which the catalog validates, are
+    all it creates)."""
+    source = tmp_path / "one.jsonl"
+    source.write_text(json.dumps(observation) + "\n")
+    code, _, models, _ = run_reporting(
+        "score", str(source), "--out", str(tmp_path / "scored.jsonl")
+    )
+    assert code == 0
+    assert "WorkflowCase" in models
+    assert UNUSED_MODELS & set(models) == set()
+
+
+def test_a_declined_line_loads_the_observation_models_where_used(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """A line the fast path declines (an unknown field) is validated by the observation models,
+    imported then: the check above is not vacuous."""
+    observation["note"] = "kept, and reported"
+    source = tmp_path / "one.jsonl"
+    source.write_text(json.dumps(observation) + "\n")
+    code, _, models, _ = run_reporting(
+        "score", str(source), "--out", str(tmp_path / "scored.jsonl")
+    )
+    assert code == 0
+    assert "WorkflowObservation" in models
+
+
+def test_the_command_line_does_not_search_for_pydantic_plugins(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """Unless the user set ``PYDANTIC_DISABLE_PLUGINS``, a run does not read every installed
+    distribution's entry points for pydantic plugins; set (empty: load them all), it does."""
+    source = tmp_path / "one.jsonl"
+    source.write_text(json.dumps(observation) + "\n")
+    args = ("score", str(source), "--out", str(tmp_path / "scored.jsonl"))
+    code, _, _, searched = run_reporting(*args)
+    assert (code, searched) == (0, False)
+    code, _, _, searched = run_reporting(*args, disable_plugins="")
+    assert (code, searched) == (0, True)

@@ -117,6 +117,11 @@ def main() -> None:
     """Console-script entry point."""
     from scorecard.contract import install_stop_handlers
 
+    # Pydantic looks for plugins (the entry points of every installed distribution) when it
+    # builds its first validator: milliseconds of every start for plugins that would observe
+    # only this program's own validation. Not when the user chose (an empty value loads them
+    # all); docs/performance.md, start-up.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     install_stop_handlers()
     code: str | int | None
     try:

@@ -16,9 +16,9 @@ from ._lazy import lazy_exports
 _EXPORTS = {
     "BundleInfo": "_bundles",
     "CAMPAIGN_SCHEMA": "_bundles",
-    "CampaignManifest": "_bundles",
-    "CandidateBudget": "_bundles",
-    "CandidateSpec": "_bundles",
+    "CampaignManifest": "_campaign",
+    "CandidateBudget": "_campaign",
+    "CandidateSpec": "_campaign",
     "MANIFEST_NAME": "_bundles",
     "eval_bundle_id": "_bundles",
     "folder_bundle_id": "_bundles",
@@ -47,11 +47,11 @@ _EXPORTS = {
     "GATE_DIMENSIONS": "_models",
     "OBSERVATION_SCHEMA": "_models",
     "SCORECARD_V2_SCHEMA": "_models",
-    "ScorecardV1": "_models",
-    "ScorecardV2": "_models",
+    "ScorecardV1": "_scorecards",
+    "ScorecardV2": "_scorecards",
     "TraceAssertion": "_models",
     "WorkflowCase": "_models",
-    "WorkflowObservation": "_models",
+    "WorkflowObservation": "_observation",
     "join": "_pointer",
     "pointer_from_location": "_pointer",
     "DEFAULT_WEIGHTS": "_policy",
@@ -187,14 +187,12 @@ if TYPE_CHECKING:
         CAMPAIGN_SCHEMA,
         MANIFEST_NAME,
         BundleInfo,
-        CampaignManifest,
-        CandidateBudget,
-        CandidateSpec,
         eval_bundle_id,
         folder_bundle_id,
         manifest_json,
         parse_manifest,
     )
+    from ._campaign import CampaignManifest, CandidateBudget, CandidateSpec
     from ._catalog import Catalog, load_catalog
     from ._errors import (
         CaseError,
@@ -216,12 +214,10 @@ if TYPE_CHECKING:
         CaseAssertions,
         Classification,
         DimensionName,
-        ScorecardV1,
-        ScorecardV2,
         TraceAssertion,
         WorkflowCase,
-        WorkflowObservation,
     )
+    from ._observation import WorkflowObservation
     from ._pointer import join, pointer_from_location
     from ._policy import (
         DEFAULT_WEIGHTS,
@@ -245,6 +241,7 @@ if TYPE_CHECKING:
         record_row,
         row_of,
     )
+    from ._scorecards import ScorecardV1, ScorecardV2
     from ._secrets import find_secret, matches_reference_secret, redact
     from ._stops import (
         Stopped,

@@ -16,25 +16,22 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from pydantic import Field, ValidationError
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._errors import ManifestError
 from ._jsformat import canonical_json, js_json
-from ._models import Provider, _WireModel
 from ._pointer import join
 from ._secrets import find_secret, is_secret_key, redact
 from ._structure import structural_error
+
+if TYPE_CHECKING:
+    from ._campaign import CampaignManifest, CandidateSpec
 
 __all__ = [
     "CAMPAIGN_SCHEMA",
     "EVAL_BUNDLE_SCHEMA",
     "MANIFEST_NAME",
     "BundleInfo",
-    "CampaignManifest",
-    "CandidateBudget",
-    "CandidateSpec",
     "eval_bundle_id",
     "folder_bundle_id",
     "parse_manifest",
@@ -43,60 +40,6 @@ __all__ = [
 MANIFEST_NAME = "bundle.json"
 EVAL_BUNDLE_SCHEMA = "paperclip.runner.eval-bundle.v1"
 CAMPAIGN_SCHEMA = "scorecard.campaign.v1"
-_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
-
-
-class CandidateBudget(_WireModel):
-    """Budget a candidate runs under."""
-
-    max_latency_ms: float = Field(ge=0)
-    """Latency limit in milliseconds."""
-    max_attempts: int = Field(ge=0)
-    """Attempt limit."""
-    max_cost_usd: float = Field(ge=0)
-    """Cost limit in US dollars."""
-    max_total_tokens: float = Field(ge=0)
-    """Token limit."""
-
-
-class CandidateSpec(_WireModel):
-    """One entry of a campaign's candidate roster."""
-
-    id: str = Field(pattern=_ID_PATTERN)
-    """Candidate id as observations carry it."""
-    slot: int = Field(ge=0)
-    """Position in the campaign schedule."""
-    adapter: str = Field(min_length=1)
-    """Runner adapter (``codex-app-server``, ``opencode-server``, ``acp-json-rpc``)."""
-    provider: Provider
-    """Provider the candidate runs on."""
-    model: str = Field(min_length=1)
-    """Model id."""
-    tier: Literal["strong", "inexpensive"]
-    """Price/quality tier."""
-    reasoning_effort: Literal["low", "medium", "high"] | None = None
-    """Reasoning effort, for models that take one."""
-    budget: CandidateBudget
-    """Budget limits."""
-
-
-class CampaignManifest(_WireModel):
-    """``scorecard.campaign.v1``: what a campaign bundle was run with (closed)."""
-
-    schema_: Literal["scorecard.campaign.v1"] = Field(alias="schema")
-    """Contract id."""
-    id: str = Field(pattern=_ID_PATTERN)
-    """Bundle id (stated, not derived)."""
-    runner_version: str = Field(min_length=1)
-    """paperclip runner version the campaign ran on."""
-    prompt_policy: str = Field(min_length=1)
-    """Prompt policy id."""
-    provider_versions: dict[Provider, str]
-    """Version of each provider adapter."""
-    schedule_seed: int
-    """Seed of the run schedule (and of the generator for synthetic data)."""
-    candidates: list[CandidateSpec] = Field(min_length=1)
-    """The candidate roster."""
 
 
 @dataclass(frozen=True)
@@ -209,6 +152,10 @@ def parse_manifest(text: str, *, source: str | None = None) -> BundleInfo:
     if schema == EVAL_BUNDLE_SCHEMA:
         return BundleInfo(id=eval_bundle_id(document), kind="eval-bundle", source=source)
     if schema == CAMPAIGN_SCHEMA:
+        from pydantic import ValidationError
+
+        from ._campaign import CampaignManifest
+
         try:
             campaign = CampaignManifest.model_validate(document)
         except ValidationError as error:

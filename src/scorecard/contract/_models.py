@@ -8,11 +8,19 @@ Wire keys are camelCase exactly as published; Python attributes are snake_case. 
 
 Every model is strict (no silent coercion of ``"1"`` to ``1``), rejects ``NaN``/``Infinity``, and
 rejects an explicit ``null`` where the contract expects a value or an absent key.
+
+This module defines the common configuration and the case models, which every scoring run
+validates (the catalog). The observation models (:mod:`._observation`) and the scorecard models
+(:mod:`._scorecards`) are defined there and load on first use of their names here (PEP 562): a
+run whose lines all take the compiled fast path never creates them (``docs/performance.md``,
+start-up).
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: with the annotations left as strings, pydantic
+# evaluates each one again when it creates the class, a few milliseconds of every start for
+# these models (docs/performance.md, start-up). Every name an annotation uses is defined above it.
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -25,6 +33,8 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
+
+from ._lazy import lazy_exports
 
 __all__ = [
     "CASE_IDS",
@@ -122,8 +132,9 @@ class _WireModel(BaseModel):
         allow_inf_nan=False,
         frozen=True,
         extra="forbid",
-        # Validators are built on first use: a run of plain observations never builds the
-        # observation or scorecard models, which is most of the start-up otherwise.
+        # Validators are built on first use (the cases' by the catalog's first validation),
+        # which is most of the cost of a model otherwise. The observation and scorecard classes
+        # are not even created by a run of plain observations (their modules load on first use).
         defer_build=True,
     )
 
@@ -137,272 +148,6 @@ class _WireModel(BaseModel):
         if value is None and info.field_name not in cls._nullable:
             raise PydanticCustomError("null_not_allowed", "null is not allowed here")
         return value
-
-
-class _OpenModel(_WireModel):
-    """Observation parts: unknown fields are kept in ``model_extra`` and reported as notices."""
-
-    model_config = ConfigDict(extra="allow")
-
-
-# --- observations ---------------------------------------------------------------------------
-
-
-class WireEvent(_OpenModel):
-    """One PRP wire event as the runner emitted it (open: envelopes carry many more fields)."""
-
-    schema_: str | None = Field(default=None, alias="schema")
-    """Envelope contract id, e.g. ``paperclip.prp.event.v1``."""
-    schema_version: int | None = None
-    """Envelope version."""
-    source_event_id: str | None = None
-    """Id of the event at its source."""
-    source_seq: int | None = None
-    """Sequence number at the source."""
-    source_instance_id: str | None = None
-    """Source instance that emitted the event."""
-    source_kind: str | None = None
-    """Kind of source (``runner``, ``provider``...)."""
-    priority: int | None = None
-    """Delivery priority."""
-    emitted_at: str | None = None
-    """Emission time as the source wrote it (never read by the scorer)."""
-    event_type: str
-    """PRP event type, e.g. ``mcp_app.tool_result`` or ``run.terminal``."""
-    run_id: str | None = None
-    """Run the event belongs to; the first event's value is the trace run id."""
-    normalized_session_id: str | None = None
-    """Provider session id after normalisation."""
-    turn_id: str | None = None
-    """Turn the event belongs to."""
-    item_id: str | None = None
-    """Item (tool call, message) the event belongs to."""
-    payload: dict[str, Any] | None = None
-    """Event payload as raw JSON; only a few well-known shapes are read by the scorer."""
-
-
-class TraceEvidence(_OpenModel):
-    """Identifiers and receipts that tie a run's tool calls to the control plane."""
-
-    run_id: str | None = None
-    """Run id (check ``runId`` passes when it is a non-empty string)."""
-    session_id: str | None = None
-    """Provider session id."""
-    turn_id: str | None = None
-    """Turn id."""
-    item_id: str | None = None
-    """Item id."""
-    receipt_ids: list[str]
-    """One receipt per observed tool call."""
-    terminal_present: bool
-    """Whether a terminal event was recorded."""
-    wire_events: list[WireEvent] | None = None
-    """Optional PRP wire events; when present (even empty) they replace the flat fields."""
-
-
-class AuthorizationOutcome(_OpenModel):
-    """Expected and observed authorisation of the case's operation."""
-
-    expected: Literal["allowed", "denied", "absent"]
-    """What the case declares."""
-    observed: Literal["allowed", "denied", "absent"]
-    """What happened."""
-
-
-class FinalState(_OpenModel):
-    """Expected and observed control-plane state after the run."""
-
-    expected: Literal["unchanged", "mutated"]
-    """What the case declares."""
-    observed: Literal["unchanged", "mutated"]
-    """What happened."""
-
-
-class Efficiency(_OpenModel):
-    """Resources the run used, compared with the budget."""
-
-    latency_ms: float | None = None
-    """Wall time of the run in milliseconds."""
-    total_tokens: float | None = None
-    """Tokens consumed."""
-    cost_usd: float | None = None
-    """Cost in US dollars."""
-    attempts: float | None = None
-    """Attempts made."""
-
-
-class Budget(_OpenModel):
-    """Resource limits declared for the run; absent limits are not checked."""
-
-    max_latency_ms: float | None = None
-    """Latency limit in milliseconds."""
-    max_total_tokens: float | None = None
-    """Token limit."""
-    max_cost_usd: float | None = None
-    """Cost limit in US dollars."""
-    max_attempts: float | None = None
-    """Attempt limit."""
-
-
-class BaseObservation(_OpenModel):
-    """The v1 evaluation observation: calls, state, authorisation, trace, efficiency."""
-
-    case_id: str
-    """Case id as the base harness recorded it."""
-    provenance: dict[str, Any] | None = None
-    """Where the observation came from; never scored."""
-    control_plane_owned: bool
-    """Whether the control plane (not the agent) owns the action."""
-    expected_calls: list[str]
-    """Tool calls the case requires, in order, duplicates meaningful."""
-    observed_calls: list[str]
-    """Tool calls the agent made, in order."""
-    forbidden_calls: list[str]
-    """Tool calls the agent must not make."""
-    final_state: FinalState
-    """Expected and observed control-plane state."""
-    authorization: AuthorizationOutcome
-    """Expected and observed authorisation."""
-    trace: TraceEvidence
-    """Trace identifiers, receipts and optional wire events."""
-    efficiency: Efficiency | None = None
-    """Observed resource use."""
-    budget: Budget | None = None
-    """Declared resource limits."""
-
-
-class Check(_OpenModel):
-    """One named check of lifecycle, continuation or presentation evidence."""
-
-    id: NonEmptyStr
-    """Check id, unique within its evidence list."""
-    passed: bool
-    """Whether the check passed."""
-    reason: str | None = None
-    """Why it failed (kept verbatim, even when empty)."""
-    evidence_ids: list[str] | None = None
-    """Ids of the evidence the check looked at."""
-
-
-class Evidence(_OpenModel):
-    """A list of checks plus descriptive fields (open)."""
-
-    checks: list[Check]
-    """Checks in the order the runner made them."""
-
-
-class LifecycleEvidence(Evidence):
-    """Lifecycle evidence: checks plus the issue/run outcome the runner saw."""
-
-    issue_status: str | None = None
-    """Final issue status, e.g. ``done``."""
-    run_status: str | None = None
-    """Final run status, e.g. ``succeeded``."""
-    attempts: NonNegativeInt | None = None
-    """Attempts within the run."""
-    runs: NonNegativeInt | None = None
-    """Runs the case took."""
-    semantic_disposition: str | None = None
-    """Semantic disposition the runner settled on, e.g. ``done`` or ``needs_review``."""
-    recovery_owner: str | None = None
-    """Who owned recovery (``none``, ``human``, ...)."""
-
-
-class PresentationEvidence(Evidence):
-    """Presentation evidence: checks plus what the user was shown."""
-
-    comment_count: NonNegativeInt | None = None
-    """Number of comments posted."""
-    response_source: str | None = None
-    """Where the final response came from."""
-    markers: list[str] | None = None
-    """Presentation markers in the order they were shown."""
-    activity_families: list[str] | None = None
-    """Activity families rendered."""
-
-
-class TraceLineage(_OpenModel):
-    """Provider trace capture and how its frames mapped through PRP."""
-
-    capture: Literal["on", "off"]
-    """Whether provider trace capture was on."""
-    frame_count: NonNegativeInt
-    """Frames captured."""
-    byte_count: NonNegativeInt
-    """Bytes captured."""
-    digest_verified: bool
-    """Whether frame digests and byte lengths verified."""
-    ordered: bool
-    """Whether frames and debug sequences were strictly ordered."""
-    dispositions: list[str]
-    """Frame dispositions exercised (``mapped``, ``generic``, ...)."""
-    lineage: list[str]
-    """Lineage shapes exercised (``one_to_one``, ...)."""
-    trace_ref: str | None = None
-    """Reference to the retained trace, if any."""
-
-
-class Metrics(_OpenModel):
-    """Measurements of the run, used by reports (never by the scorer)."""
-
-    attempts: NonNegativeInt
-    """Attempts made."""
-    tool_count: NonNegativeInt
-    """Tool calls made."""
-    time_to_first_visible_progress_ms: NonNegativeNumber | None = None
-    """Latency until the user first saw progress."""
-    settlement_ms: NonNegativeNumber | None = None
-    """Latency until the run settled."""
-    total_tokens: NonNegativeNumber | None = None
-    """Tokens consumed."""
-    cost_usd: NonNegativeNumber | None = None
-    """Cost in US dollars."""
-
-
-class Failure(_OpenModel):
-    """Why a run failed or was not scoreable."""
-
-    code: NonEmptyStr
-    """Machine-readable failure code."""
-    category: Literal["candidate", "provider", "qualification", "orchestration"]
-    """Who is to blame."""
-    retryable: bool
-    """Whether retrying may help."""
-    message: str
-    """Human-readable message (checked for secret-shaped data)."""
-
-
-class WorkflowObservation(_OpenModel):
-    """What one candidate run of one workflow case did (``workflow-observation.v1``)."""
-
-    schema_: Literal["paperclip.runner.workflow-observation.v1"] = Field(alias="schema")
-    """Contract id."""
-    case_id: str
-    """Catalog case id."""
-    candidate_id: str
-    """Candidate (agent/model configuration) id; must not be blank."""
-    provider: str
-    """Provider adapter (``codex``, ``opencode``, ``acpx``); membership is audited, not enforced."""
-    classification: Classification
-    """How the run ended."""
-    base: BaseObservation
-    """The v1 evaluation observation."""
-    lifecycle: LifecycleEvidence
-    """Lifecycle checks and outcome."""
-    continuation: Evidence
-    """Continuation checks."""
-    presentation: PresentationEvidence
-    """Presentation checks and what was shown."""
-    trace_lineage: TraceLineage
-    """Provider trace capture and lineage."""
-    metrics: Metrics
-    """Measurements for reports."""
-    observed_prp_event_types: list[str]
-    """PRP event types seen during the run."""
-    artifact_digests: list[str]
-    """Digests of artifacts the run produced."""
-    failure: Failure | None = None
-    """Required for infrastructure failures and skipped runs."""
 
 
 # --- cases ----------------------------------------------------------------------------------
@@ -502,6 +247,13 @@ Step = Annotated[
 ]
 
 
+def _no_names() -> list[str]:
+    # A default factory pydantic can inspect cheaply: the signature of the builtin ``list`` is
+    # parsed from its text signature through :mod:`tokenize`, whose first use compiles a large
+    # regular expression (milliseconds of every start; docs/performance.md, start-up).
+    return []
+
+
 class TraceAssertion(_WireModel):
     """What the case expects of provider trace capture and lineage."""
 
@@ -511,9 +263,9 @@ class TraceAssertion(_WireModel):
     """Frame digests must verify."""
     ordered: bool | None = None
     """Frames must be strictly ordered."""
-    dispositions: list[NonEmptyStr] = Field(default_factory=list)
+    dispositions: list[NonEmptyStr] = Field(default_factory=_no_names)
     """Dispositions the trace must exercise."""
-    lineage: list[NonEmptyStr] = Field(default_factory=list)
+    lineage: list[NonEmptyStr] = Field(default_factory=_no_names)
     """Lineage shapes the trace must exercise."""
 
 
@@ -593,75 +345,43 @@ class WorkflowCase(_WireModel):
         return values
 
 
-# --- scorecards -----------------------------------------------------------------------------
+#: Models defined in their own modules (name -> module), read from there on first use.
+_EXPORTS = {
+    "BaseObservation": "_observation",
+    "Budget": "_observation",
+    "Check": "_observation",
+    "Efficiency": "_observation",
+    "Evidence": "_observation",
+    "Failure": "_observation",
+    "LifecycleEvidence": "_observation",
+    "Metrics": "_observation",
+    "PresentationEvidence": "_observation",
+    "TraceEvidence": "_observation",
+    "TraceLineage": "_observation",
+    "WireEvent": "_observation",
+    "WorkflowObservation": "_observation",
+    "DimensionScore": "_scorecards",
+    "Overall": "_scorecards",
+    "ScorecardV1": "_scorecards",
+    "ScorecardV2": "_scorecards",
+}
 
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base="scorecard.contract")
 
-class DimensionScore(_WireModel):
-    """One scored dimension of a scorecard."""
-
-    dimension: str
-    """Dimension name (repeats the key)."""
-    score: float | None = Field(ge=0, le=1)
-    """Score in [0, 1]; null when the run was not scoreable."""
-    passed: bool | None
-    """Score reached the dimension's threshold; null when not scoreable."""
-    gate: bool
-    """Whether the dimension is a gate (weight 0, must pass for any overall score)."""
-    weight: float = Field(ge=0)
-    """Weight in the overall score."""
-    reasons: list[str]
-    """Why the dimension lost points, in order."""
-
-    _nullable = frozenset({"score", "passed"})
-
-
-class Overall(_WireModel):
-    """Overall result of a scorecard."""
-
-    score: float | None = Field(ge=0, le=1)
-    """Weighted mean of the non-gate dimensions when the gates passed, else 0; null if unscored."""
-    gate_passed: bool | None
-    """Both gate dimensions passed; null if unscored."""
-    passed: bool | None
-    """Gates passed and every dimension passed; null if unscored."""
-
-    _nullable = frozenset({"score", "gate_passed", "passed"})
-
-
-class ScorecardV2(_WireModel):
-    """Eight-dimension workflow scorecard (``eval-scorecard.v2``), closed."""
-
-    schema_: Literal["paperclip.runner.eval-scorecard.v2"] = Field(
-        alias="schema", default="paperclip.runner.eval-scorecard.v2"
+if TYPE_CHECKING:
+    from ._observation import (
+        BaseObservation,
+        Budget,
+        Check,
+        Efficiency,
+        Evidence,
+        Failure,
+        LifecycleEvidence,
+        Metrics,
+        PresentationEvidence,
+        TraceEvidence,
+        TraceLineage,
+        WireEvent,
+        WorkflowObservation,
     )
-    """Contract id."""
-    bundle_id: NonEmptyStr
-    """Bundle the run belongs to."""
-    case_id: NonEmptyStr
-    """Case id."""
-    candidate_id: NonEmptyStr
-    """Candidate id."""
-    classification: Classification
-    """How the run ended."""
-    dimensions: dict[DimensionName, DimensionScore]
-    """The eight dimensions, keyed in canonical order."""
-    overall: Overall
-    """Overall result."""
-
-
-class ScorecardV1(_WireModel):
-    """Five-dimension scorecard of an observation's ``base`` (``eval-scorecard.v1``), closed."""
-
-    schema_: Literal["paperclip.runner.eval-scorecard.v1"] = Field(
-        alias="schema", default="paperclip.runner.eval-scorecard.v1"
-    )
-    """Contract id."""
-    bundle_id: NonEmptyStr
-    """Bundle the run belongs to."""
-    case_id: NonEmptyStr
-    """Case id."""
-    dimensions: dict[str, DimensionScore]
-    """hard_invariants, semantic_outcome, trajectory_restraint, trace_completeness,
-    quality_efficiency."""
-    overall: Overall
-    """Overall result."""
+    from ._scorecards import DimensionScore, Overall, ScorecardV1, ScorecardV2

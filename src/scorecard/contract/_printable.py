@@ -22,10 +22,17 @@ __all__ = ["csv_cell", "printable", "written_name", "xml_characters"]
 #: C0 and C1 controls (newline and tab included: the text is one field of one line), DEL, the
 #: soft hyphen, bidirectional and zero-width format characters, line and paragraph separators,
 #: the byte-order mark, interlinear annotation marks, and surrogates.
-_UNSAFE = re.compile(
+_UNSAFE = (
     "[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069"
     "\ufeff\ufff9-\ufffb\ud800-\udfff]"
 )
+
+
+# Each expression is compiled when first needed, not at import: most text is plain ASCII and
+# never needs one (docs/performance.md, start-up).
+@functools.cache
+def _compiled(expression: str) -> re.Pattern[str]:
+    return re.compile(expression)
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -43,10 +50,10 @@ def printable(text: str) -> str:
     """``text`` with every control, format or surrogate character spelt as a visible escape."""
     if text.isascii() and text.isprintable():
         return text
-    return _UNSAFE.sub(_visible, text)
+    return _compiled(_UNSAFE).sub(_visible, text)
 
 
-_SURROGATES = re.compile("[\ud800-\udfff]")
+_SURROGATES = "[\ud800-\udfff]"
 
 
 @functools.lru_cache(maxsize=1024)
@@ -57,7 +64,7 @@ def written_name(name: str) -> str:
     Every other character is kept: a JSON or Parquet output is not a terminal."""
     if name.isascii():
         return redact(name)
-    return redact(_SURROGATES.sub(_visible, name))
+    return redact(_compiled(_SURROGATES).sub(_visible, name))
 
 
 #: What may start a spreadsheet formula (OWASP's list): a cell starting with one of these is
@@ -76,10 +83,10 @@ def csv_cell(text: str) -> str:
 
 #: Characters XML 1.0 does not allow in a document (C0 controls but tab, LF and CR; surrogates;
 #: U+FFFE and U+FFFF), and the C1 controls and DEL it discourages.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+_NOT_XML = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]"
 
 
 def xml_characters(text: str) -> str:
     """``text`` (markup already escaped, or a whole document) with every character XML does not
     allow spelt as a visible escape (``\\x1b``), so a parser accepts it."""
-    return _NOT_XML.sub(_visible, text)
+    return _compiled(_NOT_XML).sub(_visible, text)

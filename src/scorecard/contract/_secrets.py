@@ -8,7 +8,9 @@ engine redacts from everything it writes.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import TYPE_CHECKING
 
 __all__ = [
     "REDACTED",
@@ -23,12 +25,10 @@ __all__ = [
 REDACTED = "[redacted]"
 
 _REFERENCE_SOURCE = r"\b(?:sk-[A-Za-z0-9]{16,}|Bearer\s+\S{16,})\b"
-#: The reference rule, compiled twice: JavaScript's ``\b`` is ASCII-only while Python's is
-#: Unicode-aware, so a message is secret-shaped when either reading finds a match.
-REFERENCE_SECRET = (
-    re.compile(_REFERENCE_SOURCE, re.IGNORECASE),
-    re.compile(_REFERENCE_SOURCE, re.IGNORECASE | re.ASCII),
-)
+#: The reference rule, compiled twice (``REFERENCE_SECRET``): JavaScript's ``\b`` is ASCII-only
+#: while Python's is Unicode-aware, so a message is secret-shaped when either reading finds a
+#: match.
+_REFERENCE_FLAGS = (re.IGNORECASE, re.IGNORECASE | re.ASCII)
 
 #: Where a secret may start: not inside an ASCII word. Python's ``\b`` would also refuse a start
 #: right after an underscore (``GITHUB_TOKEN``, ``_ghp_...``) or a CJK character, which are
@@ -44,50 +44,72 @@ _CREDENTIAL_KEY = (
     r"(?:[_-](?:access[_-])?key)?"
 )
 
-#: Named patterns of secret-shaped values, checked in this order.
-SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+#: Named patterns of secret-shaped values (name, expression, flags), checked in this order;
+#: compiled as ``SECRET_PATTERNS``.
+_SECRET_SOURCES: tuple[tuple[str, str, int], ...] = (
     (
         "pem_private_key",
-        re.compile(
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
-            r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"
-        ),
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+        r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        0,
     ),
-    ("provider_api_key", re.compile(_START + r"sk-(?:[A-Za-z0-9_-]*-)?[A-Za-z0-9_]{16,}")),
-    ("bearer_token", re.compile(_START + r"Bearer\s+[A-Za-z0-9._~+/=-]{16,}", re.IGNORECASE)),
-    (
-        "github_token",
-        re.compile(_START + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
-    ),
-    (
-        "slack_token",
-        re.compile(_START + r"(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,})"),
-    ),
-    ("google_api_key", re.compile(_START + r"(?:AIza[0-9A-Za-z_-]{30,}|ya29\.[0-9A-Za-z_-]{20,})")),
+    ("provider_api_key", _START + r"sk-(?:[A-Za-z0-9_-]*-)?[A-Za-z0-9_]{16,}", 0),
+    ("bearer_token", _START + r"Bearer\s+[A-Za-z0-9._~+/=-]{16,}", re.IGNORECASE),
+    ("github_token", _START + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})", 0),
+    ("slack_token", _START + r"(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,})", 0),
+    ("google_api_key", _START + r"(?:AIza[0-9A-Za-z_-]{30,}|ya29\.[0-9A-Za-z_-]{20,})", 0),
     (
         "stripe_key",
-        re.compile(
-            _START + r"(?:(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{20,})"
-        ),
+        _START + r"(?:(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{20,})",
+        0,
     ),
-    ("npm_token", re.compile(_START + r"npm_[A-Za-z0-9]{36}")),
-    ("pypi_token", re.compile(_START + r"pypi-[A-Za-z0-9_-]{50,}")),
-    ("aws_access_key", re.compile(_START + r"(?:AKIA|ASIA)[0-9A-Z]{16}" + _END)),
-    (
-        "jwt",
-        re.compile(_START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    ),
+    ("npm_token", _START + r"npm_[A-Za-z0-9]{36}", 0),
+    ("pypi_token", _START + r"pypi-[A-Za-z0-9_-]{50,}", 0),
+    ("aws_access_key", _START + r"(?:AKIA|ASIA)[0-9A-Z]{16}" + _END, 0),
+    ("jwt", _START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", 0),
     (
         "credential_assignment",
-        re.compile(r"(?i)" + _START + _CREDENTIAL_KEY + r"""["']?\s*[=:]\s*["']?[^\s"',;&]{8,}"""),
+        r"(?i)" + _START + _CREDENTIAL_KEY + r"""["']?\s*[=:]\s*["']?[^\s"',;&]{8,}""",
+        0,
     ),
 )
 
-_SECRET_KEY = re.compile(
+_SECRET_KEY_SOURCE = (
     r"(?i)(?:api[_-]?key|secret|(?<![a-z])token|(?:access|auth|refresh|id|bot|oauth|github)"
     r"[_-]?token|password|passwd|credential|private[_-]?key|"
     r"authorization|bearer|session[_-]?token|access[_-]?key)"
 )
+
+if TYPE_CHECKING:
+    REFERENCE_SECRET: tuple[re.Pattern[str], re.Pattern[str]]
+    SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...]
+
+
+# The expressions are compiled on first use, not at import: most runs never meet text holding
+# an anchor (below), and compiling them all is milliseconds of every start (docs/performance.md,
+# start-up).
+@functools.cache
+def _reference_secret() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(_REFERENCE_SOURCE, flags) for flags in _REFERENCE_FLAGS)
+
+
+@functools.cache
+def _secret_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((name, re.compile(source, flags)) for name, source, flags in _SECRET_SOURCES)
+
+
+@functools.cache
+def _secret_key() -> re.Pattern[str]:
+    return re.compile(_SECRET_KEY_SOURCE)
+
+
+def __getattr__(name: str) -> object:
+    # ``REFERENCE_SECRET`` and ``SECRET_PATTERNS``, compiled when first read (PEP 562).
+    if name == "REFERENCE_SECRET":
+        return _reference_secret()
+    if name == "SECRET_PATTERNS":
+        return _secret_patterns()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # Every pattern above needs one of these (lower-cased) fragments; text without any of them is
@@ -123,11 +145,16 @@ _BY_WORD: dict[str, frozenset[str]] = {}
 for _name, (_words, _) in (*_PATTERN_ANCHORS.items(), (_REFERENCE, (_REFERENCE_ANCHORS, ()))):
     for _word in _words:
         _BY_WORD[_word] = _BY_WORD.get(_word, frozenset()) | {_name}
-_ORDER = (_REFERENCE, *(name for name, _ in SECRET_PATTERNS))
-_PATTERNS = {
-    _REFERENCE: REFERENCE_SECRET,
-    **{name: (pattern,) for name, pattern in SECRET_PATTERNS},
-}
+_ORDER = (_REFERENCE, *(name for name, _, _ in _SECRET_SOURCES))
+
+
+@functools.cache
+def _patterns() -> dict[str, tuple[re.Pattern[str], ...]]:
+    """Each rule's compiled expressions, by name (the reference rule under ``_REFERENCE``)."""
+    return {
+        _REFERENCE: _reference_secret(),
+        **{name: (pattern,) for name, pattern in _secret_patterns()},
+    }
 
 
 def _candidates(text: str) -> list[tuple[str, re.Pattern[str]]]:
@@ -141,17 +168,18 @@ def _candidates(text: str) -> list[tuple[str, re.Pattern[str]]]:
     if not names:
         return []
     chosen: list[tuple[str, re.Pattern[str]]] = []
+    patterns = _patterns()
     for name in _ORDER:
         if name in names:
             characters = _CHARACTERS[name]
             if not characters or any(character in folded for character in characters):
-                chosen.extend((name, pattern) for pattern in _PATTERNS[name])
+                chosen.extend((name, pattern) for pattern in patterns[name])
     return chosen
 
 
 def matches_reference_secret(text: str) -> bool:
     """Whether ``text`` is secret-shaped by the reference rule for ``failure.message``."""
-    return any(pattern.search(text) for pattern in REFERENCE_SECRET)
+    return any(pattern.search(text) for pattern in _reference_secret())
 
 
 def find_secret(text: str) -> str | None:
@@ -175,4 +203,4 @@ def redact(text: str) -> str:
 
 def is_secret_key(key: str) -> bool:
     """Whether an object key names a credential (``apiKey``, ``password``, ``sessionToken``...)."""
-    return _SECRET_KEY.search(key) is not None
+    return _secret_key().search(key) is not None

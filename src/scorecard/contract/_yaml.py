@@ -13,18 +13,30 @@ The refusal comes while the node graph is indexed, before anything is constructe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from ._errors import InputError
 from ._pointer import escape
 
+if TYPE_CHECKING:
+    import yaml
+
 __all__ = ["ParsedYaml", "parse_yaml"]
 
 _BOOLEAN_WORDS = frozenset({"y", "yes", "n", "no", "on", "off"})
-# libyaml's parser when PyYAML was built with it (much faster at start-up), else PyYAML's.
-_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: The parser, chosen by the first parse: libyaml's when PyYAML was built with it (much faster at
+#: start-up), else PyYAML's. PyYAML itself is imported then, not with this module: a command
+#: that reads no YAML (no catalog, no policy file) does not pay for it (docs/performance.md).
+_LOADER: type[yaml.SafeLoader] | None = None
+
+
+def _loader() -> type[yaml.SafeLoader]:
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return _LOADER
 
 
 @dataclass
@@ -40,9 +52,11 @@ class ParsedYaml:
 
 def parse_yaml(text: str, *, source: str, error_type: type[InputError] = InputError) -> ParsedYaml:
     """Parse one YAML document; syntax errors and duplicate keys raise ``error_type``."""
+    import yaml
+
     loader: yaml.SafeLoader | None = None
     try:
-        loader = _LOADER(text)  # the reader already rejects control characters
+        loader = _loader()(text)  # the reader already rejects control characters
         node = loader.get_single_node()
         if node is None:
             raise error_type("the document is empty", rule="empty_document", source=source)
@@ -83,6 +97,8 @@ def _index(
     source: str,
     seen_nodes: set[int],
 ) -> None:
+    import yaml
+
     parsed.lines[pointer] = node.start_mark.line + 1
     if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
         # The composer makes an alias the very node its anchor names: meeting a node twice is

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from scorecard.contract import (
     METRIC_KEYS,
@@ -21,7 +21,6 @@ from scorecard.contract import (
     BundleInfo,
     ObservationDict,
     ScorecardDict,
-    ScorecardV2,
     js_json,
     redact,
 )
@@ -29,6 +28,9 @@ from scorecard.contract import (
 from ._audit import AuditSummary, Finding, summarize_findings
 from ._lines import json_scalar, json_string, scorecard_line
 from ._validation import Notice
+
+if TYPE_CHECKING:
+    from scorecard.contract import ScorecardV2
 
 __all__ = ["METRIC_KEYS", "RECORD_SCHEMA", "ScoredRecord", "Tally", "record_line"]
 
@@ -77,6 +79,8 @@ class ScoredRecord:
     @cached_property
     def scorecard(self) -> ScorecardV2:
         """The scorecard as a validated model (built on first use)."""
+        from scorecard.contract import ScorecardV2  # the models load where used (start-up)
+
         return ScorecardV2.model_validate(self.card)
 
     @property

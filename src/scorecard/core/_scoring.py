@@ -11,7 +11,7 @@ is the hot path of every run. :func:`score_observation` is the model-level entry
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from scorecard.contract import (
     DEFAULT_WEIGHTS,
@@ -25,15 +25,16 @@ from scorecard.contract import (
     ObservationDict,
     Policy,
     ScorecardDict,
-    ScorecardV2,
     TraceAssertion,
     TraceDict,
     TraceLineageDict,
     WireEventDict,
     WorkflowCase,
-    WorkflowObservation,
     format_js_number,
 )
+
+if TYPE_CHECKING:
+    from scorecard.contract import ScorecardV2, WorkflowObservation
 
 __all__ = [
     "DimensionResult",
@@ -573,5 +574,7 @@ def score_observation(
     policy: Policy | None = None,
 ) -> ScorecardV2:
     """Score one validated observation model into a v2 scorecard model."""
+    from scorecard.contract import ScorecardV2  # the models load where used (start-up)
+
     wire: ObservationDict = observation.model_dump(by_alias=True, exclude_none=True)  # type: ignore[assignment]
     return ScorecardV2.model_validate(score_wire(wire, case, bundle_id=bundle_id, policy=policy))

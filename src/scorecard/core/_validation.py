@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import functools
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -19,7 +19,6 @@ from scorecard.contract import (
     OBSERVATION_SCHEMA,
     ObservationDict,
     ObservationError,
-    WorkflowObservation,
     find_secret,
     join,
     matches_reference_secret,
@@ -27,6 +26,9 @@ from scorecard.contract import (
 )
 
 from ._recognize import is_plainly_valid
+
+if TYPE_CHECKING:
+    from scorecard.contract import WorkflowObservation
 
 __all__ = [
     "Notice",
@@ -88,6 +90,10 @@ def _check_schema(document: Any) -> None:
 
 
 def _model(document: dict[str, Any]) -> WorkflowObservation:
+    # Imported here: a run whose lines all take the fast path never creates the observation
+    # models (docs/performance.md, start-up).
+    from scorecard.contract import WorkflowObservation
+
     try:
         return WorkflowObservation.model_validate(document)
     except ValidationError as error:
