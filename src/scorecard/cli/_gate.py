@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -32,7 +32,7 @@ from ._common import (
 )
 
 if TYPE_CHECKING:
-    from scorecard.contract import Catalog, Policy
+    from scorecard.contract import Catalog, Policy, Row
     from scorecard.gate import GateSide, RunFacts
 
 __all__ = ["EXIT_INCONCLUSIVE", "gate", "register"]
@@ -86,19 +86,23 @@ def _load_side(
     policy: Policy | None,
     workers: int,
     bundle_id: str | None = None,
+    every_detail: bool = False,
 ) -> tuple[GateSide | None, list[InputError]]:
-    """One side from a records file, or from observations scored here."""
+    """One side from a records file or Parquet, or from observations scored here (rows on the
+    fast path; the detail a verdict shows only for the runs that need it, ``every_detail``: for
+    all)."""
     from scorecard.engine import is_records_file, score_run
-    from scorecard.gate import gate_side, run_facts
+    from scorecard.gate import gate_side, rows_side
 
     facts: list[RunFacts] = []
+    rows: list[Row] = []
+    details: dict[int, Any] = {}
     errors: list[InputError] = []
     if path.endswith(".parquet") and Path(path).exists():
         from scorecard.engine.parquet import read_parquet_rows
-        from scorecard.gate import row_facts
 
         try:
-            facts = [row_facts(row) for row in read_parquet_rows(path)]
+            rows = read_parquet_rows(path)
         except (OSError, ValueError) as error:  # pyarrow's errors derive from these
             errors = [
                 InputError(
@@ -118,15 +122,20 @@ def _load_side(
         run = score_run(
             [path], catalog=catalog(), policy=policy, workers=workers, bundle_id=bundle_id
         )
-        for result in run.records():
+        for result in run.detailed_rows(every=every_detail):
             if isinstance(result, InputError):
                 errors.append(result)
-            else:
-                facts.append(run_facts(result.record_json()))
+                continue
+            row, detail = result
+            if detail is not None:
+                details[len(rows)] = detail
+            rows.append(row)
     if errors:
         return None, errors
     try:
-        return gate_side(facts, source=path), []
+        if facts or not rows:
+            return gate_side(facts, source=path), []
+        return rows_side(rows, details, source=path), []
     except InputError as error:
         return None, [error]
 
@@ -293,8 +302,9 @@ def gate(
                 catalogs.append(load_catalog(cases))
             return catalogs[0]
 
+        # Only the per-run JUnit shows every run's reasons, failure and source.
         current_side, errors = _load_side(
-            current, catalog, policy, worker_count(workers), bundle_id
+            current, catalog, policy, worker_count(workers), bundle_id, junit_runs is not None
         )
         baseline_sides: list[GateSide] = []
         for path in baseline or []:
