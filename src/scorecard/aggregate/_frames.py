@@ -189,14 +189,49 @@ def _frame_of(data: dict[str, Any]) -> pd.DataFrame:
 
 
 def rows_frame(
-    rows: Sequence[Row], *, bundle_order: Sequence[str] = ()
+    rows: Iterable[Row], *, bundle_order: Sequence[str] = (), batch: int = 65_536
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """The records frame of ``rows`` (what :func:`records_frame` makes of them, repeated runs
-    not checked) and, for each of its rows, the index of the row it came from."""
-    data = _row_columns(list(rows), bundle_order)
+    not checked) and, for each of its rows, the index of the row it came from. The rows are
+    turned into columns ``batch`` at a time, so no list of every row is made."""
+    items = iter(rows)
+    parts = []
+    while chunk := list(itertools.islice(items, batch)):
+        parts.append(_row_columns(chunk, bundle_order))
+    if not parts:
+        parts.append(_row_columns([], bundle_order))
+    data = parts[0] if len(parts) == 1 else _joined(parts, bundle_order)
     # Sorted column by column before the frame is made: one copy of each, not two.
     order = _sort_order(data)
     return _frame_of({name: _take(values, order) for name, values in data.items()}), order
+
+
+def _joined(parts: Sequence[dict[str, Any]], bundle_order: Sequence[str]) -> dict[str, Any]:
+    """Columns of :func:`_row_columns` end to end, categories as one call would make them."""
+    first: dict[str, Sequence[str]] = {"bundle": bundle_order, "case": CASE_IDS}
+    data: dict[str, Any] = {}
+    for name, values in parts[0].items():
+        columns = [part[name] for part in parts]
+        if name == "classification":
+            data[name] = _recoded(columns, CLASSIFICATIONS)
+        elif isinstance(values, pd.Categorical):
+            held = {value for column in columns for value in _held(column)}
+            data[name] = _recoded(columns, _categories(held, first.get(name, ())))
+        elif isinstance(values, pd.arrays.BooleanArray):
+            data[name] = pd.arrays.BooleanArray(
+                np.concatenate([column.to_numpy(dtype=bool, na_value=False) for column in columns]),
+                np.concatenate([column.isna() for column in columns]),
+            )
+        else:
+            data[name] = np.concatenate(columns)
+    return data
+
+
+def _held(column: Any) -> list[str]:
+    """The categories a categorical (or a categorical column) holds."""
+    values = getattr(column, "cat", column)
+    codes = np.unique(np.asarray(values.codes))
+    return [str(values.categories[int(code)]) for code in codes if code >= 0]
 
 
 def _check_repeats(frame: pd.DataFrame) -> None:
@@ -485,7 +520,7 @@ def stack_frames(
     }
     first: dict[str, Sequence[str]] = {"case": CASE_IDS}
     for name in ("candidate", "provider", "model", "tier", "case"):
-        held = {value for frame in frames for value in observed_categories(frame[name])}
+        held = {value for frame in frames for value in _held(frame[name])}
         data[name] = _recoded(
             [frame[name] for frame in frames], _categories(held, first.get(name, ()))
         )
@@ -519,14 +554,16 @@ def stack_frames(
     return _frame_of({name: _take(values, order) for name, values in data.items()})
 
 
-def _recoded(columns: Sequence[pd.Series], categories: Sequence[str]) -> Any:
-    """The categorical columns ``columns`` end to end, as codes of ``categories``."""
+def _recoded(columns: Sequence[Any], categories: Sequence[str]) -> Any:
+    """The categoricals (or categorical columns) ``columns`` end to end, as codes of
+    ``categories``."""
     index = {category: code for code, category in enumerate(categories)}
     codes = []
     for column in columns:
-        own = column.cat.categories
+        values = getattr(column, "cat", column)
+        own = values.categories
         lookup = np.array([*(index.get(str(value), -1) for value in own), -1], dtype=np.int64)
-        codes.append(lookup[column.cat.codes.to_numpy()])
+        codes.append(lookup[np.asarray(values.codes)])
     joined = np.concatenate(codes) if codes else np.empty(0, dtype=np.int64)
     return pd.Categorical.from_codes(joined, dtype=pd.CategoricalDtype(list(categories)))
 

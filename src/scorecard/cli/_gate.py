@@ -10,7 +10,7 @@ import dataclasses
 import enum
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -87,22 +87,22 @@ def _load_side(
     workers: int,
     bundle_id: str | None = None,
     every_detail: bool = False,
+    shown: bool = True,
 ) -> tuple[GateSide | None, list[InputError]]:
     """One side from a records file or Parquet, or from observations scored here (rows on the
     fast path; the detail a verdict shows only for the runs that need it, ``every_detail``: for
-    all)."""
+    all; a side not ``shown``, a baseline, keeps only the failed findings the rules read)."""
     from scorecard.engine import is_records_file, score_run
     from scorecard.gate import gate_side, rows_side
 
     facts: list[RunFacts] = []
-    rows: list[Row] = []
-    details: dict[int, Any] = {}
+    runs: Iterable[tuple[Row, Any]] = ()
     errors: list[InputError] = []
     if path.endswith(".parquet") and Path(path).exists():
         from scorecard.engine.parquet import read_parquet_rows
 
         try:
-            rows = read_parquet_rows(path)
+            runs = ((row, None) for row in read_parquet_rows(path))
         except (OSError, ValueError) as error:  # pyarrow's errors derive from these
             errors = [
                 InputError(
@@ -122,22 +122,24 @@ def _load_side(
         run = score_run(
             [path], catalog=catalog(), policy=policy, workers=workers, bundle_id=bundle_id
         )
-        for result in run.detailed_rows(every=every_detail):
-            if isinstance(result, InputError):
-                errors.append(result)
-                continue
-            row, detail = result
-            if detail is not None:
-                details[len(rows)] = detail
-            rows.append(row)
-    if errors:
-        return None, errors
+        runs = _without_errors(run.detailed_rows(every=every_detail), errors)
     try:
-        if facts or not rows:
-            return gate_side(facts, source=path), []
-        return rows_side(rows, details, source=path), []
+        # Observations and Parquet: the rows are read as columns while they come.
+        side = gate_side(facts, source=path) if facts else rows_side(runs, source=path, shown=shown)
     except InputError as error:
-        return None, [error]
+        return None, errors or [error]
+    return (None, errors) if errors else (side, [])
+
+
+def _without_errors(
+    items: Iterable[tuple[Row, Any] | InputError], errors: list[InputError]
+) -> Iterator[tuple[Row, Any]]:
+    """``items`` but the errors, which are appended to ``errors`` (in order) as they come."""
+    for item in items:
+        if isinstance(item, InputError):
+            errors.append(item)
+        else:
+            yield item
 
 
 def _write(path: Path, text: str) -> None:
@@ -309,7 +311,7 @@ def gate(
         baseline_sides: list[GateSide] = []
         for path in baseline or []:
             side, more = _load_side(
-                path, catalog, policy, worker_count(workers), baseline_bundle_id
+                path, catalog, policy, worker_count(workers), baseline_bundle_id, shown=False
             )
             errors += more
             if side is not None:

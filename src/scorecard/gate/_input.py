@@ -20,9 +20,11 @@ import dataclasses
 import functools
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from scorecard.aggregate import POOLED, observed_categories, rows_frame, stack_frames
 from scorecard.contract import CASE_IDS, DIMENSIONS, InputError, Row
@@ -50,6 +52,7 @@ __all__ = [
 ]
 
 _FIELD = {name: index for index, name in enumerate(ROW_FIELDS)}
+_NO_REASONS: tuple[tuple[str, ...], ...] = tuple(() for _ in DIMENSIONS)
 
 #: Label of the pooled comparison and the bundle-wide summary (the analysis's pooled label).
 ALL_CANDIDATES = POOLED
@@ -231,21 +234,33 @@ def frame_side(
 
 
 def rows_side(
-    rows: Sequence[Row], details: Mapping[int, Any] | None = None, *, source: str = "the input"
+    runs: Iterable[tuple[Row, Any]], *, source: str = "the input", shown: bool = True
 ) -> GateSide:
-    """The runs of one bundle's rows as a side (:func:`frame_side` of their records frame);
-    ``details`` maps a row's index to what a record holds beyond it, at the record's keys
-    (``scorecard``, ``audit``, ``failure``, ``source``: a record, or
-    :meth:`scorecard.engine.ScoringRun.detailed_rows`' detail)."""
-    if not rows:
+    """The runs of one bundle as a side (:func:`frame_side` of their records frame), from
+    ``(row, detail)`` pairs: ``detail`` is what a record holds beyond its row, at the
+    record's keys (``scorecard``, ``audit``, ``failure``, ``source``: a record, or the detail
+    of :meth:`scorecard.engine.ScoringRun.detailed_rows`), or None. The rows are read as
+    columns a batch at a time, so no list of every row is kept. A side whose runs no report
+    shows (``shown`` false: a baseline) keeps only what the rules read of the detail, the
+    failed findings."""
+    found: dict[int, Detail] = {}
+
+    def rows() -> Iterator[Row]:
+        for index, (row, detail) in enumerate(runs):
+            if detail is not None:
+                given = detail if isinstance(detail, Mapping) else detail._asdict()
+                found[index] = record_detail(given)
+                if not shown:
+                    found[index] = (_NO_REASONS, *found[index][1:3], None, None)
+            yield row
+
+    frame, order = rows_frame(rows())
+    if not len(frame):
         raise InputError("no scored records found", rule="no_records", source=source)
-    frame, order = rows_frame(rows)
-    place = {int(index): position for position, index in enumerate(order.tolist())}
-    found = {
-        place[index]: record_detail(detail if isinstance(detail, Mapping) else detail._asdict())
-        for index, detail in (details or {}).items()
-    }
-    return frame_side(frame, found, source=source)
+    place = np.empty(len(order), dtype=np.int64)
+    place[order] = np.arange(len(order))
+    details = {int(place[index]): detail for index, detail in found.items()}
+    return frame_side(frame, details, source=source)
 
 
 def pool_sides(sides: Sequence[GateSide], *, source: str = "the baselines") -> GateSide:
