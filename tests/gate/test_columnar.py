@@ -11,6 +11,7 @@ import pytest
 
 from scorecard.aggregate._frames import records_frame, select_rows
 from scorecard.contract._catalog import load_catalog
+from scorecard.contract._errors import InputError
 from scorecard.contract._policy import Policy
 from scorecard.engine._rows import LoadedRecords
 from scorecard.engine._run import score_run
@@ -68,8 +69,14 @@ def new(campaign: list[Path]) -> list[GateSide]:
 
 def per_record_side(folder: Path, policy: Policy | None = None) -> GateSide:
     """The side as the gate read it before: one RunFacts per scored record (general path)."""
-    run = score_run([folder], catalog=CATALOG, policy=policy)
-    return gate_side([run_facts(record.record_json()) for record in run.records()])
+    records = list(score_run([folder], catalog=CATALOG, policy=policy).records())
+    return gate_side([run_facts(record.record_json()) for record in good(records)])
+
+
+def good(items: list[Any]) -> list[Any]:
+    """``items``, checked to hold no error."""
+    assert not any(isinstance(item, InputError) for item in items)
+    return items
 
 
 def columnar_side(
@@ -114,12 +121,12 @@ def test_with_every_detail_the_runs_are_the_records_runs(
 ) -> None:
     """Detail for every run: each run made from the columns equals its record's RunFacts, so
     the per-run JUnit is the same too."""
-    old, new = old[2], columnar_side(campaign[2], every=True)
-    assert list(old.runs) == list(new.runs)
-    assert new.runs[5] == old.runs[5]
-    assert list(new.runs[3:7]) == list(old.runs[3:7])
-    assert render_junit_runs(evaluate_gate(old, None), site_url=None) == render_junit_runs(
-        evaluate_gate(new, None), site_url=None
+    before, now = old[2], columnar_side(campaign[2], every=True)
+    assert list(before.runs) == list(now.runs)
+    assert now.runs[5] == before.runs[5]
+    assert list(now.runs[3:7]) == list(before.runs[3:7])
+    assert render_junit_runs(evaluate_gate(before, None), site_url=None) == render_junit_runs(
+        evaluate_gate(now, None), site_url=None
     )
 
 
@@ -186,8 +193,7 @@ def test_an_audit_gating_policy_takes_the_general_path_with_the_same_verdict(
 
 def test_frame_sides_judge_as_row_facts_did(campaign: list[Path]) -> None:
     """compare's gate statuses: sides of the campaign frame judge as RunFacts of its rows."""
-    loaded = score_run(campaign, catalog=CATALOG).rows()
-    rows = list(loaded)
+    rows = good(list(score_run(campaign, catalog=CATALOG).rows()))
     frame = records_frame(LoadedRecords(rows=rows))
     bundles = [str(name) for name in frame["bundle"].cat.categories]
     by_bundle = {name: [row_facts(row) for row in rows if row[0] == name] for name in bundles}
@@ -204,12 +210,12 @@ def test_frame_sides_judge_as_row_facts_did(campaign: list[Path]) -> None:
 
 def test_rows_sides_are_checked_as_run_sides_are() -> None:
     """No rows, the reserved candidate and a repeated run raise what gate_side raises."""
-    with pytest.raises(Exception, match="no scored records found"):
+    with pytest.raises(InputError, match="no scored records found"):
         rows_side([])
     run = score_run([Path("observations/2026-11-22-nightly")], catalog=CATALOG)
-    rows = list(run.rows())
-    with pytest.raises(Exception, match="repeats candidate") as raised:
+    rows = good(list(run.rows()))
+    with pytest.raises(InputError, match="repeats candidate") as raised:
         rows_side([(row, None) for row in [*rows, rows[0]]], source="x.parquet")
-    with pytest.raises(Exception, match="repeats candidate") as expected:
+    with pytest.raises(InputError, match="repeats candidate") as expected:
         gate_side([row_facts(row) for row in [*rows, rows[0]]], source="x.parquet")
     assert str(raised.value) == str(expected.value)
