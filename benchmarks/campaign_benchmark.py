@@ -13,7 +13,8 @@ process of its tree: a worker or the main one):
 
 - ``scorecard gate current --baseline baseline --json FILE``;
 - ``scorecard compare baseline current --across-bundles CANDIDATE --format json``;
-- ``scorecard score baseline current --out both.parquet``, then ``compare`` of that Parquet;
+- ``scorecard score baseline current --out both.parquet``, then ``compare`` of that Parquet
+  (``--across-bundles``, and the campaign view, whose gate statuses judge every run);
 - ``records_frame(both.parquet)`` (Parquet to the frame through Arrow): once in a fresh
   process (what a command pays, imports not counted), then ``--repeat`` times in this one, each
   call's wall and CPU seconds printed (CPU does not grow with the machine's load, wall does);
@@ -190,6 +191,10 @@ def main() -> int:
                     "--out",
                     str(scratch / "c2"),
                 ],
+            ),
+            (
+                "scorecard compare (Parquet, campaign)",
+                ["compare", str(parquet), "--format", "json", "--out", str(scratch / "c3")],
             ),
         ]
         print(f"\n{'row':40} {'exit':>4} {'seconds':>9} {'obs/s':>10} {'peak MiB':>9}")

@@ -12,6 +12,7 @@ from scorecard.contract._catalog import Catalog
 from scorecard.contract._errors import InputError
 from scorecard.contract._policy import Policy
 from scorecard.engine import _detail
+from scorecard.engine._detail import RecordDetail, record_detail
 from scorecard.engine._pipeline import score_record
 from scorecard.engine._run import score_run
 from tests.engine.test_run import NIGHTLIES, broken_folder, described, serial_records
@@ -24,30 +25,22 @@ def failed(audit: Any) -> list[Any]:
     return [item for item in (audit or {}).get("findings", []) if item["status"] == "failed"]
 
 
-def same_detail(detail: _detail.RunDetail, record: dict[str, Any]) -> None:
-    """The detail holds the record's reasons, failed findings, failure and source."""
-    for name, dimension in record["scorecard"]["dimensions"].items():
-        assert detail.scorecard["dimensions"][name]["reasons"] == dimension["reasons"]
-    assert failed(detail.audit) == failed(record["audit"])
-    if failed(record["audit"]):
-        assert detail.audit is not None
-        assert detail.audit["gates"] == record["audit"]["gates"]
-    failure = record["failure"]
-    if failure is None:
-        assert detail.failure is None
-    else:
-        assert detail.failure is not None
-        assert (detail.failure["code"], detail.failure["message"]) == (
-            failure["code"],
-            failure["message"],
-        )
-    assert (detail.source["file"], detail.source["line"]) == (
-        record["source"]["file"],
-        record["source"]["line"],
+def same_detail(detail: RecordDetail, record: dict[str, Any]) -> None:
+    """The detail is what the record holds: reasons, failed findings, failure and source."""
+    assert detail == record_detail(record)
+    reasons, findings, _, failure, source = detail
+    assert reasons == tuple(
+        tuple(dimension["reasons"]) for dimension in record["scorecard"]["dimensions"].values()
     )
+    assert [code for code, *_ in findings] == [item["code"] for item in failed(record["audit"])]
+    if record["failure"] is None:
+        assert failure is None
+    else:
+        assert failure == f"{record['failure']['code']}: {record['failure']['message']}"
+    assert source == f"{record['source']['file']}:{record['source']['line']}"
 
 
-def ok(items: list[Any]) -> list[tuple[Any, _detail.RunDetail | None]]:
+def ok(items: list[Any]) -> list[tuple[Any, RecordDetail | None]]:
     """``items``, checked to hold no error."""
     assert not any(isinstance(item, InputError) for item in items)
     return items
@@ -117,8 +110,8 @@ def test_an_audit_gating_policy_gives_the_records_detail(catalog: Catalog) -> No
     paths = [str(NIGHTLIES[3])]
     records = serial_records(paths, catalog)  # default policy: the same findings, other gates
     items = ok(list(score_run(paths, catalog=catalog, policy=policy).detailed_rows()))
-    assert any(detail is not None and (detail.audit or {}).get("gates") for _, detail in items)
+    assert any(detail is not None and detail[2] for _, detail in items)  # the findings gated
     for (_, detail), record in zip(items, records, strict=True):
         assert isinstance(record, dict)
         if detail is not None:
-            assert failed(detail.audit) == failed(record["audit"])
+            assert detail[1] == record_detail(record)[1]

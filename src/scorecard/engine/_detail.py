@@ -14,8 +14,9 @@ general path's records.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any, NamedTuple
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import msgspec
 
@@ -35,32 +36,84 @@ from ._parallel import (
 from ._pipeline import RunSummary, score_record
 from ._rows import ROW_FIELDS, Row, scored_row
 
-__all__ = ["RunDetail", "detailed_rows"]
+__all__ = ["RecordDetail", "detailed_rows", "record_detail"]
 
 
-class RunDetail(NamedTuple):
-    """What a scored record holds of one run beyond its row, at the record's keys."""
+#: What a scored record holds of a run beyond its row: reasons per dimension (canonical
+#: order), failed findings as (code, pointer, expected, actual, hint) with the values as compact
+#: JSON, whether failed findings gated, ``code: message`` of the failure, ``file:line``.
+RecordDetail = tuple[
+    tuple[tuple[str, ...], ...],
+    tuple[tuple[str, str, str, str, str], ...],
+    bool,
+    str | None,
+    str | None,
+]
 
-    scorecard: dict[str, Any]
-    """``{"dimensions": {name: {"reasons": [...]}}}``: the scorecard's (redacted) reasons."""
-    audit: dict[str, Any] | None
-    """``{"findings": [...], "gates": ...}``: the failed findings at least (None: none)."""
-    failure: dict[str, Any] | None
-    """``{"code": ..., "message": ...}`` of the observation's failure, redacted (None: none)."""
-    source: dict[str, Any]
-    """``{"file": ..., "line": ...}``."""
-
-
-DetailedItem = tuple[RunKey, Row, RunDetail | None] | InputError
+DetailedItem = tuple[RunKey, Row, RecordDetail | None] | InputError
 DetailedRows = tuple[list[DetailedItem], RunSummary]
 
 _GATE = ROW_FIELDS.index("gate_passed")
 _DECODER = msgspec.json.Decoder()
 
 
-def _of_record(record: ScoredRecord) -> RunDetail:
-    data = record.record_json()
-    return RunDetail(data["scorecard"], data["audit"], data["failure"], data["source"])
+def _compact(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _findings(audit: Any) -> tuple[tuple[tuple[str, str, str, str, str], ...], bool]:
+    if audit is None:
+        return (), False
+    if not isinstance(audit, Mapping) or not isinstance(audit.get("findings", []), list):
+        raise InputError(
+            "must be an object with a findings list", rule="record_field", pointer="/audit"
+        )
+    found = []
+    for index, item in enumerate(audit.get("findings", [])):
+        if not isinstance(item, Mapping):
+            raise InputError(
+                "must be an object", rule="record_field", pointer=f"/audit/findings/{index}"
+            )
+        if item.get("status") == "failed":
+            found.append(
+                (
+                    str(item.get("code", "")),
+                    str(item.get("pointer", "")),
+                    _compact(item.get("expected")),
+                    _compact(item.get("actual")),
+                    str(item.get("hint", "")),
+                )
+            )
+    return tuple(found), audit.get("gates") is True
+
+
+def _reasons(card: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
+    dimensions = card.get("dimensions", {})
+    found = []
+    for name in DIMENSIONS:
+        reasons = dimensions.get(name, {}).get("reasons", [])
+        found.append(tuple(str(reason) for reason in reasons) if isinstance(reasons, list) else ())
+    return tuple(found)
+
+
+def record_detail(record: Mapping[str, Any]) -> RecordDetail:
+    """What a ``scorecard.record.v1`` (or a dict with its ``scorecard``, ``audit``, ``failure``
+    and ``source`` keys) holds of its run beyond the row; a bad audit raises a pointed
+    :class:`InputError`."""
+    findings, audit_gates = _findings(record.get("audit"))
+    failure = record.get("failure")
+    failure_text = None
+    if isinstance(failure, Mapping):
+        failure_text = f"{failure.get('code', '')}: {failure.get('message', '')}"
+    where = record.get("source")
+    source = None
+    if isinstance(where, Mapping) and where.get("file"):
+        source = str(where["file"]) + (f":{where['line']}" if where.get("line") else "")
+    return _reasons(record["scorecard"]), findings, audit_gates, failure_text, source
+
+
+def _of_record(record: ScoredRecord) -> RecordDetail:
+    return record_detail(record.record_json())
 
 
 def _needs_detail(row: Row, findings: int, every: bool) -> bool:
@@ -81,26 +134,39 @@ def _general(scorer: _ChunkScorer, record: Any, summary: RunSummary, every: bool
 
 def _fast_detail(
     scorer: _ChunkScorer, card_line: str, raw: bytes, source: str, number: int, findings: int
-) -> RunDetail:
+) -> RecordDetail:
+    """The detail of a line the C code scored, made as the general path's record holds it."""
     card = _DECODER.decode(card_line)
-    observation = _DECODER.decode(raw)
     audit = None
     if findings:
+        observation = _DECODER.decode(raw)
         found = audit_observation(scorer.catalog[observation["caseId"]], observation)
         audit = {
             "findings": [item.to_json() for item in found if item.status == "failed"],
             "gates": scorer.policy.audit_gate,
         }
-    failure = observation.get("failure")
-    reasons = {name: {"reasons": card["dimensions"][name]["reasons"]} for name in DIMENSIONS}
-    return RunDetail(
-        {"dimensions": reasons},
-        audit,
-        None
-        if failure is None
-        else {"code": redact(failure["code"]), "message": redact(failure["message"])},
-        {"file": written_name(source), "line": number},
+        failure = observation.get("failure")
+    else:
+        failure = _FAILURE.decode(raw).failure
+    return record_detail(
+        {
+            "scorecard": card,
+            "audit": audit,
+            "failure": None
+            if failure is None
+            else {"code": redact(failure["code"]), "message": redact(failure["message"])},
+            "source": {"file": written_name(source), "line": number},
+        }
     )
+
+
+class _Failure(msgspec.Struct):
+    """The one field a gate-failed line's detail reads besides its scorecard."""
+
+    failure: dict[str, Any] | None = None
+
+
+_FAILURE = msgspec.json.Decoder(_Failure)
 
 
 def _detailed(scorer: _ChunkScorer, chunk: _Chunk, every: bool) -> DetailedRows:
@@ -158,7 +224,7 @@ class _Detailed:
 
 def detailed_rows(
     run: _Run, summary: RunSummary, *, every: bool
-) -> Iterator[tuple[Row, RunDetail | None] | InputError]:
+) -> Iterator[tuple[Row, RecordDetail | None] | InputError]:
     """Every row of ``run`` (``_ROWS`` format), numbered as the rows view numbers them, with the
     detail of the runs that need it (gate failed, failed findings; ``every``: all), and the
     errors between them, in input order."""

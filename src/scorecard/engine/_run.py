@@ -33,7 +33,7 @@ from ._rows import LoadedRecords, is_scored_input, scored_input_rows
 if TYPE_CHECKING:
     from scorecard.core import ScoredRecord
 
-    from ._detail import RunDetail
+    from ._detail import RecordDetail
 
 __all__ = ["ScoringRun", "load_records", "score_paths", "score_run"]
 
@@ -99,10 +99,10 @@ class ScoringRun:
 
     def detailed_rows(
         self, *, every: bool = False
-    ) -> Iterator[tuple[Row, RunDetail | None] | InputError]:
+    ) -> Iterator[tuple[Row, RecordDetail | None] | InputError]:
         """Aggregation rows, as :meth:`rows` gives them, each with the detail a scored record
         holds beyond it (reasons, failed findings, failure, source:
-        :class:`~scorecard.engine._detail.RunDetail`) for the runs a verdict shows: those whose
+        :func:`~scorecard.engine.record_detail`) for the runs a verdict shows: those whose
         effective gate failed or whose audit failed findings (``every``: all runs), else None;
         and the errors between them. Plain lines take the fast path."""
         from ._detail import detailed_rows

@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from scorecard.aggregate import POOLED, observed_categories, rows_frame, stack_frames
 from scorecard.contract import CASE_IDS, DIMENSIONS, InputError, Row
 from scorecard.engine import ROW_FIELDS, record_row
+
+if TYPE_CHECKING:
+    from scorecard.engine import RecordDetail
 
 from ._runs import AuditFinding, RunFacts, facts_of_row, none_if_nan
 from ._table import Detail, RunTable
@@ -58,58 +60,18 @@ _NO_REASONS: tuple[tuple[str, ...], ...] = tuple(() for _ in DIMENSIONS)
 ALL_CANDIDATES = POOLED
 
 
-def _compact(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _findings(audit: Any) -> tuple[tuple[AuditFinding, ...], bool]:
-    if audit is None:
-        return (), False
-    if not isinstance(audit, Mapping) or not isinstance(audit.get("findings", []), list):
-        raise InputError(
-            "must be an object with a findings list", rule="record_field", pointer="/audit"
-        )
-    found = []
-    for index, item in enumerate(audit.get("findings", [])):
-        if not isinstance(item, Mapping):
-            raise InputError(
-                "must be an object", rule="record_field", pointer=f"/audit/findings/{index}"
-            )
-        if item.get("status") == "failed":
-            found.append(
-                AuditFinding(
-                    code=str(item.get("code", "")),
-                    pointer=str(item.get("pointer", "")),
-                    expected=_compact(item.get("expected")),
-                    actual=_compact(item.get("actual")),
-                    hint=str(item.get("hint", "")),
-                )
-            )
-    return tuple(found), audit.get("gates") is True
-
-
-def _reasons(card: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
-    dimensions = card.get("dimensions", {})
-    found = []
-    for name in DIMENSIONS:
-        reasons = dimensions.get(name, {}).get("reasons", [])
-        found.append(tuple(str(reason) for reason in reasons) if isinstance(reasons, list) else ())
-    return tuple(found)
-
-
 def record_detail(record: Mapping[str, Any]) -> Detail:
-    """What a ``scorecard.record.v1`` holds of a run beyond its row: reasons, failed findings,
-    whether they gated, failure text and source (``file:line``); a bad audit raises."""
-    findings, audit_gates = _findings(record.get("audit"))
-    failure = record.get("failure")
-    failure_text = None
-    if isinstance(failure, Mapping):
-        failure_text = f"{failure.get('code', '')}: {failure.get('message', '')}"
-    where = record.get("source")
-    source = None
-    if isinstance(where, Mapping) and where.get("file"):
-        source = str(where["file"]) + (f":{where['line']}" if where.get("line") else "")
-    return _reasons(record["scorecard"]), findings, audit_gates, failure_text, source
+    """What a ``scorecard.record.v1`` holds of a run beyond its row
+    (:func:`scorecard.engine.record_detail`), its failed findings as :class:`AuditFinding`."""
+    from scorecard.engine import record_detail as read_detail  # the scoring run's modules
+
+    return _gate_detail(read_detail(record))
+
+
+def _gate_detail(detail: RecordDetail) -> Detail:
+    reasons, found, audit_gates, failure, source = detail
+    findings = tuple(AuditFinding(*item) for item in found)
+    return reasons, findings, audit_gates, failure, source
 
 
 def run_facts(record: Any) -> RunFacts:
@@ -237,9 +199,9 @@ def rows_side(
     runs: Iterable[tuple[Row, Any]], *, source: str = "the input", shown: bool = True
 ) -> GateSide:
     """The runs of one bundle as a side (:func:`frame_side` of their records frame), from
-    ``(row, detail)`` pairs: ``detail`` is what a record holds beyond its row, at the
-    record's keys (``scorecard``, ``audit``, ``failure``, ``source``: a record, or the detail
-    of :meth:`scorecard.engine.ScoringRun.detailed_rows`), or None. The rows are read as
+    ``(row, detail)`` pairs: ``detail`` is what a record holds beyond its row
+    (:func:`scorecard.engine.record_detail`, as :meth:`scorecard.engine.ScoringRun.detailed_rows`
+    gives it), or None. The rows are read as
     columns a batch at a time, so no list of every row is kept. A side whose runs no report
     shows (``shown`` false: a baseline) keeps only what the rules read of the detail, the
     failed findings."""
@@ -248,8 +210,7 @@ def rows_side(
     def rows() -> Iterator[Row]:
         for index, (row, detail) in enumerate(runs):
             if detail is not None:
-                given = detail if isinstance(detail, Mapping) else detail._asdict()
-                found[index] = record_detail(given)
+                found[index] = _gate_detail(detail)
                 if not shown:
                     found[index] = (_NO_REASONS, *found[index][1:3], None, None)
             yield row

@@ -4,15 +4,23 @@ row and what only a record adds.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, Row, row_of
 from scorecard.engine import ROW_FIELDS
 
-__all__ = ["AuditFinding", "RunFacts", "facts_of_row", "frame_row", "none_if_nan"]
+__all__ = [
+    "AuditFinding",
+    "RunFacts",
+    "facts_of_columns",
+    "facts_of_row",
+    "frame_row",
+    "none_if_nan",
+]
 
 
 @dataclass(frozen=True)
@@ -154,6 +162,74 @@ def facts_of_row(
         tier=row[_FIELD["tier"]],
         source=source,
     )
+
+
+_FIELDS = tuple(field.name for field in dataclasses.fields(RunFacts))
+
+
+def facts_of_columns(
+    columns: Mapping[str, list[Any]], details: Iterable[tuple[Any, ...]]
+) -> list[RunFacts]:
+    """The runs of ``columns`` (row fields, as lists; ``gate_passed`` the effective gate) with
+    each run's detail (reasons, findings, audit_gates, failure, source): what
+    :func:`facts_of_row` makes of each row, made a block of columns at a time. Each run is made
+    as ``pickle`` makes a dataclass, from its values (a frozen dataclass's ``__init__`` sets
+    its 22 fields one call each)."""
+
+    def known(name: str) -> list[Any]:
+        return [None if value != value else value for value in columns[name]]  # NaN: None
+
+    scores = zip(*(known(f"score_{name}") for name in DIMENSIONS), strict=True)
+    flags = zip(*(columns[f"passed_{name}"] for name in DIMENSIONS), strict=True)
+    values = zip(
+        columns["bundle"],
+        columns["candidate"],
+        columns["provider"],
+        columns["case"],
+        columns["repetition"],
+        columns["classification"],
+        scores,
+        flags,
+        known("overall_score"),
+        columns["passed"],
+        columns["gate_passed"],
+        details,
+        known("settlement_ms"),
+        known("cost_usd"),
+        columns["attempts"],
+        columns["tool_count"],
+        columns["model"],
+        columns["tier"],
+        strict=True,
+    )
+    made = []
+    new = object.__new__
+    for *head, gate, detail, settle, cost, attempts, tools, model, tier in values:
+        reasons, findings, audit_gates, failure, source = detail
+        run = new(RunFacts)
+        run.__dict__.update(
+            zip(
+                _FIELDS,
+                (
+                    *head,
+                    gate,
+                    reasons,
+                    findings,
+                    audit_gates,
+                    failure,
+                    settle,
+                    cost,
+                    attempts,
+                    tools,
+                    model,
+                    tier,
+                    source,
+                ),
+                strict=True,
+            )
+        )
+        made.append(run)
+    return made
 
 
 def frame_row(

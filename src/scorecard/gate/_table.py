@@ -21,7 +21,7 @@ from scorecard.aggregate import column_values, records_frame
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, ROW_FIELDS
 from scorecard.engine import LoadedRecords
 
-from ._runs import RunFacts, facts_of_row, frame_row
+from ._runs import RunFacts, facts_of_columns, frame_row
 
 __all__ = ["Detail", "RunTable"]
 
@@ -194,23 +194,6 @@ class RunTable(Sequence[RunFacts]):
             yield from self._made(range(start, min(start + _BLOCK, len(self))))
 
     def _made(self, positions: Sequence[int]) -> list[RunFacts]:
-        values = column_values(self._frame, ROW_FIELDS, list(positions))
-        rows = zip(*(values[name] for name in ROW_FIELDS), strict=True)
-        gate = ROW_FIELDS.index("gate_passed")
-        made = []
-        for position, row in zip(positions, rows, strict=True):
-            reasons, findings, audit_gates, failure, source = self._details.get(
-                position, _NO_DETAIL
-            )
-            made.append(
-                facts_of_row(
-                    row,
-                    gate_passed=row[gate],
-                    reasons=reasons,
-                    findings=findings,
-                    audit_gates=audit_gates,
-                    failure=failure,
-                    source=source,
-                )
-            )
-        return made
+        columns = column_values(self._frame, ROW_FIELDS, list(positions))
+        details = (self._details.get(position, _NO_DETAIL) for position in positions)
+        return facts_of_columns(columns, details)
