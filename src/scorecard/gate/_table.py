@@ -31,7 +31,7 @@ Detail = tuple[tuple[tuple[str, ...], ...], tuple[Any, ...], bool, str | None, s
 _NO_DETAIL: Detail = (tuple(() for _ in DIMENSIONS), (), False, None, None)
 _GATES = tuple(name for name in DIMENSIONS if name in GATE_DIMENSIONS)
 _BLOCK = 4096
-_CHECKED = ("candidate", "case", "classification", "overall_score", "gate_passed")
+_CHECKED = ("candidate", "case", "classification", "gate_passed")
 
 
 class RunTable(Sequence[RunFacts]):
