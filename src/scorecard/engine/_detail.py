@@ -7,9 +7,9 @@ workers score each plain line in C, as the rows view does, one line per call: th
 that call say whether the line's audit found anything, and only such lines (and gate-failed
 ones) are decoded again and audited in Python for the findings themselves. A line the C code
 declines takes the general path, whose record gives the same detail. The detail is what
-``scorecard.record.v1`` holds at the same keys, so the gate reads it with the code that reads
-records (``gate._input.run_facts``); ``tests/engine/test_detail.py`` compares it with the
-general path's records.
+:func:`record_detail` reads of a ``scorecard.record.v1`` (the gate's ``run_facts`` reads
+records files with it too), made in the worker; ``tests/engine/test_detail.py`` compares it
+with the general path's records.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import msgspec
 from scorecard.contract import DIMENSIONS, InputError, redact, written_name
 from scorecard.core import ScoredRecord, audit_observation
 
-from ._io import numbered_lines, parse_json_file, parse_line
+from ._io import numbered_lines, parse_json_file, parse_line, unreadable
 from ._parallel import (
     _REPETITION_COLUMN,
     _ROWS,
@@ -176,8 +176,6 @@ def _detailed(scorer: _ChunkScorer, chunk: _Chunk, every: bool) -> DetailedRows:
     try:
         block = chunk.text()
     except OSError as error:
-        from ._io import unreadable
-
         summary.rejected += 1
         return [unreadable(chunk.source, error)], summary
     if block is None:
