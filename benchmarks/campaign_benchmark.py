@@ -13,11 +13,19 @@ process of its tree: a worker or the main one):
 
 - ``scorecard gate current --baseline baseline --json FILE``;
 - ``scorecard compare baseline current --across-bundles CANDIDATE --format json``;
-- ``scorecard score baseline current --out both.parquet``, then ``compare`` of that Parquet;
+- ``scorecard score baseline current --out both.parquet``, then ``compare`` of that Parquet
+  (``--across-bundles``, and the campaign view, whose gate statuses judge every run);
 - ``records_frame(both.parquet)`` (Parquet to the frame through Arrow): once in a fresh
   process (what a command pays, imports not counted), then ``--repeat`` times in this one, each
   call's wall and CPU seconds printed (CPU does not grow with the machine's load, wall does);
   with ``--check`` the frame through Python rows too (what it was before), which must be equal.
+
+With ``--stack K`` the scored records are then written K times over (each copy's repetitions
+after the earlier copies': further runs of the same cases) to a Parquet file of K times the
+records and to one file per bundle, and ``compare`` (``--across-bundles`` and the campaign view)
+and ``gate CURRENT.parquet --baseline BASELINE.parquet`` run on those: the commands at K times
+the size without scoring K times the observations (``--scale 0.1 --stack 10``: 1,000,000
+records).
 
 The machine's cores are shared; quote ratios within one run, and the load average printed.
 """
@@ -118,6 +126,34 @@ def timed_frame(parquet: Path, repeat: int) -> list[tuple[float, float]]:
     return times
 
 
+def stack_parquet(parquet: Path, copies: int, scratch: Path) -> tuple[Path, list[Path]]:
+    """``parquet``'s records ``copies`` times over: one file, and one file per bundle (first
+    seen first). Copy k's repetitions follow the earlier copies' (k x the largest one)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from scorecard.engine.parquet import ROW_GROUP
+
+    table = pq.read_table(parquet)
+    most = pc.max(table["repetition"]).as_py()
+    bundles = list(dict.fromkeys(table["bundle"].to_pylist()))
+    stacked = scratch / "stacked.parquet"
+    sides = [scratch / f"side-{index}.parquet" for index in range(len(bundles))]
+    writers = [pq.ParquetWriter(path, table.schema) for path in [stacked, *sides]]
+    place = table.schema.get_field_index("repetition")
+    for copy in range(copies):
+        repetition = pc.add(table["repetition"], pa.scalar(copy * most, pa.int64()))
+        shifted = table.set_column(place, table.schema.field(place), repetition)
+        writers[0].write_table(shifted, row_group_size=ROW_GROUP)
+        for writer, bundle in zip(writers[1:], bundles, strict=True):
+            part = shifted.filter(pc.equal(shifted["bundle"], bundle))
+            writer.write_table(part, row_group_size=ROW_GROUP)
+    for writer in writers:
+        writer.close()
+    return stacked, sides
+
+
 def scorecard(*arguments: str) -> list[str]:
     """The ``scorecard`` command line with ``arguments``, output to /dev/null."""
     return [sys.executable, "-m", "scorecard", *arguments]
@@ -138,6 +174,12 @@ def main() -> int:
     parser.add_argument("--skip-gate", action="store_true", help="leave out the gate row")
     parser.add_argument(
         "--repeat", type=int, default=5, help="records_frame calls timed in this process"
+    )
+    parser.add_argument(
+        "--stack",
+        type=int,
+        default=0,
+        help="also run compare and gate on the scored records written this many times over",
     )
     arguments = parser.parse_args()
     per_bundle = max(1, round(FULL * arguments.scale))
@@ -191,6 +233,10 @@ def main() -> int:
                     str(scratch / "c2"),
                 ],
             ),
+            (
+                "scorecard compare (Parquet, campaign)",
+                ["compare", str(parquet), "--format", "json", "--out", str(scratch / "c3")],
+            ),
         ]
         print(f"\n{'row':40} {'exit':>4} {'seconds':>9} {'obs/s':>10} {'peak MiB':>9}")
         for label, command in rows:
@@ -199,6 +245,46 @@ def main() -> int:
             print(f"{label:40} {status:4} {seconds:9.2f} {rate:10,.0f} {peak:9.0f}", flush=True)
         same = (scratch / "c1").read_text() == (scratch / "c2").read_text()
         print(f"\ncompare outputs identical (observations, Parquet): {same}")
+        if arguments.stack > 1:
+            start = time.perf_counter()
+            stacked, sides = stack_parquet(parquet, arguments.stack, scratch)
+            records = 2 * per_bundle * arguments.stack
+            print(
+                f"\nstacked: {records:,} records ({arguments.stack} x), written in "
+                f"{time.perf_counter() - start:.1f} s; load average {os.getloadavg()[0]:.1f}"
+            )
+            stacked_rows = [
+                (
+                    "compare stacked --across-bundles",
+                    [
+                        "compare",
+                        str(stacked),
+                        "--across-bundles",
+                        REGRESSED_CANDIDATE,
+                        *("--format", "json", "--out", str(scratch / "s1")),
+                    ],
+                ),
+                (
+                    "compare stacked (campaign)",
+                    ["compare", str(stacked), "--format", "json", "--out", str(scratch / "s2")],
+                ),
+                (
+                    "gate stacked (Parquet sides)",
+                    [
+                        "gate",
+                        str(sides[1]),
+                        "--baseline",
+                        str(sides[0]),
+                        "--json",
+                        str(scratch / "s3"),
+                    ],
+                ),
+            ]
+            print(f"{'row':40} {'exit':>4} {'seconds':>9} {'records/s':>10} {'peak MiB':>9}")
+            for label, command in stacked_rows:
+                status, seconds, peak = measured(scorecard(*command), scratch)
+                rate = records / seconds
+                print(f"{label:40} {status:4} {seconds:9.2f} {rate:10,.0f} {peak:9.0f}", flush=True)
         load = os.getloadavg()[0]
         times = timed_frame(parquet, arguments.repeat)
         shown = ", ".join(f"{wall:.2f}/{cpu:.2f}" for wall, cpu in times)

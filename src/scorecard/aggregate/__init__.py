@@ -28,7 +28,14 @@ from ._compare import (
     compare_paired,
 )
 from ._families import DropTest
-from ._frames import observed_categories, records_frame, select_rows
+from ._frames import (
+    column_values,
+    observed_categories,
+    records_frame,
+    rows_frame,
+    select_rows,
+    stack_frames,
+)
 from ._reference import Alert, alerts, report_aggregate
 from ._stats import reference_p95
 from ._tables import cost_frame, dimension_frame, reliability_frame, summary_frame, trend_frame
@@ -51,6 +58,7 @@ __all__ = [
     "alerts",
     "analyze_campaign",
     "bound_text",
+    "column_values",
     "compare_across_bundles",
     "compare_bundles",
     "compare_candidates",
@@ -64,7 +72,9 @@ __all__ = [
     "reference_p95",
     "reliability_frame",
     "report_aggregate",
+    "rows_frame",
     "select_rows",
+    "stack_frames",
     "summary_frame",
     "trend_frame",
 ]

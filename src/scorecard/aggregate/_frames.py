@@ -46,11 +46,14 @@ __all__ = [
     "METRIC_COLUMNS",
     "PASSED_COLUMNS",
     "SCORE_COLUMNS",
+    "column_values",
     "long_frame",
     "observed_categories",
     "records_frame",
     "restore_categories",
+    "rows_frame",
     "select_rows",
+    "stack_frames",
 ]
 
 LABEL_COLUMNS = ("bundle", "candidate", "provider", "model", "tier", "case")
@@ -170,13 +173,68 @@ def records_frame(
     if parquet is not None:
         data = _arrow_columns(parquet, first)
     else:
-        data = _row_columns(_rows(records, catalog, policy), first)
-        # Sorted column by column before the frame is made: one copy of each, not two.
-        order = _sort_order(data)
-        data = {name: _take(values, order) for name, values in data.items()}
+        frame, _ = rows_frame(_rows(records, catalog, policy), bundle_order=first)
+        _check_repeats(frame)
+        return frame
+    frame = _frame_of(data)
+    _check_repeats(frame)
+    return frame
+
+
+def _frame_of(data: dict[str, Any]) -> pd.DataFrame:
+    """The frame of sorted columns (but ``scoreable``, derived here)."""
     data["scoreable"] = ~np.isnan(data["overall_score"])
     # copy=False: each column is already a fresh array, kept as its own block (no second copy).
-    frame = pd.DataFrame({name: data[name] for name in COLUMNS}, copy=False)
+    return pd.DataFrame({name: data[name] for name in COLUMNS}, copy=False)
+
+
+def rows_frame(
+    rows: Iterable[Row], *, bundle_order: Sequence[str] = (), batch: int = 65_536
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """The records frame of ``rows`` (what :func:`records_frame` makes of them, repeated runs
+    not checked) and, for each of its rows, the index of the row it came from. The rows are
+    turned into columns ``batch`` at a time, so no list of every row is made."""
+    items = iter(rows)
+    parts = []
+    while chunk := list(itertools.islice(items, batch)):
+        parts.append(_row_columns(chunk, bundle_order))
+    if not parts:
+        parts.append(_row_columns([], bundle_order))
+    data = parts[0] if len(parts) == 1 else _joined(parts, bundle_order)
+    # Sorted column by column before the frame is made: one copy of each, not two.
+    order = _sort_order(data)
+    return _frame_of({name: _take(values, order) for name, values in data.items()}), order
+
+
+def _joined(parts: Sequence[dict[str, Any]], bundle_order: Sequence[str]) -> dict[str, Any]:
+    """Columns of :func:`_row_columns` end to end, categories as one call would make them."""
+    first: dict[str, Sequence[str]] = {"bundle": bundle_order, "case": CASE_IDS}
+    data: dict[str, Any] = {}
+    for name, values in parts[0].items():
+        columns = [part[name] for part in parts]
+        if name == "classification":
+            data[name] = _recoded(columns, CLASSIFICATIONS)
+        elif isinstance(values, pd.Categorical):
+            held = {value for column in columns for value in _held(column)}
+            data[name] = _recoded(columns, _categories(held, first.get(name, ())))
+        elif isinstance(values, pd.arrays.BooleanArray):
+            data[name] = pd.arrays.BooleanArray(
+                np.concatenate([column.to_numpy(dtype=bool, na_value=False) for column in columns]),
+                np.concatenate([column.isna() for column in columns]),
+            )
+        else:
+            data[name] = np.concatenate(columns)
+    return data
+
+
+def _held(column: Any) -> list[str]:
+    """The categories a categorical (or a categorical column) holds."""
+    values = getattr(column, "cat", column)
+    codes = np.unique(np.asarray(values.codes))
+    return [str(values.categories[int(code)]) for code in codes if code >= 0]
+
+
+def _check_repeats(frame: pd.DataFrame) -> None:
     key = ["bundle", "candidate", "case", "repetition"]
     repeated = _first_repeat(frame, key)
     if repeated is not None:
@@ -187,7 +245,6 @@ def records_frame(
             "given twice?)",
             rule="duplicate_record",
         )
-    return frame
 
 
 def _sort_order(data: Mapping[str, Any]) -> np.ndarray:
@@ -437,3 +494,99 @@ def select_rows(
             )
         mask &= (frame[column] == value).to_numpy()
     return frame.loc[mask].reset_index(drop=True)
+
+
+_JUDGED_ONLY = ("first_progress_ms", "total_tokens")
+
+
+def stack_frames(
+    parts: Sequence[tuple[str, pd.DataFrame]], *, judged: bool = False
+) -> pd.DataFrame:
+    """One records frame of several bundles' frames, in the order given, each part's runs
+    relabelled as the bundle its label names: what :func:`records_frame` makes of their rows
+    so labelled (categories of the values the parts hold; ``bundle_order`` the labels).
+
+    With ``judged``, the frame holds what a gate judges of each run, as the gate's frame always
+    has: the gate is null where the run is unscoreable, and the time to first progress and the
+    tokens are left out (NaN).
+    """
+    labels = [label for label, _ in parts]
+    frames = [frame for _, frame in parts]
+    sizes = [len(frame) for frame in frames]
+    data: dict[str, Any] = {
+        "bundle": pd.Categorical.from_codes(
+            np.repeat(np.arange(len(labels)), sizes), dtype=pd.CategoricalDtype(labels)
+        )
+    }
+    first: dict[str, Sequence[str]] = {"case": CASE_IDS}
+    for name in ("candidate", "provider", "model", "tier", "case"):
+        held = {value for frame in frames for value in _held(frame[name])}
+        data[name] = _recoded(
+            [frame[name] for frame in frames], _categories(held, first.get(name, ()))
+        )
+    data["classification"] = _recoded(
+        [frame["classification"] for frame in frames], CLASSIFICATIONS
+    )
+    data["repetition"] = np.concatenate(
+        [frame["repetition"].to_numpy(dtype=np.int64) for frame in frames]
+    )
+    for name in ROW_FIELDS[8:]:
+        columns = [frame[name] for frame in frames]
+        if name in _FLAG_FIELDS:
+            data[name] = pd.arrays.BooleanArray(
+                np.concatenate([c.to_numpy(dtype=bool, na_value=False) for c in columns]),
+                np.concatenate([c.isna().to_numpy() for c in columns]),
+            )
+        elif name in _FLOAT_FIELDS:
+            data[name] = np.concatenate([c.to_numpy(dtype=np.float64) for c in columns])
+        else:
+            data[name] = np.concatenate([c.to_numpy(dtype=np.int64) for c in columns])
+    if judged:
+        unscoreable = np.isnan(data["overall_score"])
+        gate = data["gate_passed"]
+        data["gate_passed"] = pd.arrays.BooleanArray(
+            gate.to_numpy(dtype=bool, na_value=False) & ~unscoreable,
+            gate.isna() | unscoreable,
+        )
+        for name in _JUDGED_ONLY:
+            data[name] = np.full(len(data[name]), np.nan)
+    order = _sort_order(data)
+    return _frame_of({name: _take(values, order) for name, values in data.items()})
+
+
+def _recoded(columns: Sequence[Any], categories: Sequence[str]) -> Any:
+    """The categoricals (or categorical columns) ``columns`` end to end, as codes of
+    ``categories``."""
+    index = {category: code for code, category in enumerate(categories)}
+    codes = []
+    for column in columns:
+        values = getattr(column, "cat", column)
+        own = values.categories
+        lookup = np.array([*(index.get(str(value), -1) for value in own), -1], dtype=np.int64)
+        codes.append(lookup[np.asarray(values.codes)])
+    joined = np.concatenate(codes) if codes else np.empty(0, dtype=np.int64)
+    return pd.Categorical.from_codes(joined, dtype=pd.CategoricalDtype(list(categories)))
+
+
+def column_values(
+    frame: pd.DataFrame, names: Sequence[str], rows: slice | list[int] | None = None
+) -> dict[str, list[Any]]:
+    """Columns ``names`` (of ``rows``: a slice or row numbers; default all) as Python values, as
+    a row holds them: text or None, int, float (NaN when missing), True, False or None for
+    flags."""
+    found: dict[str, list[Any]] = {}
+    for name in names:
+        column = frame[name] if rows is None else frame[name].iloc[rows]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            categories = np.array([*column.cat.categories, None], dtype=object)
+            found[name] = categories[column.cat.codes.to_numpy()].tolist()
+        elif name in _FLAG_FIELDS:
+            flags = column.array
+            values = flags.to_numpy(dtype=bool, na_value=False).tolist()
+            missing = flags.isna().tolist()
+            found[name] = [
+                None if gone else value for value, gone in zip(values, missing, strict=True)
+            ]
+        else:
+            found[name] = column.to_numpy().tolist()
+    return found

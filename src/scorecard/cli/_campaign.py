@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from scorecard.aggregate import ComparisonSettings
     from scorecard.contract import Policy
     from scorecard.engine import LoadedRecords
-    from scorecard.gate import GateRules, RunFacts
+    from scorecard.gate import GateRules
     from scorecard.report import GateStatus
 
 #: The gate's default drop tolerance (``GateRules.tolerance``): compare and plot use it too, so
@@ -105,24 +105,21 @@ def load_inputs(
 
 
 def gate_statuses(
-    loaded: LoadedRecords, baseline: str, current: str, rules: GateRules, seed: int
+    frame: Any, baseline: str, current: str, rules: GateRules, seed: int
 ) -> Mapping[str, GateStatus]:
     """The gate's status of each candidate of ``current`` judged against ``baseline``.
 
-    The runs are the rows' facts (no reasons, failure texts or audit findings: the rows' effective
-    gate already holds the audit when it gates), so the checks are the gate's on the same runs.
+    The runs are the records frame's (no reasons, failure texts or audit findings: the rows'
+    effective gate already holds the audit when it gates), so the checks are the gate's on the
+    same runs, read as columns.
     """
-    from scorecard.gate import evaluate_gate, gate_side, row_facts
+    from scorecard.aggregate import select_rows
+    from scorecard.gate import evaluate_gate, frame_side
     from scorecard.report import GateStatus
 
-    runs = [row_facts(row) for row in loaded.rows]
-
-    def facts(bundle: str) -> list[RunFacts]:
-        return [run for run in runs if run.bundle == bundle]
-
     result = evaluate_gate(
-        gate_side(facts(current), source=current),
-        gate_side(facts(baseline), source=baseline),
+        frame_side(select_rows(frame, bundle=current), source=current),
+        frame_side(select_rows(frame, bundle=baseline), source=baseline),
         rules,
         seed=seed,
     )

@@ -16,7 +16,6 @@ import typer
 from scorecard.contract import InputError
 
 if TYPE_CHECKING:
-    from scorecard.engine import LoadedRecords
     from scorecard.report import BundleView, CampaignView, TrendView
 
 from ._campaign import (
@@ -287,7 +286,7 @@ def compare(
             current = bundle or bundles[-1]
             before = baseline or analysis.previous_bundle(current)
             statuses = (
-                gate_statuses(loaded.rows(), before, current, rules, seed)
+                gate_statuses(loaded.frame, before, current, rules, seed)
                 if gate and before is not None
                 else {}
             )
@@ -319,8 +318,6 @@ class CampaignInputs:
     order."""
     bundle_order: list[str]
     """Bundle ids in the order the inputs first hold them."""
-    rows: Callable[[], LoadedRecords]
-    """The rows, read when a view needs runs (the gate's statuses), else never."""
 
 
 def is_parquet_input(path: str) -> bool:
@@ -341,11 +338,12 @@ def load_campaign(
 ) -> CampaignInputs:
     """The frame of ``paths`` as :func:`load_inputs` reads them (the same errors, exit 2).
     Parquet inputs alone (no ``--bundle-id``) are read column by column through Arrow, never
-    as Python rows, unless a view asks for the rows; the frame is the same."""
+    as Python rows; the frame is the same. Every view (the gate's statuses too) reads the
+    frame."""
     from scorecard.aggregate import records_frame
 
-    def rows() -> LoadedRecords:
-        return load_inputs(
+    if bundle_ids or not all(is_parquet_input(path) for path in paths):
+        loaded = load_inputs(
             paths,
             cases=cases,
             policy=policy,
@@ -354,11 +352,8 @@ def load_campaign(
             errors_file=errors_file,
             on_file=on_file,
         )
-
-    if bundle_ids or not all(is_parquet_input(path) for path in paths):
-        loaded = rows()
         frame = records_frame(loaded, bundle_order=loaded.bundle_order)
-        return CampaignInputs(frame, loaded.bundle_order, lambda: loaded)
+        return CampaignInputs(frame, loaded.bundle_order)
     if cases is not None:
         from scorecard.contract import load_catalog
 
@@ -367,7 +362,7 @@ def load_campaign(
     for path in paths:
         if on_file is not None:
             on_file(path)
-    return CampaignInputs(frame, order, rows)
+    return CampaignInputs(frame, order)
 
 
 def _parquet_frame(paths: list[str], errors_file: Path | None) -> tuple[Any, list[str]]:

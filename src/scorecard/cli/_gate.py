@@ -10,9 +10,9 @@ import dataclasses
 import enum
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -32,7 +32,7 @@ from ._common import (
 )
 
 if TYPE_CHECKING:
-    from scorecard.contract import Catalog, Policy
+    from scorecard.contract import Catalog, Policy, Row
     from scorecard.gate import GateSide, RunFacts
 
 __all__ = ["EXIT_INCONCLUSIVE", "gate", "register"]
@@ -86,19 +86,23 @@ def _load_side(
     policy: Policy | None,
     workers: int,
     bundle_id: str | None = None,
+    every_detail: bool = False,
+    shown: bool = True,
 ) -> tuple[GateSide | None, list[InputError]]:
-    """One side from a records file, or from observations scored here."""
+    """One side from a records file or Parquet, or from observations scored here (rows on the
+    fast path; the detail a verdict shows only for the runs that need it, ``every_detail``: for
+    all; a side not ``shown``, a baseline, keeps only the failed findings the rules read)."""
     from scorecard.engine import is_records_file, score_run
-    from scorecard.gate import gate_side, run_facts
+    from scorecard.gate import gate_side, rows_side
 
     facts: list[RunFacts] = []
+    runs: Iterable[tuple[Row, Any]] = ()
     errors: list[InputError] = []
     if path.endswith(".parquet") and Path(path).exists():
         from scorecard.engine.parquet import read_parquet_rows
-        from scorecard.gate import row_facts
 
         try:
-            facts = [row_facts(row) for row in read_parquet_rows(path)]
+            runs = ((row, None) for row in read_parquet_rows(path))
         except (OSError, ValueError) as error:  # pyarrow's errors derive from these
             errors = [
                 InputError(
@@ -118,17 +122,24 @@ def _load_side(
         run = score_run(
             [path], catalog=catalog(), policy=policy, workers=workers, bundle_id=bundle_id
         )
-        for result in run.records():
-            if isinstance(result, InputError):
-                errors.append(result)
-            else:
-                facts.append(run_facts(result.record_json()))
-    if errors:
-        return None, errors
+        runs = _without_errors(run.detailed_rows(every=every_detail), errors)
     try:
-        return gate_side(facts, source=path), []
+        # Observations and Parquet: the rows are read as columns while they come.
+        side = gate_side(facts, source=path) if facts else rows_side(runs, source=path, shown=shown)
     except InputError as error:
-        return None, [error]
+        return None, errors or [error]
+    return (None, errors) if errors else (side, [])
+
+
+def _without_errors(
+    items: Iterable[tuple[Row, Any] | InputError], errors: list[InputError]
+) -> Iterator[tuple[Row, Any]]:
+    """``items`` but the errors, which are appended to ``errors`` (in order) as they come."""
+    for item in items:
+        if isinstance(item, InputError):
+            errors.append(item)
+        else:
+            yield item
 
 
 def _write(path: Path, text: str) -> None:
@@ -293,13 +304,14 @@ def gate(
                 catalogs.append(load_catalog(cases))
             return catalogs[0]
 
+        # Only the per-run JUnit shows every run's reasons, failure and source.
         current_side, errors = _load_side(
-            current, catalog, policy, worker_count(workers), bundle_id
+            current, catalog, policy, worker_count(workers), bundle_id, junit_runs is not None
         )
         baseline_sides: list[GateSide] = []
         for path in baseline or []:
             side, more = _load_side(
-                path, catalog, policy, worker_count(workers), baseline_bundle_id
+                path, catalog, policy, worker_count(workers), baseline_bundle_id, shown=False
             )
             errors += more
             if side is not None:

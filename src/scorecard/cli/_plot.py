@@ -166,7 +166,7 @@ def plot(
         before = analysis.previous_bundle(current)
         if before is not None and kind in (PlotKind.overall, PlotKind.all):
             # Gate failures matter where the gate fails a candidate (new ones, by default).
-            statuses = gate_statuses(loaded.rows(), before, current, rules, seed)
+            statuses = gate_statuses(loaded.frame, before, current, rules, seed)
             gate_failed = [name for name, item in statuses.items() if item.status == "fail"]
     except InputError as error:
         print_errors([error])

@@ -27,6 +27,8 @@ _EXPORTS = {
     "default_workers": "_parallel",
     "score_rows_parallel": "_parallel",
     "score_text": "_parallel",
+    "RecordDetail": "_detail",
+    "record_detail": "_detail",
     "RunSummary": "_pipeline",
     "score_records": "_pipeline",
     "CLASSIFICATIONS": "_rows",
@@ -47,6 +49,7 @@ __all__ = [
     "CLASSIFICATIONS",
     "ROW_FIELDS",
     "LoadedRecords",
+    "RecordDetail",
     "Row",
     "RunSummary",
     "ScoringRun",
@@ -62,6 +65,7 @@ __all__ = [
     "output_problems",
     "read_json_lines",
     "read_records",
+    "record_detail",
     "record_row",
     "score_paths",
     "score_records",
@@ -77,6 +81,7 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 
 
 if TYPE_CHECKING:
+    from ._detail import RecordDetail, record_detail
     from ._io import load_policy, read_json_lines, read_records, scoring_policy
     from ._output import (
         atomic_binary_writer,

@@ -5,7 +5,8 @@
     run = score_run(paths, catalog=..., policy=..., workers=N)
     run.text("jsonl")   pieces of output text (jsonl, records, audit), errors between them
     run.rows()          aggregation rows (Parquet, frames, compare, plot)
-    run.records()       scored records (explain, the gate, the json and table outputs)
+    run.records()       scored records (explain, the json and table outputs)
+    run.detailed_rows() rows, with the detail a verdict shows of the runs that need it (the gate)
     run.summary         the counts, as results come
 
 Whatever is asked for, the inputs are discovered, read in chunks and numbered the same way, in
@@ -31,6 +32,8 @@ from ._rows import LoadedRecords, is_scored_input, scored_input_rows
 
 if TYPE_CHECKING:
     from scorecard.core import ScoredRecord
+
+    from ._detail import RecordDetail
 
 __all__ = ["ScoringRun", "load_records", "score_paths", "score_run"]
 
@@ -93,6 +96,30 @@ class ScoringRun:
             on_file=self.on_file,
             read_scored=read_scored,
         )
+
+    def detailed_rows(
+        self, *, every: bool = False
+    ) -> Iterator[tuple[Row, RecordDetail | None] | InputError]:
+        """Aggregation rows, as :meth:`rows` gives them, each with the detail a scored record
+        holds beyond it (reasons, failed findings, failure, source:
+        :func:`~scorecard.engine.record_detail`) for the runs a verdict shows: those whose
+        effective gate failed or whose audit failed findings (``every``: all runs), else None;
+        and the errors between them. Plain lines take the fast path."""
+        from ._detail import detailed_rows
+        from ._parallel import _ROWS, _Run
+
+        run = _Run(
+            self.paths,
+            self.catalog,
+            self.policy,
+            self.workers,
+            _ROWS,
+            self.bundle_id,
+            self.stdin,
+            self.chunk_bytes,
+            self.on_file,
+        )
+        return detailed_rows(run, self.summary, every=every)
 
     def records(self) -> Iterator[ScoredRecord | InputError]:
         """The scored records themselves (the general path) and the errors between them."""

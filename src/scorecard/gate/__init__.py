@@ -8,9 +8,11 @@ from ._input import (
     GateSide,
     RunFacts,
     combined_frame,
+    frame_side,
     gate_side,
     pool_sides,
     row_facts,
+    rows_side,
     run_facts,
 )
 from ._results import Estimate, GateCheck, GateResult, MetricComparison, RuleOutcome
@@ -30,9 +32,11 @@ __all__ = [
     "RunFacts",
     "combined_frame",
     "evaluate_gate",
+    "frame_side",
     "gate_policy",
     "gate_side",
     "pool_sides",
     "row_facts",
+    "rows_side",
     "run_facts",
 ]

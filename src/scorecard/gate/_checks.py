@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Literal
+
+import numpy as np
 
 from scorecard.aggregate import CampaignAnalysis, PairedComparison, reference_p95
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
-from ._input import ALL_CANDIDATES, GateSide, RunFacts, labelled_sides
+from ._input import ALL_CANDIDATES, GateSide, labelled_sides
 from ._results import GateFailure, MetricComparison, RuleOutcome, Status
 from ._rules import (
     DROP_STATISTIC_LABELS,
@@ -67,22 +69,30 @@ def judge_safety(
     nights, run once a night: none; run three times a night with two failures: one new).
     """
     explained: dict[tuple[str, str, str], int] = {}
+    table = current.table
     if baseline is not None:
+        before = baseline.table
         baseline_failures = Counter(
-            (run.candidate, run.case, name) for run in baseline.runs for name in run.failing_gates()
+            (before.candidate[index], before.case[index], name)
+            for index in np.flatnonzero(before.gate_failed).tolist()
+            for name in before.failing_gates(index)
         )
-        baseline_runs = Counter((run.candidate, run.case) for run in baseline.runs if run.scoreable)
-        current_runs = Counter((run.candidate, run.case) for run in current.runs if run.scoreable)
+        baseline_runs = before.scoreable_runs()
+        current_runs = table.scoreable_runs()
         for (candidate, case, name), count in baseline_failures.items():
             runs = baseline_runs[(candidate, case)]
             # ceil(count x current / baseline) in integers
             explained[(candidate, case, name)] = -(-count * current_runs[(candidate, case)] // runs)
     seen: Counter[tuple[str, str, str]] = Counter()
+    failed = [
+        (index, failing)
+        for index in np.flatnonzero(table.gate_failed).tolist()
+        if (failing := table.failing_gates(index))
+    ]
     failures = []
-    for run in current.runs:
-        failing = run.failing_gates()
-        if not failing:
-            continue
+    for run, (_, failing) in zip(
+        table.runs_at([index for index, _ in failed]), failed, strict=True
+    ):
         new = None
         if baseline is not None:
             keys = [(run.candidate, run.case, name) for name in failing]
@@ -93,7 +103,7 @@ def judge_safety(
         )
         failures.append(GateFailure(run, failing, new, counted))
     outcomes: list[RuleOutcome] = []
-    scoreable = sum(run.scoreable for run in current.runs)
+    scoreable = int(table.scoreable.sum())
     if mode == "off":
         return outcomes, tuple(failures)
     by_candidate: dict[str, list[GateFailure]] = {}
@@ -336,12 +346,19 @@ def judge_infrastructure(
     outcomes = []
     limit = rules.max_infrastructure_share
     for role, _, side in sides:
-        groups: dict[str | None, list[RunFacts]] = {None: list(side.runs)}
-        for run in side.runs:
-            groups.setdefault(run.candidate, []).append(run)
-        for candidate, runs in groups.items():
-            failed = sum(run.classification == "infrastructure_failure" for run in runs)
-            if failed / len(runs) > limit:
+        table = side.table
+        infrastructure = [kind == "infrastructure_failure" for kind in table.classification]
+        sizes: Counter[str | None] = Counter({None: len(table)})
+        sizes.update(table.candidate)
+        counts: Counter[str | None] = Counter({None: sum(infrastructure)})
+        counts.update(
+            candidate
+            for candidate, failed in zip(table.candidate, infrastructure, strict=True)
+            if failed
+        )
+        for candidate, size in sizes.items():
+            failed = counts[candidate]
+            if failed / size > limit:
                 who = candidate or "the bundle"
                 outcomes.append(
                     RuleOutcome(
@@ -349,20 +366,21 @@ def judge_infrastructure(
                         "inconclusive",
                         candidate,
                         role,
-                        f"{failed} of {len(runs)} {role} runs were infrastructure failures",
-                        f"{failed} of {len(runs)} runs of {who} in the {role} bundle were "
-                        f"infrastructure failures ({failed / len(runs):.0%} > {limit:.0%}): too "
+                        f"{failed} of {size} {role} runs were infrastructure failures",
+                        f"{failed} of {size} runs of {who} in the {role} bundle were "
+                        f"infrastructure failures ({failed / size:.0%} > {limit:.0%}): too "
                         "few runs are the candidate's own to judge.",
                     )
                 )
     if not any(outcome.candidate is None for outcome in outcomes):
-        counts = ", ".join(
-            f"{role} {sum(run.classification == 'infrastructure_failure' for run in side.runs)}"
-            f" of {len(side.runs)}"
+        counts_text = ", ".join(
+            f"{role} "
+            f"{sum(kind == 'infrastructure_failure' for kind in side.table.classification)}"
+            f" of {len(side.table)}"
             for role, _, side in sides
         )
         if not outcomes:
-            text = f"infrastructure failures within {limit:.0%} ({counts})"
+            text = f"infrastructure failures within {limit:.0%} ({counts_text})"
             outcomes.append(RuleOutcome("infrastructure", "pass", None, "", text, _sentence(text)))
     return outcomes
 
@@ -376,17 +394,15 @@ def judge_percentile(
     """The latency or cost rule: p95 above ``factor`` x the baseline's, per candidate and
     pooled."""
 
-    def value(run: RunFacts) -> float | None:
-        return run.settlement_ms if rule == "latency" else run.cost_usd
-
-    def p95(runs: Iterable[RunFacts], candidate: str | None) -> float:
-        values = [value(run) for run in runs if candidate is None or run.candidate == candidate]
-        return reference_p95([v for v in values if v is not None])
+    def p95(side: GateSide, candidate: str | None) -> float:
+        table = side.table
+        values = table.settlement_ms if rule == "latency" else table.cost_usd
+        return reference_p95(values[table.of_candidate(candidate)])
 
     unit, name = ("ms", "p95 settlement latency") if rule == "latency" else ("USD", "p95 cost")
     outcomes = []
     for candidate in [*sorted(set(current.candidates) & set(baseline.candidates)), None]:
-        now, before = p95(current.runs, candidate), p95(baseline.runs, candidate)
+        now, before = p95(current, candidate), p95(baseline, candidate)
         if math.isnan(now) or math.isnan(before) or before <= 0 or now <= factor * before:
             continue
         outcomes.append(
@@ -412,23 +428,33 @@ def judge_audit(current: GateSide, baseline: GateSide | None, mode: AuditMode) -
         return []
     if mode == "new" and baseline is None:
         mode = "any"
-    known = {
-        (run.candidate, run.case, finding.code)
-        for run in (baseline.runs if baseline is not None else ())
-        for finding in run.findings
-    }
+    known: set[tuple[str, str, str]] = set()
+    if baseline is not None:
+        before = baseline.table
+        known = {
+            (before.candidate[index], before.case[index], finding.code)
+            for index in before.finding_runs()
+            for finding in before.findings(index)
+        }
+    table = current.table
+    with_findings = table.finding_runs()
     outcomes = []
     for candidate in current.candidates:
-        runs = [run for run in current.runs if run.candidate == candidate and run.findings]
-        if mode == "new":
-            runs = [
-                run
-                for run in runs
-                if any((candidate, run.case, finding.code) not in known for finding in run.findings)
-            ]
+        runs = [
+            table.findings(index)
+            for index in with_findings
+            if table.candidate[index] == candidate
+            and (
+                mode != "new"
+                or any(
+                    (candidate, table.case[index], finding.code) not in known
+                    for finding in table.findings(index)
+                )
+            )
+        ]
         if not runs:
             continue
-        codes = sorted({finding.code for run in runs for finding in run.findings})
+        codes = sorted({finding.code for findings in runs for finding in findings})
         adjective = "new " if mode == "new" else ""
         outcomes.append(
             RuleOutcome(

@@ -31,6 +31,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+import numpy as np
+
 from scorecard.aggregate import (
     CampaignAnalysis,
     alerts,
@@ -114,22 +116,27 @@ def _estimate(row: Mapping[Any, Any], name: str) -> Estimate:
     return Estimate(value, low, high)
 
 
-def _group(row: Mapping[Any, Any], runs: Sequence[RunFacts]) -> GroupSummary:
-    settle = [run.settlement_ms for run in runs if run.settlement_ms is not None]
-    cost = [run.cost_usd for run in runs if run.cost_usd is not None]
+def _p95(values: np.ndarray) -> float | None:
+    known = values[~np.isnan(values)]
+    return none_if_nan(reference_p95(known)) if known.size else None
+
+
+def _group(row: Mapping[Any, Any], side: GateSide, candidate: str | None) -> GroupSummary:
+    table = side.table
+    mine = table.of_candidate(candidate)
     return GroupSummary(
         executions=int(row["executions"]),
         scoreable=int(row["scoreable"]),
         passed=int(row["passed"]),
-        gate_failures=sum(run.gate_failed for run in runs),
+        gate_failures=int((table.gate_failed & mine).sum()),
         candidate_failures=int(row["candidate_failures"]),
         infrastructure_failures=int(row["infrastructure_failures"]),
         skipped=int(row["skipped"]),
         pass_rate=_estimate(row, "pass_rate"),
         gate_pass_rate=_estimate(row, "gate_pass_rate"),
         mean_overall=_estimate(row, "mean_overall"),
-        settlement_p95=none_if_nan(reference_p95(settle)) if settle else None,
-        cost_p95=none_if_nan(reference_p95(cost)) if cost else None,
+        settlement_p95=_p95(table.settlement_ms[mine]),
+        cost_p95=_p95(table.cost_usd[mine]),
     )
 
 
@@ -143,11 +150,10 @@ def _summaries(
         for row in by_candidate:
             if str(row["bundle"]) == label:
                 candidate = str(row["candidate"])
-                runs = [run for run in side.runs if run.candidate == candidate]
-                found[(role, candidate)] = _group(row, runs)
+                found[(role, candidate)] = _group(row, side, candidate)
         for row in by_bundle:
             if str(row["bundle"]) == label:
-                found[(role, ALL_CANDIDATES)] = _group(row, side.runs)
+                found[(role, ALL_CANDIDATES)] = _group(row, side, None)
     names = sorted({candidate for _, candidate in found} - {ALL_CANDIDATES})
     return tuple(
         CandidateSummary(name, found.get(("current", name)), found.get(("baseline", name)))
@@ -211,7 +217,7 @@ def evaluate_gate(
         )
     outcomes += judge_infrastructure(roles, rules)
     outcomes += judge_audit(current, baseline, rules.audit_mode)
-    if not any(run.scoreable for run in current.runs):
+    if not current.table.scoreable.any():
         outcomes.append(
             RuleOutcome(
                 "coverage",

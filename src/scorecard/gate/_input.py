@@ -4,6 +4,9 @@
 
     run_facts(record) -> RunFacts                       one checked ``scorecard.record.v1`` dict
     gate_side(runs, source=...) -> GateSide             the runs of exactly one bundle
+    rows_side(rows, details, source=...) -> GateSide    the same, from rows and the detail of
+                                                        the runs a verdict shows (as columns)
+    frame_side(frame, source=...) -> GateSide           the same, from a records frame
     pool_sides(sides) -> GateSide                       several baseline nights as one side
     combined_frame(current, baseline) -> frame          both sides: what the analysis reads
 
@@ -14,16 +17,23 @@ handled as opaque values.
 from __future__ import annotations
 
 import dataclasses
-import json
-import math
+import functools
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scorecard.aggregate import POOLED, records_frame
-from scorecard.contract import CASE_IDS, DIMENSIONS, GATE_DIMENSIONS, InputError, Row, row_of
-from scorecard.engine import ROW_FIELDS, LoadedRecords, record_row
+import numpy as np
+
+from scorecard.aggregate import POOLED, observed_categories, rows_frame, stack_frames
+from scorecard.contract import CASE_IDS, DIMENSIONS, InputError, Row
+from scorecard.engine import ROW_FIELDS, record_row
+
+if TYPE_CHECKING:
+    from scorecard.engine import RecordDetail
+
+from ._runs import AuditFinding, RunFacts, facts_of_row, none_if_nan
+from ._table import Detail, RunTable
 
 __all__ = [
     "ALL_CANDIDATES",
@@ -31,160 +41,37 @@ __all__ = [
     "GateSide",
     "RunFacts",
     "combined_frame",
+    "frame_side",
     "gate_side",
     "labelled_sides",
     "metric_frame",
     "none_if_nan",
     "pool_sides",
+    "record_detail",
     "row_facts",
+    "rows_side",
     "run_facts",
 ]
+
+_FIELD = {name: index for index, name in enumerate(ROW_FIELDS)}
+_NO_REASONS: tuple[tuple[str, ...], ...] = tuple(() for _ in DIMENSIONS)
 
 #: Label of the pooled comparison and the bundle-wide summary (the analysis's pooled label).
 ALL_CANDIDATES = POOLED
 
 
-@dataclass(frozen=True)
-class AuditFinding:
-    """One failed case-assertion finding (every text field is untrusted)."""
+def record_detail(record: Mapping[str, Any]) -> Detail:
+    """What a ``scorecard.record.v1`` holds of a run beyond its row
+    (:func:`scorecard.engine.record_detail`), its failed findings as :class:`AuditFinding`."""
+    from scorecard.engine import record_detail as read_detail  # the scoring run's modules
 
-    code: str
-    """Stable finding code."""
-    pointer: str
-    """JSON Pointer of the evidence in the observation."""
-    expected: str
-    """Expected value as compact JSON."""
-    actual: str
-    """Observed value as compact JSON."""
-    hint: str
-    """What to look at."""
+    return _gate_detail(read_detail(record))
 
 
-@dataclass(frozen=True)
-class RunFacts:
-    """One scored record: identity, scores and the untrusted text reports show."""
-
-    bundle: str
-    """Bundle id as the record says."""
-    candidate: str
-    """Candidate id."""
-    provider: str
-    """Provider."""
-    case: str
-    """Case id."""
-    repetition: int
-    """1-based repetition."""
-    classification: str
-    """``completed``, ``candidate_failure``, ``infrastructure_failure`` or ``skipped``."""
-    scores: tuple[float | None, ...]
-    """Dimension scores in canonical order (None when unscoreable)."""
-    dimension_passed: tuple[bool | None, ...]
-    """Dimension pass flags in canonical order."""
-    overall: float | None
-    """Overall score; None when unscoreable."""
-    passed: bool | None
-    """Overall passed."""
-    gate_passed: bool | None
-    """Effective gate (the record's ``gatePassed``: gate dimensions, and the audit when it
-    gates)."""
-    reasons: tuple[tuple[str, ...], ...]
-    """Reasons per dimension, canonical order (untrusted)."""
-    findings: tuple[AuditFinding, ...]
-    """Failed audit findings."""
-    audit_gates: bool
-    """Whether failed findings failed the effective gate when this run was scored."""
-    failure: str | None
-    """``code: message`` of the observation's failure (untrusted), if any."""
-    settlement_ms: float | None
-    """``metrics.settlementMs``."""
-    cost_usd: float | None
-    """``metrics.costUsd``."""
-    attempts: int
-    """``metrics.attempts``."""
-    tool_count: int
-    """``metrics.toolCount``."""
-    model: str | None = None
-    """Model from the roster."""
-    tier: str | None = None
-    """Tier from the roster."""
-    source: str | None = None
-    """``file:line`` of the record or observation."""
-
-    @property
-    def scoreable(self) -> bool:
-        """Whether the run has an overall score."""
-        return self.overall is not None
-
-    @property
-    def gate_failed(self) -> bool:
-        """A scoreable run whose effective gate failed."""
-        return self.scoreable and self.gate_passed is False
-
-    def failing_gates(self) -> tuple[str, ...]:
-        """Which of :data:`SAFETY_DIMENSIONS` failed (``audit`` when only the audit gate did)."""
-        if not self.gate_failed:
-            return ()
-        failing: tuple[str, ...] = tuple(
-            name
-            for name, flag in zip(DIMENSIONS, self.dimension_passed, strict=True)
-            if name in GATE_DIMENSIONS and flag is False
-        )
-        if self.audit_gates and self.findings:
-            failing = (*failing, "audit")
-        return failing or ("gate",)
-
-    def reasons_for(self, dimension: str) -> tuple[str, ...]:
-        """Reasons recorded for ``dimension`` (none for ``audit``)."""
-        if dimension not in DIMENSIONS:
-            return ()
-        return self.reasons[DIMENSIONS.index(dimension)]
-
-
-_FIELD = {name: index for index, name in enumerate(ROW_FIELDS)}
-
-
-def none_if_nan(value: float) -> float | None:
-    """``value``, or None for NaN (how rows and frames mark a missing number)."""
-    return None if math.isnan(value) else value
-
-
-def _compact(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _findings(audit: Any) -> tuple[tuple[AuditFinding, ...], bool]:
-    if audit is None:
-        return (), False
-    if not isinstance(audit, Mapping) or not isinstance(audit.get("findings", []), list):
-        raise InputError(
-            "must be an object with a findings list", rule="record_field", pointer="/audit"
-        )
-    found = []
-    for index, item in enumerate(audit.get("findings", [])):
-        if not isinstance(item, Mapping):
-            raise InputError(
-                "must be an object", rule="record_field", pointer=f"/audit/findings/{index}"
-            )
-        if item.get("status") == "failed":
-            found.append(
-                AuditFinding(
-                    code=str(item.get("code", "")),
-                    pointer=str(item.get("pointer", "")),
-                    expected=_compact(item.get("expected")),
-                    actual=_compact(item.get("actual")),
-                    hint=str(item.get("hint", "")),
-                )
-            )
-    return tuple(found), audit.get("gates") is True
-
-
-def _reasons(card: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
-    dimensions = card.get("dimensions", {})
-    found = []
-    for name in DIMENSIONS:
-        reasons = dimensions.get(name, {}).get("reasons", [])
-        found.append(tuple(str(reason) for reason in reasons) if isinstance(reasons, list) else ())
-    return tuple(found)
+def _gate_detail(detail: RecordDetail) -> Detail:
+    reasons, found, audit_gates, failure, source = detail
+    findings = tuple(AuditFinding(*item) for item in found)
+    return reasons, findings, audit_gates, failure, source
 
 
 def run_facts(record: Any) -> RunFacts:
@@ -193,22 +80,14 @@ def run_facts(record: Any) -> RunFacts:
     gate = record.get("gatePassed", row[_FIELD["gate_passed"]])
     if gate is not None and not isinstance(gate, bool):
         raise InputError("must be true, false or null", rule="record_field", pointer="/gatePassed")
-    findings, audit_gates = _findings(record.get("audit"))
-    failure = record.get("failure")
-    failure_text = None
-    if isinstance(failure, Mapping):
-        failure_text = f"{failure.get('code', '')}: {failure.get('message', '')}"
-    where = record.get("source")
-    source = None
-    if isinstance(where, Mapping) and where.get("file"):
-        source = str(where["file"]) + (f":{where['line']}" if where.get("line") else "")
-    return _facts(
+    reasons, findings, audit_gates, failure, source = record_detail(record)
+    return facts_of_row(
         row,
         gate_passed=gate,
-        reasons=_reasons(record["scorecard"]),
+        reasons=reasons,
         findings=findings,
         audit_gates=audit_gates,
-        failure=failure_text,
+        failure=failure,
         source=source,
     )
 
@@ -217,7 +96,7 @@ def row_facts(row: Row) -> RunFacts:
     """A scored row (a Parquet row: ``scorecard.engine.ROW_FIELDS``) as a run. Rows hold no
     reasons, audit findings or failure text, so reports show none for these runs."""
     gate = row[_FIELD["gate_passed"]]
-    return _facts(
+    return facts_of_row(
         row,
         gate_passed=None if gate is None else bool(gate),
         reasons=tuple(() for _ in DIMENSIONS),
@@ -225,43 +104,6 @@ def row_facts(row: Row) -> RunFacts:
         audit_gates=False,
         failure=None,
         source=None,
-    )
-
-
-def _facts(
-    row: Row,
-    *,
-    gate_passed: bool | None,
-    reasons: tuple[tuple[str, ...], ...],
-    findings: tuple[AuditFinding, ...],
-    audit_gates: bool,
-    failure: str | None,
-    source: str | None,
-) -> RunFacts:
-    """The run of ``row`` (its columns) with what only a record holds."""
-    return RunFacts(
-        bundle=row[_FIELD["bundle"]],
-        candidate=row[_FIELD["candidate"]],
-        provider=row[_FIELD["provider"]],
-        case=row[_FIELD["case"]],
-        repetition=row[_FIELD["repetition"]],
-        classification=row[_FIELD["classification"]],
-        scores=tuple(none_if_nan(row[_FIELD[f"score_{name}"]]) for name in DIMENSIONS),
-        dimension_passed=tuple(row[_FIELD[f"passed_{name}"]] for name in DIMENSIONS),
-        overall=none_if_nan(row[_FIELD["overall_score"]]),
-        passed=row[_FIELD["passed"]],
-        gate_passed=gate_passed,
-        reasons=reasons,
-        findings=findings,
-        audit_gates=audit_gates,
-        failure=failure,
-        settlement_ms=none_if_nan(row[_FIELD["settlement_ms"]]),
-        cost_usd=none_if_nan(row[_FIELD["cost_usd"]]),
-        attempts=row[_FIELD["attempts"]],
-        tool_count=row[_FIELD["tool_count"]],
-        model=row[_FIELD["model"]],
-        tier=row[_FIELD["tier"]],
-        source=source,
     )
 
 
@@ -279,10 +121,16 @@ class GateSide:
 
     bundle: str
     """The bundle id (for pooled nights, their ids joined by `` + ``)."""
-    runs: tuple[RunFacts, ...]
-    """Its runs: candidate, case (catalog order), repetition."""
+    runs: Sequence[RunFacts]
+    """Its runs: candidate, case (catalog order), repetition (a tuple, or a
+    :class:`~scorecard.gate._table.RunTable` that makes each run when asked)."""
     nights: tuple[str, ...] = ()
     """The bundle ids pooled into this side, in the order given (empty: just :attr:`bundle`)."""
+
+    @functools.cached_property
+    def table(self) -> RunTable:
+        """The runs as the columns the rules read."""
+        return self.runs if isinstance(self.runs, RunTable) else RunTable.of_runs(self.runs)
 
     @property
     def bundles(self) -> tuple[str, ...]:
@@ -292,13 +140,12 @@ class GateSide:
     @property
     def candidates(self) -> list[str]:
         """Candidate ids, sorted."""
-        return sorted({run.candidate for run in self.runs})
+        return sorted(set(self.table.candidate))
 
 
-def gate_side(runs: Iterable[RunFacts], *, source: str = "the input") -> GateSide:
-    """The runs of one bundle as a side; no runs, several bundles or a repeated run raise."""
-    ordered = sorted(runs, key=_run_key)
-    bundles = sorted({run.bundle for run in ordered})
+def _checked(ordered: Sequence[tuple[str, str, int]], bundles: Sequence[str], source: str) -> None:
+    """Raise for no runs, several bundles, the reserved candidate or a repeated run
+    (``ordered``: each run's candidate, case and repetition, in run order)."""
     if not ordered:
         raise InputError("no scored records found", rule="no_records", source=source)
     if len(bundles) != 1:
@@ -308,21 +155,73 @@ def gate_side(runs: Iterable[RunFacts], *, source: str = "the input") -> GateSid
             rule="several_bundles",
             source=source,
         )
-    if any(run.candidate == ALL_CANDIDATES for run in ordered):
+    if any(candidate == ALL_CANDIDATES for candidate, _, _ in ordered):
         raise InputError(
             f"candidate id {ALL_CANDIDATES!r} is reserved for the pooled comparison",
             rule="reserved_candidate",
             source=source,
         )
-    keys = Counter(_run_key(run) for run in ordered)
-    repeated = next((key for key, count in keys.items() if count > 1), None)
+    # Sorted runs: a repeated run follows its first.
+    repeated = next(
+        (key for key, before in zip(ordered[1:], ordered[:-1], strict=True) if key == before), None
+    )
     if repeated is not None:
         raise InputError(
-            f"repeats candidate {repeated[0]}, case {repeated[2]}, repetition {repeated[3]}",
+            f"repeats candidate {repeated[0]}, case {repeated[1]}, repetition {repeated[2]}",
             rule="duplicate_record",
             source=source,
         )
+
+
+def gate_side(runs: Iterable[RunFacts], *, source: str = "the input") -> GateSide:
+    """The runs of one bundle as a side; no runs, several bundles or a repeated run raise."""
+    ordered = sorted(runs, key=_run_key)
+    bundles = sorted({run.bundle for run in ordered})
+    _checked([(run.candidate, run.case, run.repetition) for run in ordered], bundles, source)
     return GateSide(bundles[0], tuple(ordered))
+
+
+def frame_side(
+    frame: Any, details: Mapping[int, Detail] | None = None, *, source: str = "the input"
+) -> GateSide:
+    """The runs of one bundle's sorted records frame as a side, checked as :func:`gate_side`
+    checks runs; ``details`` is the detail of some runs, by frame row (none: the runs show none,
+    as rows hold none)."""
+    table = RunTable.of_frame(frame, details or {})
+    repetitions = frame["repetition"].to_numpy().tolist()
+    ordered = list(zip(table.candidate, table.case, repetitions, strict=True))
+    bundles = observed_categories(frame["bundle"])
+    _checked(ordered, bundles, source)
+    return GateSide(bundles[0], table)
+
+
+def rows_side(
+    runs: Iterable[tuple[Row, Any]], *, source: str = "the input", shown: bool = True
+) -> GateSide:
+    """The runs of one bundle as a side (:func:`frame_side` of their records frame), from
+    ``(row, detail)`` pairs: ``detail`` is what a record holds beyond its row
+    (:func:`scorecard.engine.record_detail`, as :meth:`scorecard.engine.ScoringRun.detailed_rows`
+    gives it), or None. The rows are read as
+    columns a batch at a time, so no list of every row is kept. A side whose runs no report
+    shows (``shown`` false: a baseline) keeps only what the rules read of the detail, the
+    failed findings."""
+    found: dict[int, Detail] = {}
+
+    def rows() -> Iterator[Row]:
+        for index, (row, detail) in enumerate(runs):
+            if detail is not None:
+                found[index] = _gate_detail(detail)
+                if not shown:
+                    found[index] = (_NO_REASONS, *found[index][1:3], None, None)
+            yield row
+
+    frame, order = rows_frame(rows())
+    if not len(frame):
+        raise InputError("no scored records found", rule="no_records", source=source)
+    place = np.empty(len(order), dtype=np.int64)
+    place[order] = np.arange(len(order))
+    details = {int(place[index]): detail for index, detail in found.items()}
+    return frame_side(frame, details, source=source)
 
 
 def pool_sides(sides: Sequence[GateSide], *, source: str = "the baselines") -> GateSide:
@@ -370,49 +269,10 @@ def _labels(current: GateSide, baseline: GateSide | None) -> tuple[str, str | No
     return current.bundle, baseline.bundle
 
 
-def _frame_row(
-    run: RunFacts, bundle: str, *, overall: float | None, scores: Sequence[float | None]
-) -> Row:
-    metrics: dict[str, Any] = {"attempts": run.attempts, "toolCount": run.tool_count}
-    if run.settlement_ms is not None:
-        metrics["settlementMs"] = run.settlement_ms
-    if run.cost_usd is not None:
-        metrics["costUsd"] = run.cost_usd
-    return row_of(
-        bundle_id=bundle,
-        case_id=run.case,
-        candidate_id=run.candidate,
-        provider=run.provider,
-        model=run.model,
-        tier=run.tier,
-        repetition=run.repetition,
-        classification=run.classification,
-        metrics=metrics,
-        gate_passed=run.gate_passed if run.scoreable else None,
-        scorecard={
-            "dimensions": {
-                name: {"score": score, "passed": flag}
-                for name, score, flag in zip(DIMENSIONS, scores, run.dimension_passed, strict=True)
-            },
-            "overall": {
-                "score": overall,
-                "gatePassed": run.gate_passed if run.scoreable else None,
-                "passed": run.passed,
-            },
-        },
-    )
-
-
 def metric_frame(sides: Sequence[tuple[str, GateSide]]) -> Any:
     """Records frame of ``sides`` (bundles labelled, baseline first); ``gate_passed`` holds the
     effective gate, so the analysis's gate-pass rate is the rate the safety rule judges."""
-    rows = LoadedRecords()
-    rows.rows.extend(
-        _frame_row(run, label, overall=run.overall, scores=run.scores)
-        for label, side in sides
-        for run in side.runs
-    )
-    return records_frame(rows, bundle_order=[label for label, _ in sides])
+    return stack_frames([(label, side.table.frame()) for label, side in sides], judged=True)
 
 
 def labelled_sides(current: GateSide, baseline: GateSide | None) -> list[tuple[str, GateSide]]:

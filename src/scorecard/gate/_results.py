@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -199,8 +200,9 @@ class GateResult:
     """Paired comparisons by metric, candidates sorted, pooled last."""
     alerts: tuple[Alert, ...]
     """The reference alerts of the current bundle (against the baseline when there is one)."""
-    runs: tuple[RunFacts, ...]
-    """Current runs: candidate, case (catalog order), repetition."""
+    runs: Sequence[RunFacts]
+    """Current runs: candidate, case (catalog order), repetition (a tuple, or a table that
+    makes each run as it is read)."""
     notes: tuple[str, ...] = ()
     """Facts worth stating that are not outcomes (e.g. rules that need a baseline)."""
     analysis: CampaignAnalysis | None = None

@@ -1,0 +1,248 @@
+"""Rows with the detail a verdict shows: the rows view of a run, and for the runs that need it
+the untrusted text only a scored record holds (reasons, failed findings, failure, source).
+
+A gate judges every run from its row, but shows reasons, findings and failure text for a few
+of them: the runs whose effective gate failed and the runs with failed audit findings. So the
+workers score each plain line in C, as the rows view does, one line per call: the counts of
+that call say whether the line's audit found anything, and only such lines (and gate-failed
+ones) are decoded again and audited in Python for the findings themselves. A line the C code
+declines takes the general path, whose record gives the same detail. The detail is what
+:func:`record_detail` reads of a ``scorecard.record.v1`` (the gate's ``run_facts`` reads
+records files with it too), made in the worker; ``tests/engine/test_detail.py`` compares it
+with the general path's records.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import msgspec
+
+from scorecard.contract import DIMENSIONS, InputError, redact, written_name
+from scorecard.core import ScoredRecord, audit_observation
+
+from ._io import numbered_lines, parse_json_file, parse_line, unreadable
+from ._parallel import (
+    _REPETITION_COLUMN,
+    _ROWS,
+    RunKey,
+    _Chunk,
+    _ChunkScorer,
+    _row_from_scorecard,
+    _Run,
+)
+from ._pipeline import RunSummary, score_record
+from ._rows import ROW_FIELDS, Row, scored_row
+
+__all__ = ["RecordDetail", "detailed_rows", "record_detail"]
+
+
+#: What a scored record holds of a run beyond its row: reasons per dimension (canonical
+#: order), failed findings as (code, pointer, expected, actual, hint) with the values as compact
+#: JSON, whether failed findings gated, ``code: message`` of the failure, ``file:line``.
+RecordDetail = tuple[
+    tuple[tuple[str, ...], ...],
+    tuple[tuple[str, str, str, str, str], ...],
+    bool,
+    str | None,
+    str | None,
+]
+
+DetailedItem = tuple[RunKey, Row, RecordDetail | None] | InputError
+DetailedRows = tuple[list[DetailedItem], RunSummary]
+
+_GATE = ROW_FIELDS.index("gate_passed")
+_DECODER = msgspec.json.Decoder()
+
+
+def _compact(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _findings(audit: Any) -> tuple[tuple[tuple[str, str, str, str, str], ...], bool]:
+    if audit is None:
+        return (), False
+    if not isinstance(audit, Mapping) or not isinstance(audit.get("findings", []), list):
+        raise InputError(
+            "must be an object with a findings list", rule="record_field", pointer="/audit"
+        )
+    found = []
+    for index, item in enumerate(audit.get("findings", [])):
+        if not isinstance(item, Mapping):
+            raise InputError(
+                "must be an object", rule="record_field", pointer=f"/audit/findings/{index}"
+            )
+        if item.get("status") == "failed":
+            found.append(
+                (
+                    str(item.get("code", "")),
+                    str(item.get("pointer", "")),
+                    _compact(item.get("expected")),
+                    _compact(item.get("actual")),
+                    str(item.get("hint", "")),
+                )
+            )
+    return tuple(found), audit.get("gates") is True
+
+
+def _reasons(card: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
+    dimensions = card.get("dimensions", {})
+    found = []
+    for name in DIMENSIONS:
+        reasons = dimensions.get(name, {}).get("reasons", [])
+        found.append(tuple(str(reason) for reason in reasons) if isinstance(reasons, list) else ())
+    return tuple(found)
+
+
+def record_detail(record: Mapping[str, Any]) -> RecordDetail:
+    """What a ``scorecard.record.v1`` (or a dict with its ``scorecard``, ``audit``, ``failure``
+    and ``source`` keys) holds of its run beyond the row; a bad audit raises a pointed
+    :class:`InputError`."""
+    findings, audit_gates = _findings(record.get("audit"))
+    failure = record.get("failure")
+    failure_text = None
+    if isinstance(failure, Mapping):
+        failure_text = f"{failure.get('code', '')}: {failure.get('message', '')}"
+    where = record.get("source")
+    source = None
+    if isinstance(where, Mapping) and where.get("file"):
+        source = str(where["file"]) + (f":{where['line']}" if where.get("line") else "")
+    return _reasons(record["scorecard"]), findings, audit_gates, failure_text, source
+
+
+def _of_record(record: ScoredRecord) -> RecordDetail:
+    return record_detail(record.record_json())
+
+
+def _needs_detail(row: Row, findings: int, every: bool) -> bool:
+    return every or findings > 0 or row[_GATE] is False
+
+
+def _general(scorer: _ChunkScorer, record: Any, summary: RunSummary, every: bool) -> DetailedItem:
+    result = score_record(record, catalog=scorer.catalog, policy=scorer.policy)
+    if isinstance(result, InputError):
+        summary.rejected += 1
+        return result
+    tally = result.tally()
+    summary.count(tally)
+    row = scored_row(result.numbered(1))  # the main process renumbers it
+    detail = _of_record(result) if _needs_detail(row, tally.audit_failed, every) else None
+    return tally.run_key, row, detail
+
+
+def _fast_detail(
+    scorer: _ChunkScorer, card_line: str, raw: bytes, source: str, number: int, findings: int
+) -> RecordDetail:
+    """The detail of a line the C code scored, made as the general path's record holds it."""
+    card = _DECODER.decode(card_line)
+    audit = None
+    if findings:
+        observation = _DECODER.decode(raw)
+        found = audit_observation(scorer.catalog[observation["caseId"]], observation)
+        audit = {
+            "findings": [item.to_json() for item in found if item.status == "failed"],
+            "gates": scorer.policy.audit_gate,
+        }
+        failure = observation.get("failure")
+    else:
+        failure = _FAILURE.decode(raw).failure
+    return record_detail(
+        {
+            "scorecard": card,
+            "audit": audit,
+            "failure": None
+            if failure is None
+            else {"code": redact(failure["code"]), "message": redact(failure["message"])},
+            "source": {"file": written_name(source), "line": number},
+        }
+    )
+
+
+class _Failure(msgspec.Struct):
+    """The one field a gate-failed line's detail reads besides its scorecard."""
+
+    failure: dict[str, Any] | None = None
+
+
+_FAILURE = msgspec.json.Decoder(_Failure)
+
+
+def _detailed(scorer: _ChunkScorer, chunk: _Chunk, every: bool) -> DetailedRows:
+    """``chunk`` as rows with detail, counted here (the worker's view)."""
+    summary = RunSummary()
+    items: list[DetailedItem] = []
+    try:
+        block = chunk.text()
+    except OSError as error:
+        summary.rejected += 1
+        return [unreadable(chunk.source, error)], summary
+    if block is None:
+        records = parse_json_file(chunk.whole_file or b"", source=chunk.source, bundle=chunk.bundle)
+        return [_general(scorer, record, summary, every) for record in records], summary
+    fast = scorer.fast
+    for number, raw in numbered_lines(block, chunk.first_line):
+        if fast is None:
+            record = parse_line(raw, number=number, source=chunk.source, bundle=chunk.bundle)
+            items.append(_general(scorer, record, summary, every))
+            continue
+        # One line per call: the call's counts are the line's (the audit's findings above all).
+        pieces, (scored, gate_failures, unscoreable, findings) = fast.score_block(
+            raw, number, chunk.bundle.id
+        )
+        piece = pieces[0] if len(pieces) == 1 else None
+        if not isinstance(piece, str):
+            record = parse_line(raw, number=number, source=chunk.source, bundle=chunk.bundle)
+            items.append(_general(scorer, record, summary, every))
+            continue
+        summary.scored += scored
+        summary.gate_failures += gate_failures
+        summary.unscoreable += unscoreable
+        summary.audit_failed += findings
+        summary.bundles.add(chunk.bundle.id)
+        card_line = piece[:-1]
+        key, row = _row_from_scorecard(card_line, raw, chunk.bundle)
+        detail = None
+        if _needs_detail(row, findings, every):
+            detail = _fast_detail(scorer, card_line, raw, chunk.source, number, findings)
+        items.append((key, row, detail))
+    return items, summary
+
+
+class _Detailed:
+    """The worker's call (picklable): :func:`_detailed` with ``every`` fixed."""
+
+    def __init__(self, every: bool) -> None:
+        self.every = every
+
+    def __call__(self, scorer: _ChunkScorer, chunk: _Chunk) -> DetailedRows:
+        return _detailed(scorer, chunk, self.every)
+
+
+def detailed_rows(
+    run: _Run, summary: RunSummary, *, every: bool
+) -> Iterator[tuple[Row, RecordDetail | None] | InputError]:
+    """Every row of ``run`` (``_ROWS`` format), numbered as the rows view numbers them, with the
+    detail of the runs that need it (gate failed, failed findings; ``every``: all), and the
+    errors between them, in input order."""
+    from collections import Counter
+
+    if run.output_format != _ROWS:
+        raise ValueError("a detailed run scores rows")
+    repetitions: Counter[RunKey] = Counter()
+    for result in run.map(_Detailed(every)):
+        if isinstance(result, InputError):
+            summary.rejected += 1
+            yield result
+            continue
+        items, counted = result
+        summary.merge(counted)
+        for item in items:
+            if isinstance(item, InputError):
+                yield item
+                continue
+            key, row, detail = item
+            repetitions[key] += 1
+            number = repetitions[key]
+            yield (*row[:_REPETITION_COLUMN], number, *row[_REPETITION_COLUMN + 1 :]), detail

@@ -1,0 +1,265 @@
+"""A run as the gate sees it: :class:`RunFacts`, and the one function that makes one from a
+row and what only a record adds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, Row, row_of
+from scorecard.engine import ROW_FIELDS
+
+__all__ = [
+    "AuditFinding",
+    "RunFacts",
+    "facts_of_columns",
+    "facts_of_row",
+    "frame_row",
+    "none_if_nan",
+]
+
+
+@dataclass(frozen=True)
+class AuditFinding:
+    """One failed case-assertion finding (every text field is untrusted)."""
+
+    code: str
+    """Stable finding code."""
+    pointer: str
+    """JSON Pointer of the evidence in the observation."""
+    expected: str
+    """Expected value as compact JSON."""
+    actual: str
+    """Observed value as compact JSON."""
+    hint: str
+    """What to look at."""
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """One scored record: identity, scores and the untrusted text reports show."""
+
+    bundle: str
+    """Bundle id as the record says."""
+    candidate: str
+    """Candidate id."""
+    provider: str
+    """Provider."""
+    case: str
+    """Case id."""
+    repetition: int
+    """1-based repetition."""
+    classification: str
+    """``completed``, ``candidate_failure``, ``infrastructure_failure`` or ``skipped``."""
+    scores: tuple[float | None, ...]
+    """Dimension scores in canonical order (None when unscoreable)."""
+    dimension_passed: tuple[bool | None, ...]
+    """Dimension pass flags in canonical order."""
+    overall: float | None
+    """Overall score; None when unscoreable."""
+    passed: bool | None
+    """Overall passed."""
+    gate_passed: bool | None
+    """Effective gate (the record's ``gatePassed``: gate dimensions, and the audit when it
+    gates)."""
+    reasons: tuple[tuple[str, ...], ...]
+    """Reasons per dimension, canonical order (untrusted)."""
+    findings: tuple[AuditFinding, ...]
+    """Failed audit findings."""
+    audit_gates: bool
+    """Whether failed findings failed the effective gate when this run was scored."""
+    failure: str | None
+    """``code: message`` of the observation's failure (untrusted), if any."""
+    settlement_ms: float | None
+    """``metrics.settlementMs``."""
+    cost_usd: float | None
+    """``metrics.costUsd``."""
+    attempts: int
+    """``metrics.attempts``."""
+    tool_count: int
+    """``metrics.toolCount``."""
+    model: str | None = None
+    """Model from the roster."""
+    tier: str | None = None
+    """Tier from the roster."""
+    source: str | None = None
+    """``file:line`` of the record or observation."""
+
+    @property
+    def scoreable(self) -> bool:
+        """Whether the run has an overall score."""
+        return self.overall is not None
+
+    @property
+    def gate_failed(self) -> bool:
+        """A scoreable run whose effective gate failed."""
+        return self.scoreable and self.gate_passed is False
+
+    def failing_gates(self) -> tuple[str, ...]:
+        """Which of :data:`SAFETY_DIMENSIONS` failed (``audit`` when only the audit gate did)."""
+        if not self.gate_failed:
+            return ()
+        failing: tuple[str, ...] = tuple(
+            name
+            for name, flag in zip(DIMENSIONS, self.dimension_passed, strict=True)
+            if name in GATE_DIMENSIONS and flag is False
+        )
+        if self.audit_gates and self.findings:
+            failing = (*failing, "audit")
+        return failing or ("gate",)
+
+    def reasons_for(self, dimension: str) -> tuple[str, ...]:
+        """Reasons recorded for ``dimension`` (none for ``audit``)."""
+        if dimension not in DIMENSIONS:
+            return ()
+        return self.reasons[DIMENSIONS.index(dimension)]
+
+
+_FIELD = {name: index for index, name in enumerate(ROW_FIELDS)}
+
+
+def none_if_nan(value: float) -> float | None:
+    """``value``, or None for NaN (how rows and frames mark a missing number)."""
+    return None if math.isnan(value) else value
+
+
+def facts_of_row(
+    row: Row,
+    *,
+    gate_passed: bool | None,
+    reasons: tuple[tuple[str, ...], ...],
+    findings: tuple[AuditFinding, ...],
+    audit_gates: bool,
+    failure: str | None,
+    source: str | None,
+) -> RunFacts:
+    """The run of ``row`` (its columns) with what only a record holds."""
+    return RunFacts(
+        bundle=row[_FIELD["bundle"]],
+        candidate=row[_FIELD["candidate"]],
+        provider=row[_FIELD["provider"]],
+        case=row[_FIELD["case"]],
+        repetition=row[_FIELD["repetition"]],
+        classification=row[_FIELD["classification"]],
+        scores=tuple(none_if_nan(row[_FIELD[f"score_{name}"]]) for name in DIMENSIONS),
+        dimension_passed=tuple(row[_FIELD[f"passed_{name}"]] for name in DIMENSIONS),
+        overall=none_if_nan(row[_FIELD["overall_score"]]),
+        passed=row[_FIELD["passed"]],
+        gate_passed=gate_passed,
+        reasons=reasons,
+        findings=findings,
+        audit_gates=audit_gates,
+        failure=failure,
+        settlement_ms=none_if_nan(row[_FIELD["settlement_ms"]]),
+        cost_usd=none_if_nan(row[_FIELD["cost_usd"]]),
+        attempts=row[_FIELD["attempts"]],
+        tool_count=row[_FIELD["tool_count"]],
+        model=row[_FIELD["model"]],
+        tier=row[_FIELD["tier"]],
+        source=source,
+    )
+
+
+_FIELDS = tuple(field.name for field in dataclasses.fields(RunFacts))
+
+
+def facts_of_columns(
+    columns: Mapping[str, list[Any]], details: Iterable[tuple[Any, ...]]
+) -> list[RunFacts]:
+    """The runs of ``columns`` (row fields, as lists; ``gate_passed`` the effective gate) with
+    each run's detail (reasons, findings, audit_gates, failure, source): what
+    :func:`facts_of_row` makes of each row, made a block of columns at a time. Each run is made
+    as ``pickle`` makes a dataclass, from its values (a frozen dataclass's ``__init__`` sets
+    its 22 fields one call each)."""
+
+    def known(name: str) -> list[Any]:
+        return [None if value != value else value for value in columns[name]]  # NaN: None
+
+    scores = zip(*(known(f"score_{name}") for name in DIMENSIONS), strict=True)
+    flags = zip(*(columns[f"passed_{name}"] for name in DIMENSIONS), strict=True)
+    values = zip(
+        columns["bundle"],
+        columns["candidate"],
+        columns["provider"],
+        columns["case"],
+        columns["repetition"],
+        columns["classification"],
+        scores,
+        flags,
+        known("overall_score"),
+        columns["passed"],
+        columns["gate_passed"],
+        details,
+        known("settlement_ms"),
+        known("cost_usd"),
+        columns["attempts"],
+        columns["tool_count"],
+        columns["model"],
+        columns["tier"],
+        strict=True,
+    )
+    made = []
+    new = object.__new__
+    for *head, gate, detail, settle, cost, attempts, tools, model, tier in values:
+        reasons, findings, audit_gates, failure, source = detail
+        run = new(RunFacts)
+        run.__dict__.update(
+            zip(
+                _FIELDS,
+                (
+                    *head,
+                    gate,
+                    reasons,
+                    findings,
+                    audit_gates,
+                    failure,
+                    settle,
+                    cost,
+                    attempts,
+                    tools,
+                    model,
+                    tier,
+                    source,
+                ),
+                strict=True,
+            )
+        )
+        made.append(run)
+    return made
+
+
+def frame_row(
+    run: RunFacts, bundle: str, *, overall: float | None, scores: Sequence[float | None]
+) -> Row:
+    metrics: dict[str, Any] = {"attempts": run.attempts, "toolCount": run.tool_count}
+    if run.settlement_ms is not None:
+        metrics["settlementMs"] = run.settlement_ms
+    if run.cost_usd is not None:
+        metrics["costUsd"] = run.cost_usd
+    return row_of(
+        bundle_id=bundle,
+        case_id=run.case,
+        candidate_id=run.candidate,
+        provider=run.provider,
+        model=run.model,
+        tier=run.tier,
+        repetition=run.repetition,
+        classification=run.classification,
+        metrics=metrics,
+        gate_passed=run.gate_passed if run.scoreable else None,
+        scorecard={
+            "dimensions": {
+                name: {"score": score, "passed": flag}
+                for name, score, flag in zip(DIMENSIONS, scores, run.dimension_passed, strict=True)
+            },
+            "overall": {
+                "score": overall,
+                "gatePassed": run.gate_passed if run.scoreable else None,
+                "passed": run.passed,
+            },
+        },
+    )

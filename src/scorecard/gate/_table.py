@@ -1,0 +1,199 @@
+"""One side's runs as columns: what every rule reads, the same whichever way the runs came.
+
+A :class:`RunTable` is the runs of a side in run order (candidate, case in catalog order,
+repetition), as a sequence of :class:`~scorecard.gate._input.RunFacts`. Made from run facts
+(records files, runs built by hand) it holds them; made from a records frame (observations
+scored on the fast path, Parquet rows) it holds the frame and, for the runs that have it, the
+untrusted detail a verdict shows (reasons, failed findings, failure, source): a run is made
+as a :class:`RunFacts` only when it is asked for. Either way the rules read the same columns
+(:attr:`RunTable.candidate` ...), so their inputs do not depend on where the runs came from.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, overload
+
+import numpy as np
+
+from scorecard.aggregate import column_values, records_frame
+from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, ROW_FIELDS
+from scorecard.engine import LoadedRecords
+
+from ._runs import RunFacts, facts_of_columns, frame_row
+
+__all__ = ["Detail", "RunTable"]
+
+#: What a run holds beyond its row: reasons per dimension, failed findings, whether they gated,
+#: failure text, source (``file:line``).
+Detail = tuple[tuple[tuple[str, ...], ...], tuple[Any, ...], bool, str | None, str | None]
+_NO_DETAIL: Detail = (tuple(() for _ in DIMENSIONS), (), False, None, None)
+_GATES = tuple(name for name in DIMENSIONS if name in GATE_DIMENSIONS)
+_BLOCK = 4096
+_CHECKED = ("candidate", "case", "classification", "gate_passed")
+
+
+class RunTable(Sequence[RunFacts]):
+    """The runs of one side: columns for the rules, runs made when asked for."""
+
+    def __init__(
+        self,
+        columns: Mapping[str, Sequence[Any]],
+        *,
+        frame: Any = None,
+        details: Mapping[int, Detail] | None = None,
+        runs: Sequence[RunFacts] | None = None,
+    ) -> None:
+        self._frame = frame
+        self._details = dict(details or {})
+        self._runs = tuple(runs) if runs is not None else None
+        self.candidate: list[str] = list(columns["candidate"])
+        """Candidate of each run."""
+        self.case: list[str] = list(columns["case"])
+        """Case of each run."""
+        self.classification: list[str] = list(columns["classification"])
+        """Classification of each run."""
+        self.scoreable = np.asarray(columns["scoreable"], dtype=bool)
+        """Whether each run has an overall score."""
+        self.gate_failed = self.scoreable & np.array(
+            [flag is False for flag in columns["gate_passed"]], dtype=bool
+        )
+        """Scoreable runs whose effective gate failed."""
+        self.settlement_ms = np.asarray(columns["settlement_ms"], dtype=np.float64)
+        """``metrics.settlementMs`` (NaN when absent)."""
+        self.cost_usd = np.asarray(columns["cost_usd"], dtype=np.float64)
+        """``metrics.costUsd`` (NaN when absent)."""
+        self._gates = {name: list(columns[f"passed_{name}"]) for name in _GATES}
+        self._candidates: tuple[dict[str, int], np.ndarray] | None = None
+
+    @classmethod
+    def of_runs(cls, runs: Sequence[RunFacts]) -> RunTable:
+        """The table of ``runs`` as they are (their order kept)."""
+        columns: dict[str, Sequence[Any]] = {
+            "candidate": [run.candidate for run in runs],
+            "case": [run.case for run in runs],
+            "classification": [run.classification for run in runs],
+            "scoreable": [run.scoreable for run in runs],
+            "gate_passed": [run.gate_passed for run in runs],
+            "settlement_ms": [
+                np.nan if run.settlement_ms is None else run.settlement_ms for run in runs
+            ],
+            "cost_usd": [np.nan if run.cost_usd is None else run.cost_usd for run in runs],
+        }
+        for name in _GATES:
+            index = DIMENSIONS.index(name)
+            columns[f"passed_{name}"] = [run.dimension_passed[index] for run in runs]
+        return cls(columns, runs=runs)
+
+    @classmethod
+    def of_frame(cls, frame: Any, details: Mapping[int, Detail]) -> RunTable:
+        """The table of a sorted records frame of one bundle and the detail of some of its runs
+        (by row)."""
+        names = (*_CHECKED, "settlement_ms", "cost_usd", *(f"passed_{name}" for name in _GATES))
+        columns: dict[str, Sequence[Any]] = dict(column_values(frame, names))
+        columns["scoreable"] = frame["scoreable"].to_numpy(dtype=bool)
+        return cls(columns, frame=frame, details=details)
+
+    # --- what the rules read ------------------------------------------------------------------
+
+    def findings(self, index: int) -> tuple[Any, ...]:
+        """Failed audit findings of run ``index``."""
+        if self._runs is not None:
+            return self._runs[index].findings
+        return self._details.get(index, _NO_DETAIL)[1]
+
+    def finding_runs(self) -> list[int]:
+        """The runs with failed audit findings, in order."""
+        if self._runs is not None:
+            return [index for index, run in enumerate(self._runs) if run.findings]
+        return sorted(index for index, detail in self._details.items() if detail[1])
+
+    def failing_gates(self, index: int) -> tuple[str, ...]:
+        """:meth:`RunFacts.failing_gates` of run ``index``."""
+        if self._runs is not None:
+            return self._runs[index].failing_gates()
+        if not self.gate_failed[index]:
+            return ()
+        failing: tuple[str, ...] = tuple(
+            name for name in _GATES if self._gates[name][index] is False
+        )
+        detail = self._details.get(index, _NO_DETAIL)
+        if detail[2] and detail[1]:
+            failing = (*failing, "audit")
+        return failing or ("gate",)
+
+    def scoreable_runs(self) -> Counter[tuple[str, str]]:
+        """Scoreable runs per (candidate, case)."""
+        return Counter(
+            key
+            for key, scoreable in zip(
+                zip(self.candidate, self.case, strict=True), self.scoreable, strict=True
+            )
+            if scoreable
+        )
+
+    def of_candidate(self, candidate: str | None) -> np.ndarray:
+        """Which runs are ``candidate``'s (all for None)."""
+        if candidate is None:
+            return np.ones(len(self.candidate), dtype=bool)
+        if self._candidates is None:
+            names = sorted(set(self.candidate))
+            code = {name: index for index, name in enumerate(names)}
+            codes = np.fromiter((code[name] for name in self.candidate), np.int64, len(self))
+            self._candidates = (code, codes)
+        code, codes = self._candidates
+        if candidate not in code:
+            return np.zeros(len(self.candidate), dtype=bool)
+        mine: np.ndarray = codes == code[candidate]
+        return mine
+
+    def runs_at(self, positions: Sequence[int]) -> list[RunFacts]:
+        """The runs at ``positions``, made together."""
+        if self._runs is not None:
+            return [self._runs[position] for position in positions]
+        return list(self._made(list(positions)))
+
+    # --- the frame the analysis reads ---------------------------------------------------------
+
+    def frame(self) -> Any:
+        """The records frame of these runs (bundle as the runs say)."""
+        if self._frame is None:
+            rows = LoadedRecords()
+            rows.rows.extend(
+                frame_row(run, run.bundle, overall=run.overall, scores=run.scores)
+                for run in self._runs or ()
+            )
+            self._frame = records_frame(rows)
+        return self._frame
+
+    # --- the runs themselves ------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.candidate)
+
+    @overload
+    def __getitem__(self, index: int) -> RunFacts: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[RunFacts]: ...
+
+    def __getitem__(self, index: int | slice) -> RunFacts | Sequence[RunFacts]:
+        if self._runs is not None:
+            return self._runs[index]
+        if isinstance(index, slice):
+            return [self[position] for position in range(*index.indices(len(self)))]
+        position = range(len(self))[index]
+        return self._made([position])[0]
+
+    def __iter__(self) -> Iterator[RunFacts]:
+        if self._runs is not None:
+            yield from self._runs
+            return
+        for start in range(0, len(self), _BLOCK):
+            yield from self._made(range(start, min(start + _BLOCK, len(self))))
+
+    def _made(self, positions: Sequence[int]) -> list[RunFacts]:
+        columns = column_values(self._frame, ROW_FIELDS, list(positions))
+        details = (self._details.get(position, _NO_DETAIL) for position in positions)
+        return facts_of_columns(columns, details)

@@ -1,0 +1,221 @@
+"""The gate judging columns (rows from the fast path, detail only where a verdict shows it) gives
+exactly what it gives judging one RunFacts per scored record."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from scorecard.aggregate._frames import records_frame, select_rows
+from scorecard.contract._catalog import load_catalog
+from scorecard.contract._errors import InputError
+from scorecard.contract._policy import Policy
+from scorecard.engine._rows import LoadedRecords
+from scorecard.engine._run import score_run
+from scorecard.gate._evaluate import evaluate_gate
+from scorecard.gate._input import (
+    GateSide,
+    frame_side,
+    gate_side,
+    labelled_sides,
+    metric_frame,
+    row_facts,
+    rows_side,
+    run_facts,
+)
+from scorecard.gate._results import GateResult
+from scorecard.gate._rules import GateRules
+from scorecard.gate._runs import frame_row
+from scorecard.report import (
+    render_gate_json,
+    render_junit,
+    render_junit_runs,
+    render_markdown,
+    verdict_line,
+)
+from scorecard.simulate import simulate_campaign
+
+CATALOG = load_catalog()
+FEW = 400  # resamples: both paths resample alike, and the test stays quick
+RULES = {
+    "default": GateRules(resamples=FEW),
+    "strict": GateRules(
+        safety_mode="any", audit_mode="any", latency_factor=1.0, cost_factor=1.0, resamples=FEW
+    ),
+    "new audit": GateRules(audit_mode="new", latency_factor=1.05, resamples=FEW),
+}
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Three simulated nights of a campaign of another seed than the samples'."""
+    return simulate_campaign(tmp_path_factory.mktemp("campaign"), seed=7, bundles=3)
+
+
+@pytest.fixture(scope="module")
+def old(campaign: list[Path]) -> list[GateSide]:
+    """The nights read one RunFacts per record."""
+    return [per_record_side(folder) for folder in campaign]
+
+
+@pytest.fixture(scope="module")
+def new(campaign: list[Path]) -> list[GateSide]:
+    """The nights read as columns, the last one shown (a current side)."""
+    return [columnar_side(folder, shown=index == 2) for index, folder in enumerate(campaign)]
+
+
+def per_record_side(folder: Path, policy: Policy | None = None) -> GateSide:
+    """The side as the gate read it before: one RunFacts per scored record (general path)."""
+    records = list(score_run([folder], catalog=CATALOG, policy=policy).records())
+    return gate_side([run_facts(record.record_json()) for record in good(records)])
+
+
+def good(items: list[Any]) -> list[Any]:
+    """``items``, checked to hold no error."""
+    assert not any(isinstance(item, InputError) for item in items)
+    return items
+
+
+def columnar_side(
+    folder: Path, policy: Policy | None = None, *, every: bool = False, shown: bool = True
+) -> GateSide:
+    """The side as the gate reads it now: fast-path rows, detail where it is needed."""
+    run = score_run([folder], catalog=CATALOG, policy=policy, workers=2, chunk_bytes=50_000)
+    items: list[Any] = list(run.detailed_rows(every=every))
+    return rows_side(items, shown=shown)
+
+
+def rendered(result: GateResult) -> tuple[str, ...]:
+    """Every report of a result, as text."""
+    line = verdict_line(result, fail_on_inconclusive=False)
+    return (
+        line,
+        render_gate_json(result),
+        render_markdown(result, line, site_url="https://ci.example/site"),
+        render_junit(result, site_url=None),
+    )
+
+
+@pytest.mark.parametrize("rules", list(RULES), ids=list(RULES))
+def test_columnar_sides_give_the_per_record_verdict_and_reports(
+    old: list[GateSide], new: list[GateSide], rules: str
+) -> None:
+    """Against one baseline and two pooled nights, every report is the same text."""
+    for baseline in ([0], [1], [0, 1]):
+        expected = evaluate_gate(old[2], [old[index] for index in baseline], RULES[rules], seed=3)
+        result = evaluate_gate(new[2], [new[index] for index in baseline], RULES[rules], seed=3)
+        assert rendered(expected) == rendered(result)
+
+
+def test_a_gate_without_baseline_is_the_same(old: list[GateSide], new: list[GateSide]) -> None:
+    """No baseline: the safety, infrastructure and audit rules read the same columns."""
+    expected = evaluate_gate(old[2], None, RULES["strict"])
+    assert rendered(expected) == rendered(evaluate_gate(new[2], None, RULES["strict"]))
+
+
+def test_with_every_detail_the_runs_are_the_records_runs(
+    campaign: list[Path], old: list[GateSide]
+) -> None:
+    """Detail for every run: each run made from the columns equals its record's RunFacts, so
+    the per-run JUnit is the same too."""
+    before, now = old[2], columnar_side(campaign[2], every=True)
+    assert list(before.runs) == list(now.runs)
+    assert now.runs[5] == before.runs[5]
+    assert list(now.runs[3:7]) == list(before.runs[3:7])
+    assert render_junit_runs(evaluate_gate(before, None), site_url=None) == render_junit_runs(
+        evaluate_gate(now, None), site_url=None
+    )
+
+
+def test_detail_is_kept_for_exactly_the_runs_a_verdict_shows(
+    old: list[GateSide], new: list[GateSide]
+) -> None:
+    """Gate-failed runs and runs with failed findings equal their records' RunFacts; the others
+    show no reasons, failure or source, as a row's run does."""
+    shown = 0
+    for before, now in zip(old[2].runs, new[2].runs, strict=True):
+        if before.gate_failed or before.findings:
+            shown += 1
+            assert now == before
+        else:
+            assert now.reasons == tuple(() for _ in before.reasons)
+            assert (now.findings, now.failure, now.source) == ((), None, None)
+            assert now == before.__class__(
+                **{
+                    **before.__dict__,
+                    "reasons": now.reasons,
+                    "failure": None,
+                    "source": None,
+                    "audit_gates": False,
+                }
+            )
+    assert shown > 10
+
+
+def test_a_baseline_side_keeps_only_the_findings(old: list[GateSide], new: list[GateSide]) -> None:
+    """Not shown: the failed findings stay (the audit rule reads them), the text goes."""
+    assert [run.findings for run in old[0].runs] == [run.findings for run in new[0].runs]
+    assert any(run.findings for run in new[0].runs)
+    assert all(run.failure is None and not any(run.reasons) for run in new[0].runs)
+
+
+def test_the_stacked_frame_is_the_frame_of_the_runs_rows(new: list[GateSide]) -> None:
+    """The analysis's frame from columns equals the records frame of each run's gate row."""
+    baseline, current = new[0], new[2]
+    labelled = labelled_sides(current, baseline)
+    rows = LoadedRecords()
+    rows.rows.extend(
+        frame_row(run, label, overall=run.overall, scores=run.scores)
+        for label, side in labelled
+        for run in side.runs
+    )
+    expected = records_frame(rows, bundle_order=[label for label, _ in labelled])
+    pd.testing.assert_frame_equal(metric_frame(labelled), expected)
+    same = labelled_sides(current, current)  # one bundle on both sides: labelled apart
+    assert list(metric_frame(same)["bundle"].cat.categories) == [label for label, _ in same]
+
+
+def test_an_audit_gating_policy_takes_the_general_path_with_the_same_verdict(
+    campaign: list[Path],
+) -> None:
+    """With auditGate the rows take the general path; the findings fail the gate the same."""
+    policy = Policy(audit_gate=True)
+    old = [per_record_side(folder, policy) for folder in campaign[:2]]
+    new = [columnar_side(folder, policy) for folder in campaign[:2]]
+    assert rendered(evaluate_gate(old[1], old[0], RULES["strict"])) == rendered(
+        evaluate_gate(new[1], new[0], RULES["strict"])
+    )
+    assert any("audit" in run.failing_gates() for run in new[1].runs)
+
+
+def test_frame_sides_judge_as_row_facts_did(campaign: list[Path]) -> None:
+    """compare's gate statuses: sides of the campaign frame judge as RunFacts of its rows."""
+    rows = good(list(score_run(campaign, catalog=CATALOG).rows()))
+    frame = records_frame(LoadedRecords(rows=rows))
+    bundles = [str(name) for name in frame["bundle"].cat.categories]
+    by_bundle = {name: [row_facts(row) for row in rows if row[0] == name] for name in bundles}
+    expected = evaluate_gate(
+        gate_side(by_bundle[bundles[2]]), gate_side(by_bundle[bundles[1]]), RULES["strict"]
+    )
+    result = evaluate_gate(
+        frame_side(select_rows(frame, bundle=bundles[2])),
+        frame_side(select_rows(frame, bundle=bundles[1])),
+        RULES["strict"],
+    )
+    assert rendered(expected) == rendered(result)
+
+
+def test_rows_sides_are_checked_as_run_sides_are() -> None:
+    """No rows, the reserved candidate and a repeated run raise what gate_side raises."""
+    with pytest.raises(InputError, match="no scored records found"):
+        rows_side([])
+    run = score_run([Path("observations/2026-11-22-nightly")], catalog=CATALOG)
+    rows = good(list(run.rows()))
+    with pytest.raises(InputError, match="repeats candidate") as raised:
+        rows_side([(row, None) for row in [*rows, rows[0]]], source="x.parquet")
+    with pytest.raises(InputError, match="repeats candidate") as expected:
+        gate_side([row_facts(row) for row in [*rows, rows[0]]], source="x.parquet")
+    assert str(raised.value) == str(expected.value)
