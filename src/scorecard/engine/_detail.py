@@ -25,13 +25,14 @@ from scorecard.core import ScoredRecord, audit_observation
 
 from ._io import numbered_lines, parse_json_file, parse_line, unreadable
 from ._parallel import (
-    _REPETITION_COLUMN,
     _ROWS,
     RunKey,
     _Chunk,
     _ChunkScorer,
     _row_from_scorecard,
     _Run,
+    merged_items,
+    numbered_row,
 )
 from ._pipeline import RunSummary, score_record
 from ._rows import ROW_FIELDS, Row, scored_row
@@ -231,18 +232,9 @@ def detailed_rows(
     if run.output_format != _ROWS:
         raise ValueError("a detailed run scores rows")
     repetitions: Counter[RunKey] = Counter()
-    for result in run.map(_Detailed(every)):
-        if isinstance(result, InputError):
-            summary.rejected += 1
-            yield result
+    for item in merged_items(run.map(_Detailed(every)), summary):
+        if isinstance(item, InputError):
+            yield item
             continue
-        items, counted = result
-        summary.merge(counted)
-        for item in items:
-            if isinstance(item, InputError):
-                yield item
-                continue
-            key, row, detail = item
-            repetitions[key] += 1
-            number = repetitions[key]
-            yield (*row[:_REPETITION_COLUMN], number, *row[_REPETITION_COLUMN + 1 :]), detail
+        key, row, detail = item
+        yield numbered_row(row, key, repetitions), detail

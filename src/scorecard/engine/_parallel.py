@@ -522,6 +522,28 @@ def _scored_rows(scored: _ScoredInput) -> Rows:
     return items, RunSummary()
 
 
+def merged_items(
+    results: Iterable[tuple[list[T], RunSummary] | InputError], summary: RunSummary
+) -> Iterator[T | InputError]:
+    """The items of each chunk's (items, counts) result in order, its counts merged into
+    ``summary``; a chunk's error (an unreadable input) is counted as rejected and passed on."""
+    for result in results:
+        if isinstance(result, InputError):
+            summary.rejected += 1
+            yield result
+            continue
+        items, counted = result
+        summary.merge(counted)
+        yield from items
+
+
+def numbered_row(row: Row, key: RunKey, repetitions: Counter[RunKey]) -> Row:
+    """``row`` with its run number: how many runs of its (bundle, candidate, case) came so far,
+    this one included (the rows view numbers runs in input order, as records are)."""
+    repetitions[key] += 1
+    return (*row[:_REPETITION_COLUMN], repetitions[key], *row[_REPETITION_COLUMN + 1 :])
+
+
 def _numbered(run: _Run, summary: RunSummary) -> Iterator[tuple[int, Any] | InputError]:
     """(run number, output) of every record in input order, or its error; counts ``summary``."""
     repetitions: Counter[tuple[str, str, str]] = Counter()
@@ -576,14 +598,7 @@ def score_text(
             number, text = item
             yield text.replace(_REPETITION_PLACEHOLDER, f'"repetition":{number},', 1) + "\n"
         return
-    for result in run.map(_text):
-        if isinstance(result, InputError):
-            summary.rejected += 1
-            yield result
-            continue
-        items, counted = result
-        summary.merge(counted)
-        yield from items
+    yield from merged_items(run.map(_text), summary)
 
 
 def score_scored_records(
@@ -635,21 +650,9 @@ def score_rows_parallel(
     run = _Run(paths, catalog, policy, workers, _ROWS, bundle_id, stdin, chunk_bytes, on_file)
     summary = summary if summary is not None else RunSummary()
     repetitions: Counter[RunKey] = Counter()
-    for result in run.map(_rows, _scored_rows if read_scored else None):
-        if isinstance(result, InputError):
-            summary.rejected += 1
-            yield result
+    for item in merged_items(run.map(_rows, _scored_rows if read_scored else None), summary):
+        if isinstance(item, InputError):
+            yield item
             continue
-        items, counted = result
-        summary.merge(counted)
-        for item in items:
-            if isinstance(item, InputError):
-                yield item
-                continue
-            key, row = item
-            if key is None:
-                yield row
-                continue
-            repetitions[key] += 1
-            number = repetitions[key]
-            yield (*row[:_REPETITION_COLUMN], number, *row[_REPETITION_COLUMN + 1 :])
+        key, row = item
+        yield row if key is None else numbered_row(row, key, repetitions)
