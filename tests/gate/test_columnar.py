@@ -3,6 +3,7 @@ exactly what it gives judging one RunFacts per scored record."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,21 @@ def test_a_gate_without_baseline_is_the_same(old: list[GateSide], new: list[Gate
     """No baseline: the safety, infrastructure and audit rules read the same columns."""
     expected = evaluate_gate(old[2], None, RULES["strict"])
     assert rendered(expected) == rendered(evaluate_gate(new[2], None, RULES["strict"]))
+
+
+def test_the_runs_with_findings_are_made_without_the_others(
+    old: list[GateSide], new: list[GateSide]
+) -> None:
+    """``runs_with_findings`` of a table (made from its columns) and of a tuple of runs (the
+    per-record side) are the current runs with failed findings, in run order."""
+    by_records = evaluate_gate(old[2], [old[1]], RULES["strict"], seed=3)
+    by_columns = evaluate_gate(new[2], [new[1]], RULES["strict"], seed=3)
+    expected = [run for run in by_records.runs if run.findings]
+    assert expected, "the simulated campaign has runs with failed findings"
+    assert list(by_records.runs_with_findings) == expected
+    assert list(by_columns.runs_with_findings) == expected
+    as_tuple = dataclasses.replace(by_columns, runs=tuple(by_columns.runs))
+    assert list(as_tuple.runs_with_findings) == expected
 
 
 def test_with_every_detail_the_runs_are_the_records_runs(

@@ -402,6 +402,18 @@ def test_untrusted_markdown_helpers_escape_and_fence() -> None:
     assert markdown_inline("one\ntwo") == "one \u23ce two"
 
 
+def test_remembered_escapes_are_the_escapes_of_each_call() -> None:
+    """The escapes remember texts they saw (a report repeats ids and reasons): the same text
+    gives the same result however often, in any order, and a secret is redacted every time."""
+    secret = "token=" + "ab12" * 5
+    first = [markdown_inline(text) for text in ("a|b", secret, "a|b", "x\ny")]
+    again = [markdown_inline(text) for text in ("x\ny", secret, "a|b")]
+    assert first == [r"a\|b", "\\[redacted\\]", r"a\|b", "x \u23ce y"]
+    assert again == [first[3], first[1], first[0]]
+    assert clean(secret) == clean(secret) == "[redacted]"
+    assert clean(12) == "12"  # type: ignore[arg-type]  # any object, as str() of it
+
+
 MARKUP = st.text(
     alphabet=st.sampled_from(list("`|<>[]()!*_~:@$#&;\\/\n\t -=+.'\"wx1")), max_size=80
 )

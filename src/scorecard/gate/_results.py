@@ -15,6 +15,7 @@ from scorecard.aggregate import Alert, CampaignAnalysis, Exclusions, PairedCompa
 
 from ._input import ALL_CANDIDATES, RunFacts
 from ._rules import GateRules, Metric
+from ._table import RunTable
 
 __all__ = [
     "RULE_ORDER",
@@ -210,6 +211,14 @@ class GateResult:
     reports draw from it. None only for results built by hand."""
     baseline_nights: tuple[str, ...] = ()
     """The bundles that formed the baseline, in the order given (one for a single baseline)."""
+
+    @property
+    def runs_with_findings(self) -> Sequence[RunFacts]:
+        """The current runs with failed audit findings, in run order (made from a table's
+        columns without making the runs that have none)."""
+        if isinstance(self.runs, RunTable):
+            return self.runs.runs_at(self.runs.finding_runs())
+        return tuple(run for run in self.runs if run.findings)
 
     @property
     def forbidden_calls(self) -> dict[str, tuple[int, int]]:

@@ -228,7 +228,7 @@ def _regressions(result: GateResult) -> str:
 
 def _audit(result: GateResult) -> str:
     rows = []
-    for run in result.runs:
+    for run in result.runs_with_findings:
         for finding in run.findings:
             rows.append(
                 [

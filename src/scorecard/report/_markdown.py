@@ -348,9 +348,7 @@ def _details(result: GateResult, budget: _Budget) -> None:
             + f"\n\n{markdown_fence(chr(10).join(lines) or '(no reason recorded)')}\n\n"
         )
     if result.rules.audit_mode != "off":
-        for run in result.runs:
-            if not run.findings:
-                continue
+        for run in result.runs_with_findings:
             lines = [
                 f"{finding.code} at {finding.pointer}: expected {finding.expected}, actual "
                 f"{finding.actual}" + (f" ({finding.hint})" if finding.hint else "")
