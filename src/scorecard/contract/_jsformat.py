@@ -103,11 +103,13 @@ def _js_compatible(value: Any) -> Any:
 
     Python's ``repr`` and JavaScript agree on every other double except those below 1e-4 in
     magnitude (Python switches to exponent notation earlier) and integers beyond 2**53 (which
-    JavaScript spells with its shortest digits, ``2.0**60`` as ``1152921504606847000``); those
-    raise :class:`_NeedsSlowPath`.
+    JavaScript spells with its shortest digits, ``2.0**60`` as ``1152921504606847000``); those,
+    and keys that are not strings, raise :class:`_NeedsSlowPath`.
     """
     kind = type(value)
     if kind is dict:
+        if not all(type(key) is str for key in value):
+            raise _NeedsSlowPath  # json.dumps spells True as "true", the slow path as str() does
         return {key: _js_compatible(item) for key, item in value.items()}
     if kind is list or kind is tuple:
         return [_js_compatible(item) for item in value]
@@ -128,16 +130,38 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def js_json(value: Any, indent: int | None = None) -> str:
-    """Serialise like ``JSON.stringify(value, null, indent)``: key order kept, JS numbers."""
+    """Serialise like ``JSON.stringify(value, null, indent)``: key order kept, JS numbers.
+
+    ``json.dumps`` writes every part that Python and JavaScript spell alike; only the containers
+    on the way to a number or string they spell differently (:func:`_js_compatible`) are written
+    level by level, as :func:`_js_json_slow` writes everything, which stays the definition
+    (``tests/contract/test_jsformat.py`` checks the two agree). So one small p-value in a large
+    report does not send all of it to the slow writer."""
+    return _js_json_at(value, indent, 0)
+
+
+def _js_json_at(value: Any, indent: int | None, depth: int) -> str:
+    """:func:`js_json` of ``value`` standing ``depth`` levels deep."""
     try:
         normalized = _js_compatible(value)
     except _NeedsSlowPath:
-        return _js_json_slow(value, indent)
-    separators = (",", ": ") if indent else (",", ":")
-    text = json.dumps(normalized, ensure_ascii=False, indent=indent, separators=separators)
-    if _SURROGATE.search(text):
-        return _js_json_slow(value, indent)
-    return text
+        pass
+    else:
+        separators = (",", ": ") if indent else (",", ":")
+        text = json.dumps(normalized, ensure_ascii=False, indent=indent, separators=separators)
+        if not _SURROGATE.search(text):
+            # Its lines indented as deep as it stands (a string holds no raw line break).
+            return text.replace("\n", "\n" + " " * (indent * depth)) if indent and depth else text
+    if isinstance(value, dict) and value:
+        items = [
+            f"{js_string(str(key))}:{_space(indent)}{_js_json_at(item, indent, depth + 1)}"
+            for key, item in value.items()
+        ]
+        return "{" + _wrap(items, indent, depth) + "}"
+    if isinstance(value, list | tuple) and value:
+        items = [_js_json_at(item, indent, depth + 1) for item in value]
+        return "[" + _wrap(items, indent, depth) + "]"
+    return _js_json_slow(value, indent, depth)
 
 
 def _js_json_slow(value: Any, indent: int | None = None, _depth: int = 0) -> str:
