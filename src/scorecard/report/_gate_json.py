@@ -20,15 +20,21 @@ __all__ = ["GATE_SCHEMA", "gate_document", "render_gate_json"]
 GATE_SCHEMA = "scorecard.gate.v1"
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: Any, redacted: dict[str, str] | None = None) -> Any:
+    """``value`` as JSON data: NaN as null, every string redacted (each distinct string once:
+    a document of many failures repeats the same ids)."""
+    seen = {} if redacted is None else redacted
     if isinstance(value, dict):
-        return {str(key): _jsonable(item) for key, item in value.items()}
+        return {str(key): _jsonable(item, seen) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [_jsonable(item) for item in value]
+        return [_jsonable(item, seen) for item in value]
     if isinstance(value, float) and math.isnan(value):
         return None
     if isinstance(value, str):
-        return redact(value)
+        found = seen.get(value)
+        if found is None:
+            found = seen[value] = redact(value)
+        return found
     return value
 
 
