@@ -412,6 +412,11 @@ def test_remembered_escapes_are_the_escapes_of_each_call() -> None:
     assert again == [first[3], first[1], first[0]]
     assert clean(secret) == clean(secret) == "[redacted]"
     assert clean(12) == "12"  # type: ignore[arg-type]  # any object, as str() of it
+    long = "x|" * 300 + secret  # past what is remembered: escaped the same way each time
+    assert clean(long) == clean(long) == "x|" * 300 + "[redacted]"
+    assert (
+        markdown_inline(long, 1000) == markdown_inline(long, 1000) == r"x\|" * 300 + r"\[redacted\]"
+    )
 
 
 MARKUP = st.text(

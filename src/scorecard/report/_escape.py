@@ -48,21 +48,26 @@ _WWW = re.compile(r"(?i)\b(www)\.")
 _BACKTICKS = re.compile("`+")
 
 
-#: Texts escaped at once, remembered: a report of many runs repeats the same ids and reasons
-#: (seven candidates and twelve cases in every row of 50,000 gate failures), and each escape
-#: redacts. The functions are pure, so a remembered text is the same text.
+#: Short texts escaped before are remembered (the last 8,192 of at most 512 characters): a
+#: report of many runs repeats the same ids and reasons (seven candidates and twelve cases in
+#: every row of 50,000 gate failures), and each escape redacts. The functions are pure, so a
+#: remembered text is the same text; long texts, rarely repeated, are not kept.
 _REMEMBERED = 8192
+_REMEMBERED_LENGTH = 512
 
 
 def clean(text: str) -> str:
     """Redacted, with line ends normalised and unsafe characters replaced by U+FFFD."""
-    return _clean(str(text))
+    text = str(text)
+    return _clean_remembered(text) if len(text) <= _REMEMBERED_LENGTH else _clean(text)
 
 
-@functools.lru_cache(maxsize=_REMEMBERED)
 def _clean(text: str) -> str:
     text = redact(text).replace("\r\n", "\n").replace("\r", "\n")
     return _UNSAFE.sub("\ufffd", text)
+
+
+_clean_remembered = functools.lru_cache(maxsize=_REMEMBERED)(_clean)
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -83,7 +88,6 @@ def needs_block(text: str, limit: int = INLINE_LIMIT) -> bool:
     return "\n" in text or "\r" in text or len(text) > limit
 
 
-@functools.lru_cache(maxsize=_REMEMBERED)
 def markdown_inline(text: str, limit: int = INLINE_LIMIT) -> str:
     """Untrusted text as literal single-line markdown, shortened to ``limit`` characters.
 
@@ -92,8 +96,18 @@ def markdown_inline(text: str, limit: int = INLINE_LIMIT) -> str:
     emphasis, math, mention or autolink (URL, e-mail, ``www.``) can form, and ``|`` cannot end
     a table cell. Line breaks become U+23CE, so the text cannot start a block either.
     """
+    text = str(text)
+    if len(text) <= _REMEMBERED_LENGTH:
+        return _inline_remembered(text, limit)
+    return _inline(text, limit)
+
+
+def _inline(text: str, limit: int) -> str:
     escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", one_line(text, limit))
     return _WWW.sub(r"\1\\.", escaped)
+
+
+_inline_remembered = functools.lru_cache(maxsize=_REMEMBERED)(_inline)
 
 
 def markdown_fence(text: str, limit: int = BLOCK_LIMIT) -> str:
