@@ -37,7 +37,7 @@ VALUES: st.SearchStrategy[Any] = st.recursive(
 
 
 @settings(max_examples=600, deadline=None)
-@given(VALUES, st.sampled_from([None, 2, 4]))
+@given(VALUES, st.sampled_from([None, 0, 2, 4]))
 def test_js_json_is_the_slow_writers_text(value: Any, indent: int | None) -> None:
     assert js_json(value, indent) == _js_json_slow(value, indent)
 

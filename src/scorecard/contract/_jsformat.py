@@ -137,7 +137,7 @@ def js_json(value: Any, indent: int | None = None) -> str:
     level by level, as :func:`_js_json_slow` writes everything, which stays the definition
     (``tests/contract/test_jsformat.py`` checks the two agree). So one small p-value in a large
     report does not send all of it to the slow writer."""
-    return _js_json_at(value, indent, 0)
+    return _js_json_at(value, indent or None, 0)  # an indent of 0 is none, as in JavaScript
 
 
 def _js_json_at(value: Any, indent: int | None, depth: int) -> str:
