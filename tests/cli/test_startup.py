@@ -71,6 +71,14 @@ def run_reporting(
     return done.returncode, modules, models, searched
 
 
+def score_args(tmp_path: Path, observation: dict[str, Any]) -> tuple[str, ...]:
+    """The arguments of `scorecard score ONE.jsonl --out SCORED.jsonl` for ``observation``
+    written as the one line of a file."""
+    source = tmp_path / "one.jsonl"
+    source.write_text(json.dumps(observation) + "\n")
+    return ("score", str(source), "--out", str(tmp_path / "scored.jsonl"))
+
+
 def loaded_by(*args: str) -> tuple[int, list[str]]:
     """(exit status, the modules loaded) of `scorecard ARGS` in a fresh interpreter."""
     code, modules, _, _ = run_reporting(*args)
@@ -87,12 +95,8 @@ def test_scoring_jsonl_to_jsonl_loads_no_heavy_module(
 ) -> None:
     """`scorecard score one.jsonl --out scored.jsonl` scores without pandas, numpy, matplotlib,
     pyarrow, rich or dask."""
-    source = tmp_path / "one.jsonl"
-    source.write_text(json.dumps(observation) + "\n")
     for workers in ("1", "2"):
-        code, modules = loaded_by(
-            "score", str(source), "--out", str(tmp_path / "scored.jsonl"), "--workers", workers
-        )
+        code, modules = loaded_by(*score_args(tmp_path, observation), "--workers", workers)
         assert code == 0
         assert [name for name in modules if any(is_under(name, h) for h in HEAVY)] == []
 
@@ -101,9 +105,7 @@ def test_a_command_loads_only_its_own_command_module(
     tmp_path: Path, observation: dict[str, Any]
 ) -> None:
     """A run of `score` imports no other command's module, nor the worker pool for one chunk."""
-    source = tmp_path / "one.jsonl"
-    source.write_text(json.dumps(observation) + "\n")
-    code, modules = loaded_by("score", str(source), "--out", str(tmp_path / "scored.jsonl"))
+    code, modules = loaded_by(*score_args(tmp_path, observation))
     assert code == 0
     commands = {name for name in modules if is_under(name, "scorecard.cli")}
     assert commands == {
@@ -122,11 +124,7 @@ def test_scoring_plain_lines_creates_no_observation_or_scorecard_model(
     """A `score` of a file whose lines all take the fast path never imports the observation,
     scorecard and campaign manifest models (the case models, which the catalog validates, are
     all it creates)."""
-    source = tmp_path / "one.jsonl"
-    source.write_text(json.dumps(observation) + "\n")
-    code, _, models, _ = run_reporting(
-        "score", str(source), "--out", str(tmp_path / "scored.jsonl")
-    )
+    code, _, models, _ = run_reporting(*score_args(tmp_path, observation))
     assert code == 0
     assert "WorkflowCase" in models
     assert UNUSED_MODELS & set(models) == set()
@@ -138,11 +136,7 @@ def test_a_declined_line_loads_the_observation_models_where_used(
     """A line the fast path declines (an unknown field) is validated by the observation models,
     imported then: the check above is not vacuous."""
     observation["note"] = "kept, and reported"
-    source = tmp_path / "one.jsonl"
-    source.write_text(json.dumps(observation) + "\n")
-    code, _, models, _ = run_reporting(
-        "score", str(source), "--out", str(tmp_path / "scored.jsonl")
-    )
+    code, _, models, _ = run_reporting(*score_args(tmp_path, observation))
     assert code == 0
     assert "WorkflowObservation" in models
 
@@ -152,9 +146,7 @@ def test_the_command_line_does_not_search_for_pydantic_plugins(
 ) -> None:
     """Unless the user set ``PYDANTIC_DISABLE_PLUGINS``, a run does not read every installed
     distribution's entry points for pydantic plugins; set (empty: load them all), it does."""
-    source = tmp_path / "one.jsonl"
-    source.write_text(json.dumps(observation) + "\n")
-    args = ("score", str(source), "--out", str(tmp_path / "scored.jsonl"))
+    args = score_args(tmp_path, observation)
     code, _, _, searched = run_reporting(*args)
     assert (code, searched) == (0, False)
     code, _, _, searched = run_reporting(*args, disable_plugins="")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["canonical_json", "format_js_number", "js_json", "js_string"]
@@ -152,32 +153,32 @@ def _js_json_at(value: Any, indent: int | None, depth: int) -> str:
         if not _SURROGATE.search(text):
             # Its lines indented as deep as it stands (a string holds no raw line break).
             return text.replace("\n", "\n" + " " * (indent * depth)) if indent and depth else text
+    return _one_level(value, indent, depth, _js_json_at)
+
+
+def _js_json_slow(value: Any, indent: int | None = None, _depth: int = 0) -> str:
+    """``JSON.stringify`` written level by level all the way down: the definition."""
+    return _one_level(value, indent, _depth, _js_json_slow)
+
+
+def _one_level(
+    value: Any, indent: int | None, depth: int, inner: Callable[[Any, int | None, int], str]
+) -> str:
+    """``value`` standing ``depth`` deep: a scalar or empty container as JavaScript spells it, a
+    container's brackets, keys and layout here and each item by ``inner``."""
     if isinstance(value, dict) and value:
         items = [
-            f"{js_string(str(key))}:{_space(indent)}{_js_json_at(item, indent, depth + 1)}"
+            f"{js_string(str(key))}:{_space(indent)}{inner(item, indent, depth + 1)}"
             for key, item in value.items()
         ]
         return "{" + _wrap(items, indent, depth) + "}"
     if isinstance(value, list | tuple) and value:
-        items = [_js_json_at(item, indent, depth + 1) for item in value]
+        items = [inner(item, indent, depth + 1) for item in value]
         return "[" + _wrap(items, indent, depth) + "]"
-    return _js_json_slow(value, indent, depth)
-
-
-def _js_json_slow(value: Any, indent: int | None = None, _depth: int = 0) -> str:
     if isinstance(value, dict):
-        if not value:
-            return "{}"
-        items = [
-            f"{js_string(str(key))}:{_space(indent)}{_js_json_slow(item, indent, _depth + 1)}"
-            for key, item in value.items()
-        ]
-        return "{" + _wrap(items, indent, _depth) + "}"
+        return "{}"
     if isinstance(value, list | tuple):
-        if not value:
-            return "[]"
-        items = [_js_json_slow(item, indent, _depth + 1) for item in value]
-        return "[" + _wrap(items, indent, _depth) + "]"
+        return "[]"
     return canonical_json(value)
 
 

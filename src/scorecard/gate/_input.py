@@ -210,9 +210,10 @@ def rows_side(
     def rows() -> Iterator[Row]:
         for index, (row, detail) in enumerate(runs):
             if detail is not None:
-                found[index] = _gate_detail(detail)
-                if not shown:
-                    found[index] = (_NO_REASONS, *found[index][1:3], None, None)
+                reasons, findings, audit_gates, failure, where = _gate_detail(detail)
+                if not shown:  # what the rules read, not what a report of the run shows
+                    reasons, failure, where = _NO_REASONS, None, None
+                found[index] = (reasons, findings, audit_gates, failure, where)
             yield row
 
     frame, order = rows_frame(rows())

@@ -21,13 +21,14 @@ from scorecard.aggregate import column_values, records_frame
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, ROW_FIELDS
 from scorecard.engine import LoadedRecords
 
-from ._runs import RunFacts, facts_of_columns, frame_row
+from ._runs import AuditFinding, RunFacts, facts_of_columns, frame_row
 
 __all__ = ["Detail", "RunTable"]
 
 #: What a run holds beyond its row: reasons per dimension, failed findings, whether they gated,
-#: failure text, source (``file:line``).
-Detail = tuple[tuple[tuple[str, ...], ...], tuple[Any, ...], bool, str | None, str | None]
+#: failure text, source (``file:line``); :data:`scorecard.engine.RecordDetail` with the findings
+#: as :class:`AuditFinding`.
+Detail = tuple[tuple[tuple[str, ...], ...], tuple[AuditFinding, ...], bool, str | None, str | None]
 _NO_DETAIL: Detail = (tuple(() for _ in DIMENSIONS), (), False, None, None)
 _GATES = tuple(name for name in DIMENSIONS if name in GATE_DIMENSIONS)
 _BLOCK = 4096
@@ -97,7 +98,7 @@ class RunTable(Sequence[RunFacts]):
 
     # --- what the rules read ------------------------------------------------------------------
 
-    def findings(self, index: int) -> tuple[Any, ...]:
+    def findings(self, index: int) -> tuple[AuditFinding, ...]:
         """Failed audit findings of run ``index``."""
         if self._runs is not None:
             return self._runs[index].findings
