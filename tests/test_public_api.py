@@ -262,8 +262,10 @@ PACKAGES = {
         "scoring_policy",
     ],
     "scorecard.fast": [
+        "Counts",
         "FastScorer",
         "Piece",
+        "RowPiece",
         "fast_scorer",
     ],
     "scorecard.gate": [

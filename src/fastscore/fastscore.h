@@ -7,6 +7,7 @@
    audit.c       the count of failed audit findings (audit.py)
    text.c        the output buffer's helpers: cached quoting, numbers spelt as JavaScript does
    strict.c      which lines the fast path may read: the general path's JSON checks on raw bytes
+   row.c         the aggregation row of one scored observation (contract.ROW_COLUMNS)
 
    Helpers every line calls many times are static inline here. */
 
@@ -45,7 +46,8 @@ extern PyObject *string_cache; /* id -> its JSON text */
     X(dispositions) X(lineage) X(issueStatus) X(runStatus) X(semanticDisposition)              \
     X(recoveryOwner) X(attempts) X(runs) X(commentCount) X(responseSource) X(markers)          \
     X(activityFamilies) X(latencyMs) X(totalTokens) X(costUsd) X(maxLatencyMs)                 \
-    X(maxTotalTokens) X(maxCostUsd) X(maxAttempts) X(caseId) X(failure) X(message)
+    X(maxTotalTokens) X(maxCostUsd) X(maxAttempts) X(caseId) X(failure) X(message)             \
+    X(toolCount) X(timeToFirstVisibleProgressMs) X(settlementMs)
 
 #define DECLARE(name) extern PyObject *s_##name;
 NAMES(DECLARE)
@@ -310,9 +312,42 @@ typedef struct {
     long long scored, gate_failures, unscoreable, audit_failed;
 } Counts;
 
-/* Appends the scorecard line of one recognised observation to `out`: 1 when written, 0 when the
-   Python path must decide (out may hold part of a line: the caller rolls it back), -1 on error. */
+/* What a scorecard line says, as numbers: what a row reads of it (row.c). */
+typedef struct {
+    int unscoreable, gate_passed, passed, audit;
+    double overall;
+    double scores[DIMENSION_COUNT];
+    int dimension_passed[DIMENSION_COUNT];
+} Card;
+
+/* Appends the scorecard line of one recognised observation to `out` and describes it in `card`:
+   1 when written, 0 when the Python path must decide (out may hold part of a line: the caller
+   rolls it back), -1 on error. */
 int score_record(Buffer *out, PyObject *observation, PyObject *plan, PyObject *policy,
-                 PyObject *head, Counts *counts);
+                 PyObject *head, Counts *counts, Card *card);
+
+/* The row plan (fastpath.row_plan): per column of contract.ROW_COLUMNS, (source, argument). */
+enum {
+    ROW_BUNDLE,
+    ROW_CANDIDATE,
+    ROW_PROVIDER,
+    ROW_MODEL,
+    ROW_TIER,
+    ROW_CASE,
+    ROW_REPETITION,
+    ROW_CLASSIFICATION,
+    ROW_SCORE,     /* argument: the dimension's index */
+    ROW_PASSED,    /* argument: the dimension's index */
+    ROW_OVERALL,
+    ROW_GATE,
+    ROW_ALL_PASSED,
+    ROW_MEASURE,   /* argument: the metric's field name */
+    ROW_COUNT      /* argument: the metric's field name */
+};
+
+/* The row of one scored observation (row.c): `rows` is (plan, bundle id, labels, nan, one),
+   labels a dict of candidate -> (model, tier). A new tuple; NULL without an error set when a
+   value is not what the row may hold (the Python path decides), NULL with one on error. */
+PyObject *build_row(PyObject *observation, const Card *card, PyObject *rows);
 
 #endif

@@ -43,7 +43,7 @@ append_dimension(Buffer *out, PyObject *entry, const Result *result, int passed)
 
 int
 score_record(Buffer *out, PyObject *observation, PyObject *plan, PyObject *policy,
-             PyObject *head, Counts *counts)
+             PyObject *head, Counts *counts, Card *card)
 {
     Result results[DIMENSION_COUNT];
     for (int index = 0; index < DIMENSION_COUNT; index++) {
@@ -141,6 +141,8 @@ score_record(Buffer *out, PyObject *observation, PyObject *plan, PyObject *polic
                 weight_total += weight;
             }
             int passed = score >= PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(entry, 4));
+            card->scores[index] = score;
+            card->dimension_passed[index] = passed;
             all_passed = all_passed && passed;
             if (gate) {
                 gate_passed = gate_passed && passed;
@@ -151,6 +153,7 @@ score_record(Buffer *out, PyObject *observation, PyObject *plan, PyObject *polic
             }
         }
         double overall = (!gate_passed || weight_total == 0.0) ? 0.0 : weighted_sum / weight_total;
+        card->overall = overall;
         if (APPEND_LITERAL(out, "},\"overall\":{\"score\":") < 0 ||
             append_double(out, overall) < 0 ||
             (gate_passed ? APPEND_LITERAL(out, ",\"gatePassed\":true,\"passed\":")
@@ -165,6 +168,10 @@ score_record(Buffer *out, PyObject *observation, PyObject *plan, PyObject *polic
         }
     }
     if (!PyErr_Occurred()) {
+        card->unscoreable = unscoreable;
+        card->gate_passed = gate_passed;
+        card->passed = gate_passed && all_passed;
+        card->audit = audit;
         counts->scored++;
         counts->unscoreable += unscoreable;
         counts->gate_failures += !unscoreable && !gate_passed;

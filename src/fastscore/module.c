@@ -135,10 +135,12 @@ passes_contract(PyObject *observation)
     return shaped < 0 ? -1 : !shaped;
 }
 
-/* One line: scored into `out` (1), declined (0), or an error (-1). */
+/* One line: scored into `out` and `card` (1), declined (0), or an error (-1). With `rows`
+   (rows mode), `*row` is set to the line's row when it is scored. */
 static int
 score_raw_line(Buffer *out, Scratch *scratch, const char *start, Py_ssize_t length,
-               PyObject *plans, PyObject *policy, PyObject *heads, Counts *counts)
+               PyObject *plans, PyObject *policy, PyObject *heads, Counts *counts, Card *card,
+               PyObject *rows, PyObject **row)
 {
     /* Read only what the general path would read as msgspec does (strict.c). */
     int unambiguous = unambiguous_json(scratch, start, length);
@@ -166,9 +168,17 @@ score_raw_line(Buffer *out, Scratch *scratch, const char *start, Py_ssize_t leng
     status = passes_contract(observation);
     if (status == 1) {
         Py_ssize_t mark = out->size;
-        status = score_record(out, observation, plan, policy, head, counts);
+        Counts before = *counts;
+        status = score_record(out, observation, plan, policy, head, counts, card);
+        if (status == 1 && rows != NULL) {
+            *row = build_row(observation, card, rows);
+            if (*row == NULL) {
+                status = PyErr_Occurred() ? -1 : 0;
+            }
+        }
         if (status != 1) {
             out->size = mark;
+            *counts = before;
         }
     }
 done:
@@ -206,17 +216,47 @@ is_ascii_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
+/* Rows mode: the entry of a scored line, (row, failed findings, detail), where detail is
+   (line number, scorecard line, line) when `detail` asks for it (2: every line; 1: lines whose
+   gate failed or whose audit found something), else None. */
+static PyObject *
+row_entry(PyObject *row, const Card *card, long detail, Py_ssize_t number, const Buffer *out,
+          const char *line, Py_ssize_t length)
+{
+    int wanted = detail == 2 || (detail == 1 && (card->audit > 0 ||
+                                                 (!card->unscoreable && !card->gate_passed)));
+    if (!wanted) {
+        return Py_BuildValue("(OiO)", row, card->audit, Py_None);
+    }
+    /* The scorecard line without its newline. */
+    PyObject *text = PyUnicode_DecodeUTF8(out->data, out->size - 1, NULL);
+    PyObject *raw = text ? PyBytes_FromStringAndSize(line, length) : NULL;
+    PyObject *entry = raw ? Py_BuildValue("(Oi(nOO))", row, card->audit, number, text, raw) : NULL;
+    Py_XDECREF(text);
+    Py_XDECREF(raw);
+    return entry;
+}
+
 static PyObject *
 score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError,
-                        "score_block(block, first_line, case_plans, policy_plan, heads)");
+    if (nargs != 5 && nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "score_block(block, first_line, case_plans, "
+                                         "policy_plan, heads[, rows, detail])");
         return NULL;
     }
     PyObject *block = args[0], *plans = args[2], *policy = args[3], *heads = args[4];
+    PyObject *rows = nargs == 7 ? args[5] : NULL;
+    long detail = nargs == 7 ? PyLong_AsLong(args[6]) : 0;
     Py_ssize_t first_line = PyLong_AsSsize_t(args[1]);
-    if (first_line == -1 && PyErr_Occurred()) {
+    if ((first_line == -1 || detail == -1) && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (rows != NULL &&
+        (!PyTuple_CheckExact(rows) || PyTuple_GET_SIZE(rows) != 5 ||
+         !PyTuple_CheckExact(PyTuple_GET_ITEM(rows, 0)) ||
+         !PyDict_CheckExact(PyTuple_GET_ITEM(rows, 2)))) {
+        PyErr_SetString(PyExc_TypeError, "rows is (plan, bundle, labels, nan, one)");
         return NULL;
     }
     if (decode == NULL) {
@@ -257,12 +297,24 @@ score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             blank = is_ascii_space(data[index]);
         }
         if (!blank) {
+            Card card;
+            PyObject *row = NULL;
             int status = score_raw_line(&out, &scratch, data + begin, end - begin, plans,
-                                        policy, heads, &counts);
+                                        policy, heads, &counts, &card, rows, &row);
             if (status < 0) {
                 failed = 1;
             }
-            else if (status == 0) {
+            else if (status == 1 && rows != NULL) {
+                PyObject *entry =
+                    row_entry(row, &card, detail, number, &out, data + begin, end - begin);
+                out.size = 0;
+                if (entry == NULL || PyList_Append(pieces, entry) < 0) {
+                    failed = 1;
+                }
+                Py_XDECREF(entry);
+            }
+            Py_XDECREF(row);
+            if (status == 0) {
                 PyObject *line = PyBytes_FromStringAndSize(data + begin, end - begin);
                 PyObject *entry = line ? Py_BuildValue("(nN)", number, line) : NULL;
                 if (entry == NULL || flush(&out, pieces) < 0 || PyList_Append(pieces, entry) < 0) {
@@ -366,9 +418,11 @@ static PyMethodDef methods[] = {
      "configure(UNSET, reason_json, string_json, number_text, decoder, declinable,"
      " identifier_secret, matches_reference_secret): the Python helpers."},
     {"score_block", (PyCFunction)(void (*)(void))score_block, METH_FASTCALL,
-     "score_block(block, first_line, case_plans, policy_plan, heads) -> (pieces, (scored,"
-     " gate_failures, unscoreable, audit_failed)): pieces are str (scorecard lines, each ending"
-     " in a newline) and (line_number, raw_line) of the lines the Python path must decide."},
+     "score_block(block, first_line, case_plans, policy_plan, heads[, rows, detail]) ->"
+     " (pieces, (scored, gate_failures, unscoreable, audit_failed)): pieces are str (scorecard"
+     " lines, each ending in a newline) and (line_number, raw_line) of the lines the Python path"
+     " must decide; with rows (fastpath.FastScorer.score_rows), (row, failed_findings, detail)"
+     " for each scored line instead of its text."},
     {"is_unambiguous", is_unambiguous, METH_O,
      "is_unambiguous(line) -> whether the fast path may read the line: one JSON value the"
      " general path reads as msgspec does (no repeated key, integers within 2**53, numbers below"

@@ -456,9 +456,13 @@ def _rows_and_summary(chunk: Any, scorer: Any) -> tuple[list[Any], str]:
 
 
 def rows_of(raw: bytes, catalog: Catalog, policy: Policy) -> tuple[list[Any], list[Any]]:
-    """The rows of one line through the fast path and through the general path."""
+    """The rows of one plain line through the fast path (the C code made its row: it did not
+    decline it) and through the general path."""
     chunk = _Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), raw, 1)
     scorer = _ChunkScorer(catalog, policy, _ROWS)
+    assert scorer.fast is not None
+    pieces, _ = scorer.fast.score_rows(raw, 1, BUNDLE, {}, 0)
+    assert [len(piece) for piece in pieces] == [3]  # a row, not a declined line
     fast = _rows_and_summary(chunk, scorer)
     scorer.fast = None
     return fast[0], _rows_and_summary(chunk, scorer)[0]
@@ -788,3 +792,21 @@ def test_trailing_text_is_declined_and_the_general_path_reports_it(catalog: Cata
             general = general_path(raw + tail, catalog, Policy())
             assert isinstance(general, InputError)
             assert general.rule == "malformed_json"
+
+
+def test_the_row_plan_follows_the_column_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C code fills the columns of ``ROW_COLUMNS`` in their order, and a column it cannot
+    fill stops the plan instead of leaving a hole in every row."""
+    from scorecard.contract._record import ROW_COLUMNS, Column
+
+    plan = fastpath.row_plan()
+    assert len(plan) == len(ROW_COLUMNS)
+    by_name = dict(zip((column.name for column in ROW_COLUMNS), plan, strict=True))
+    assert by_name["score_semantic_outcome"] == (8, DIMENSIONS.index("semantic_outcome"))
+    assert by_name["passed_hard_invariants"] == (9, DIMENSIONS.index("hard_invariants"))
+    assert by_name["cost_usd"] == (13, "costUsd")
+    assert by_name["tool_count"] == (14, "toolCount")
+    extra = Column("reviewer", "label", "/reviewer")
+    monkeypatch.setattr(fastpath, "ROW_COLUMNS", (*ROW_COLUMNS, extra))
+    with pytest.raises(LookupError, match="reviewer"):
+        fastpath.row_plan()

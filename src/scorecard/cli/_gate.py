@@ -323,7 +323,11 @@ def gate(
         raise bad_input(errors)
     result = evaluate_gate(current_side, baseline_side, rules, seed=seed)
     line = verdict_line(result, fail_on_inconclusive=rules.fail_on_inconclusive)
-    summary = render_markdown(result, line, site_url=site_url)
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    # The markdown lists every failure: made only when a file or the job summary takes it.
+    summary = ""
+    if markdown is not None or step_summary:
+        summary = render_markdown(result, line, site_url=site_url)
     try:
         if markdown is not None:
             _write(markdown, summary)
@@ -346,7 +350,6 @@ def gate(
                 )
             ]
         ) from None
-    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
         try:
             with open(step_summary, "a", encoding="utf-8") as stream:

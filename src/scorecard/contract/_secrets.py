@@ -192,6 +192,20 @@ def find_secret(text: str) -> str | None:
 
 def redact(text: str) -> str:
     """``text`` with every secret-shaped substring replaced by ``[redacted]``."""
+    # Runs repeat the same short texts (ids, observed values, hints); those are remembered, a
+    # bounded number of them, so memory stays small whatever the input.
+    return _redact_short(text) if len(text) <= _REMEMBERED_LENGTH else _redact(text)
+
+
+_REMEMBERED_LENGTH = 512
+
+
+@functools.lru_cache(maxsize=8192)
+def _redact_short(text: str) -> str:
+    return _redact(text)
+
+
+def _redact(text: str) -> str:
     for _, pattern in _candidates(text):
         # Each pattern runs on the text the ones before left. A replacement can complete a later
         # pattern's match (``token=[redacted]``) but never brings an anchor the original lacked

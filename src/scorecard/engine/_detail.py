@@ -3,9 +3,10 @@ the untrusted text only a scored record holds (reasons, failed findings, failure
 
 A gate judges every run from its row, but shows reasons, findings and failure text for a few
 of them: the runs whose effective gate failed and the runs with failed audit findings. So the
-workers score each plain line in C, as the rows view does, one line per call: the counts of
-that call say whether the line's audit found anything, and only such lines (and gate-failed
-ones) are decoded again and audited in Python for the findings themselves. A line the C code
+workers score each block in C, as the rows view does: the C code gives each plain line's row
+and its count of failed audit findings, and hands back the scorecard line and the line itself
+only where the gate failed or the audit found something. Only such lines are decoded again
+and audited in Python for the findings themselves. A line the C code
 declines takes the general path, whose record gives the same detail. The detail is what
 :func:`record_detail` reads of a ``scorecard.record.v1`` (the gate's ``run_facts`` reads
 records files with it too), made in the worker; ``tests/engine/test_detail.py`` compares it
@@ -29,10 +30,10 @@ from ._parallel import (
     RunKey,
     _Chunk,
     _ChunkScorer,
-    _row_from_scorecard,
     _Run,
     merged_items,
     numbered_row,
+    run_key,
 )
 from ._pipeline import RunSummary, score_record
 from ._rows import ROW_FIELDS, Row, scored_row
@@ -173,42 +174,50 @@ _FAILURE = msgspec.json.Decoder(_Failure)
 def _detailed(scorer: _ChunkScorer, chunk: _Chunk, every: bool) -> DetailedRows:
     """``chunk`` as rows with detail, counted here (the worker's view)."""
     summary = RunSummary()
+    fast = scorer.fast
+    if fast is None or chunk.whole_file is not None:
+        return _general_chunk(scorer, chunk, summary, every), summary
+    pieces = scorer.fast_rows(fast, chunk, summary, detail=2 if every else 1)
+    if isinstance(pieces, InputError):
+        return [pieces], summary
     items: list[DetailedItem] = []
+    for piece in pieces:
+        if len(piece) == 2:  # declined: (line number, line)
+            number, raw = piece
+            record = parse_line(raw, number=number, source=chunk.source, bundle=chunk.bundle)
+            items.append(_general(scorer, record, summary, every))
+            continue
+        row, findings, extra = piece
+        detail = None
+        if extra is not None:
+            number, card_line, raw = extra
+            detail = _fast_detail(scorer, card_line, raw, chunk.source, number, findings)
+        items.append((run_key(row), row, detail))
+    return items, summary
+
+
+def _general_chunk(
+    scorer: _ChunkScorer, chunk: _Chunk, summary: RunSummary, every: bool
+) -> list[DetailedItem]:
+    """Every record of ``chunk`` through the general path (no compiled scorer, or a ``.json``
+    file)."""
     try:
         block = chunk.text()
     except OSError as error:
         summary.rejected += 1
-        return [unreadable(chunk.source, error)], summary
+        return [unreadable(chunk.source, error)]
     if block is None:
         records = parse_json_file(chunk.whole_file or b"", source=chunk.source, bundle=chunk.bundle)
-        return [_general(scorer, record, summary, every) for record in records], summary
-    fast = scorer.fast
-    for number, raw in numbered_lines(block, chunk.first_line):
-        if fast is None:
-            record = parse_line(raw, number=number, source=chunk.source, bundle=chunk.bundle)
-            items.append(_general(scorer, record, summary, every))
-            continue
-        # One line per call: the call's counts are the line's (the audit's findings above all).
-        pieces, (scored, gate_failures, unscoreable, findings) = fast.score_block(
-            raw, number, chunk.bundle.id
+        return [_general(scorer, record, summary, every) for record in records]
+    return [
+        _general(
+            scorer,
+            parse_line(raw, number=number, source=chunk.source, bundle=chunk.bundle),
+            summary,
+            every,
         )
-        piece = pieces[0] if len(pieces) == 1 else None
-        if not isinstance(piece, str):
-            record = parse_line(raw, number=number, source=chunk.source, bundle=chunk.bundle)
-            items.append(_general(scorer, record, summary, every))
-            continue
-        summary.scored += scored
-        summary.gate_failures += gate_failures
-        summary.unscoreable += unscoreable
-        summary.audit_failed += findings
-        summary.bundles.add(chunk.bundle.id)
-        card_line = piece[:-1]
-        key, row = _row_from_scorecard(card_line, raw, chunk.bundle)
-        detail = None
-        if _needs_detail(row, findings, every):
-            detail = _fast_detail(scorer, card_line, raw, chunk.source, number, findings)
-        items.append((key, row, detail))
-    return items, summary
+        for number, raw in numbered_lines(block, chunk.first_line)
+    ]
 
 
 class _Detailed:

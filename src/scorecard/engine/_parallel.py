@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
-import msgspec
-
 from scorecard.contract import (
     BundleInfo,
     Catalog,
@@ -30,10 +28,9 @@ from scorecard.contract import (
     Policy,
     load_catalog,
     raise_if_stopped,
-    row_of,
 )
 from scorecard.core import Tally
-from scorecard.fast import FastScorer, Piece, fast_scorer
+from scorecard.fast import Counts, FastScorer, Piece, RowPiece, fast_scorer
 
 from ._io import (
     STDIN,
@@ -185,17 +182,6 @@ for a row read already scored, which keeps its number) or an error, in input ord
 chunk's counts."""
 
 
-class _RowFacts(msgspec.Struct):
-    """What a row needs of an observation besides its scorecard (other fields are skipped)."""
-
-    caseId: str
-    candidateId: str
-    provider: str
-    metrics: dict[str, Any]
-
-
-_ROW_FACTS = msgspec.json.Decoder(_RowFacts)
-_SCORECARD = msgspec.json.Decoder()
 T = TypeVar("T")
 
 
@@ -247,34 +233,21 @@ class _ChunkScorer:
         return items, summary
 
     def rows(self, chunk: _Chunk) -> Rows:
-        """``chunk`` as aggregation rows, counted here. Plain lines are scored in C and their
-        rows made from the scorecard lines it writes, through the one definition of a row
-        (:func:`~scorecard.contract.row_of`)."""
+        """``chunk`` as aggregation rows, counted here. Plain lines are scored in C, which makes
+        their rows as the one definition of a row says (``contract.ROW_COLUMNS``; the C code
+        reads it through ``fast.row_plan``)."""
         summary = RunSummary()
         if self.fast is None or chunk.whole_file is not None:
             return [self._keyed(outcome, summary) for outcome in self.outcomes(chunk)], summary
-        scored = self._fast_block(self.fast, chunk, summary)
-        if isinstance(scored, InputError):
-            return [scored], summary
-        block, pieces = scored
-        declined = {piece[0] for piece in pieces if not isinstance(piece, str)}
-        # Pieces are whole lines, each ending in "\n"; JSON may leave U+2028 or U+0085 raw in
-        # them, so split at "\n" only (not str.splitlines).
-        cards = iter(
-            [line for piece in pieces if isinstance(piece, str) for line in piece.split("\n")[:-1]]
-        )
+        pieces = self.fast_rows(self.fast, chunk, summary, detail=0)
+        if isinstance(pieces, InputError):
+            return [pieces], summary
         items: list[tuple[RunKey | None, Row] | InputError] = []
-        # The C code skips the lines numbered_lines skips: pair each other line with its output.
-        for number, raw in numbered_lines(block, chunk.first_line):
-            if number in declined:
-                items.append(self._keyed(self._line(number, raw, chunk), summary))
+        for piece in pieces:
+            if len(piece) == 2:  # declined: (line number, line)
+                items.append(self._keyed(self._line(*piece, chunk), summary))
             else:
-                card = next(cards, None)
-                if card is None:
-                    raise RuntimeError("the fast path wrote fewer scorecards than it scored lines")
-                items.append(_row_from_scorecard(card, raw, chunk.bundle))
-        if next(cards, None) is not None:
-            raise RuntimeError("the fast path wrote more scorecards than it scored lines")
+                items.append((run_key(piece[0]), piece[0]))
         return items, summary
 
     @staticmethod
@@ -288,16 +261,29 @@ class _ChunkScorer:
         except OSError as error:
             summary.rejected += 1
             return unreadable(chunk.source, error)
-        pieces, (scored, gate_failures, unscoreable, audit_failed) = fast.score_block(
-            block, chunk.first_line, chunk.bundle.id
-        )
-        summary.scored = scored
-        summary.gate_failures = gate_failures
-        summary.unscoreable = unscoreable
-        summary.audit_failed = audit_failed
-        if scored:
-            summary.bundles.add(chunk.bundle.id)
+        pieces, counts = fast.score_block(block, chunk.first_line, chunk.bundle.id)
+        _count_block(summary, counts, chunk.bundle.id)
         return block, pieces
+
+    @staticmethod
+    def fast_rows(
+        fast: FastScorer, chunk: _Chunk, summary: RunSummary, *, detail: int
+    ) -> list[RowPiece] | InputError:
+        """``chunk``'s lines from the C scorer as rows (:meth:`FastScorer.score_rows`, with
+        ``detail``), the lines it scored counted into ``summary``; or, counted too, the error
+        that the block could not be read."""
+        try:
+            block = chunk.text() or b""
+        except OSError as error:
+            summary.rejected += 1
+            return unreadable(chunk.source, error)
+        labels: dict[str, tuple[str | None, str | None]] = {
+            candidate: (spec.model, spec.tier)
+            for candidate, spec in chunk.bundle.candidates.items()
+        }
+        pieces, counts = fast.score_rows(block, chunk.first_line, chunk.bundle.id, labels, detail)
+        _count_block(summary, counts, chunk.bundle.id)
+        return pieces
 
     @staticmethod
     def _keyed(outcome: Outcome, summary: RunSummary) -> tuple[RunKey | None, Row] | InputError:
@@ -346,29 +332,19 @@ def _rows(scorer: _ChunkScorer, chunk: _Chunk) -> Rows:
     return scorer.rows(chunk)
 
 
-def _row_from_scorecard(card_line: str, raw: bytes, bundle: BundleInfo) -> tuple[RunKey, Row]:
-    """The run key and row of a line the fast path scored: ``card_line`` is its scorecard, and
-    the row holds what :func:`~scorecard.contract.row_of` reads of the record around it, as
-    :func:`~scorecard.engine.scored_row` does (the run number is set by the main process)."""
-    card = _SCORECARD.decode(card_line)
-    facts = _ROW_FACTS.decode(raw)
-    if (card["caseId"], card["candidateId"]) != (facts.caseId, facts.candidateId):
-        raise RuntimeError("a fast-path scorecard does not belong to its line")
-    candidate = bundle.candidates.get(facts.candidateId)
-    row = row_of(
-        bundle_id=card["bundleId"],
-        case_id=facts.caseId,
-        candidate_id=facts.candidateId,
-        provider=facts.provider,
-        model=candidate.model if candidate else None,
-        tier=candidate.tier if candidate else None,
-        repetition=1,
-        classification=card["classification"],
-        metrics=facts.metrics,
-        scorecard=card,
-        gate_passed=card["overall"]["gatePassed"],  # the effective gate: the audit does not gate
-    )
-    return (card["bundleId"], facts.candidateId, facts.caseId), row
+def _count_block(summary: RunSummary, counts: Counts, bundle_id: str) -> None:
+    summary.scored, summary.gate_failures, summary.unscoreable, summary.audit_failed = counts
+    if summary.scored:
+        summary.bundles.add(bundle_id)
+
+
+_KEY_COLUMNS = tuple(ROW_FIELDS.index(name) for name in ("bundle", "candidate", "case"))
+
+
+def run_key(row: Row) -> RunKey:
+    """The (bundle, candidate, case) of a row."""
+    bundle, candidate, case = _KEY_COLUMNS
+    return row[bundle], row[candidate], row[case]
 
 
 # Set in each worker by `_start_worker`.

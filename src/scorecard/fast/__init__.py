@@ -2,10 +2,12 @@
 line; declined lines are scored by :mod:`scorecard.core` in their place, with the same bytes.
 """
 
-from ._fastpath import FastScorer, Piece, fast_scorer
+from ._fastpath import Counts, FastScorer, Piece, RowPiece, fast_scorer
 
 __all__ = [
+    "Counts",
     "FastScorer",
     "Piece",
+    "RowPiece",
     "fast_scorer",
 ]

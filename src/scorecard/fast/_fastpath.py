@@ -16,6 +16,7 @@ takes the general path. ``docs/performance.md`` explains the design.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from msgspec import UNSET
@@ -24,6 +25,7 @@ from scorecard.contract import (
     DEFAULT_WEIGHTS,
     DIMENSIONS,
     GATE_DIMENSIONS,
+    ROW_COLUMNS,
     SCORECARD_V2_SCHEMA,
     Catalog,
     Policy,
@@ -47,7 +49,7 @@ try:
 except ImportError:  # pragma: no cover - built by every install that has a C compiler
     _fastscore = None  # type: ignore[assignment]
 
-__all__ = ["FastScorer", "case_plan", "compiled", "fast_scorer", "policy_plan"]
+__all__ = ["FastScorer", "case_plan", "compiled", "fast_scorer", "policy_plan", "row_plan"]
 
 _SAFE = 2**53
 _HEADS_LIMIT = 256
@@ -135,12 +137,54 @@ def policy_plan(policy: Policy) -> tuple[tuple[Any, ...], ...] | None:
     return tuple(plan)
 
 
+# Where the C code finds each column's value (``ROW_*`` in ``src/fastscore/fastscore.h``), by
+# the column's pointer in a record.
+_ROW_SOURCES: dict[str, tuple[int, Any]] = {
+    "/bundleId": (0, None),
+    "/candidateId": (1, None),
+    "/provider": (2, None),
+    "/model": (3, None),
+    "/tier": (4, None),
+    "/caseId": (5, None),
+    "/repetition": (6, None),
+    "/classification": (7, None),
+    **{f"/scorecard/dimensions/{name}/score": (8, index) for index, name in enumerate(DIMENSIONS)},
+    **{f"/scorecard/dimensions/{name}/passed": (9, index) for index, name in enumerate(DIMENSIONS)},
+    "/scorecard/overall/score": (10, None),
+    "/gatePassed": (11, None),
+    "/scorecard/overall/passed": (12, None),
+}
+_METRIC_SOURCES = {"measure": 13, "count": 14}
+
+
+def row_plan() -> tuple[tuple[int, Any], ...]:
+    """Where the C code finds each column of :data:`~scorecard.contract.ROW_COLUMNS`, in order:
+    the row stays defined by that table alone; a column the C code cannot fill raises here."""
+    plan = []
+    for column in ROW_COLUMNS:
+        source = _ROW_SOURCES.get(column.pointer)
+        if source is None and column.pointer.startswith("/metrics/"):
+            kind = _METRIC_SOURCES.get(column.kind)
+            source = None if kind is None else (kind, column.pointer.removeprefix("/metrics/"))
+        if source is None:
+            raise LookupError(f"the fast path cannot fill the row column {column.name}")
+        plan.append(source)
+    return tuple(plan)
+
+
+_ROW_PLAN = row_plan()
+
 Counts = tuple[int, int, int, int]
 """What a block's scored records add to the run summary: scored, gate failures, unscoreable,
 failed audit findings."""
 Piece = str | tuple[int, bytes]
 """Scorecard lines (each ending in a newline), or (line number, line) of a record the general
 path must decide."""
+RowDetail = tuple[int, str, bytes]
+"""(line number, scorecard line without its newline, line) of a scored line."""
+RowPiece = tuple[tuple[Any, ...], int, RowDetail | None] | tuple[int, bytes]
+"""A scored line's (row, failed audit findings, detail or None), or (line number, line) of a
+record the general path must decide."""
 
 
 class FastScorer:
@@ -175,6 +219,24 @@ class FastScorer:
         and what the scored ones add to the run summary."""
         return _fastscore.score_block(
             block, first_line, self._plans, self._policy, self._heads_of(bundle_id)
+        )
+
+    def score_rows(
+        self,
+        block: bytes,
+        first_line: int,
+        bundle_id: str,
+        labels: dict[str, tuple[str | None, str | None]],
+        detail: int = 0,
+    ) -> tuple[list[RowPiece], Counts]:
+        """The lines of a block scored as :meth:`score_block` scores them, each scored line as
+        its row (:data:`~scorecard.contract.ROW_COLUMNS`, repetition 1: the run numbers are the
+        caller's) and its count of failed audit findings; ``labels`` gives each candidate's
+        (model, tier). ``detail`` 1 adds (line number, scorecard line, line) to the lines whose
+        gate failed or whose audit found something, 2 to every line."""
+        rows = (_ROW_PLAN, bundle_id, labels, math.nan, 1)
+        return _fastscore.score_block(
+            block, first_line, self._plans, self._policy, self._heads_of(bundle_id), rows, detail
         )
 
 

@@ -1,7 +1,7 @@
 """Type stubs of the C extension (sources in ``src/fastscore/``) (used through :mod:`scorecard.fast._fastpath`)."""
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 FIELD_NAMES: tuple[str, ...]
 """The observation fields the C code reads (``NAMES`` in ``fastscore.h``)."""
@@ -17,6 +17,7 @@ def configure(
     matches_reference_secret: Callable[[str], bool],
     /,
 ) -> None: ...
+@overload
 def score_block(
     block: bytes,
     first_line: int,
@@ -25,5 +26,21 @@ def score_block(
     heads: dict[str, str],
     /,
 ) -> tuple[list[str | tuple[int, bytes]], tuple[int, int, int, int]]: ...
+@overload
+def score_block(
+    block: bytes,
+    first_line: int,
+    case_plans: dict[str, tuple[Any, ...]],
+    policy_plan: tuple[Any, ...],
+    heads: dict[str, str],
+    rows: tuple[
+        tuple[tuple[int, Any], ...], str, dict[str, tuple[str | None, str | None]], float, int
+    ],
+    detail: int,
+    /,
+) -> tuple[
+    list[tuple[tuple[Any, ...], int, tuple[int, str, bytes] | None] | tuple[int, bytes]],
+    tuple[int, int, int, int],
+]: ...
 def is_unambiguous(line: bytes, /) -> bool: ...
 def count_newlines(data: bytes | bytearray | memoryview, end: int, /) -> int: ...
