@@ -193,8 +193,8 @@ class _ChunkScorer:
         self.catalog = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
         self.policy = policy
         self.format = output_format
-        # A row's gate is the effective one; with the audit gating it, that needs each line's
-        # findings, which the C path only counts per block: rows then take the general path.
+        # A row's gate is the effective one; the rows the C code makes hold the scorecard's
+        # gate, so with the audit gating too, rows take the general path.
         fast = output_format == "jsonl" or (output_format == _ROWS and not policy.audit_gate)
         self.fast = fast_scorer(self.catalog, policy) if fast else None
 
