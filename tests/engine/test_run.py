@@ -303,3 +303,28 @@ def test_rows_hold_the_effective_gate_when_the_audit_gates(catalog: Catalog, wor
     gate = ROW_FIELDS.index("gate_passed")
     assert [row[gate] for row in loaded.rows] == [record.gate_passed for record in records]
     assert [record_row(r.record_json())[gate] for r in records] == [r.gate_passed for r in records]
+
+
+def test_the_collector_is_paused_while_rows_come_and_enabled_again_however_they_stop(
+    catalog: Catalog,
+) -> None:
+    """Rows arrive with the cyclic collector paused; it is on again when they are all read,
+    when the reader stops early, and it stays off when the caller had turned it off."""
+    import gc
+
+    paths = [str(ROOT / "observations")]
+    assert gc.isenabled()
+    states = [gc.isenabled() for _ in score_run(paths, catalog=catalog).rows()]
+    assert len(states) > 100 and not any(states)
+    assert gc.isenabled()
+    rows = score_run(paths, catalog=catalog).detailed_rows()
+    next(rows)
+    assert not gc.isenabled()
+    del rows  # a reader that stops early: closing the generator ends the pause
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert list(score_run(paths, catalog=catalog).rows())
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
