@@ -195,12 +195,18 @@ def machine_scaling(processes: int, count: int = 20_000_000) -> float:
 def fast_path_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
     """Microseconds per observation of the compiled fast path (``jsonl``), in this process:
     the typed decode alone, then with the strict scanner that clears a line for it, then the whole
-    of ``FastScorer.score_block`` (decode, check, contract rules, scoring, audit count, line).
-    Fastest of ``rounds`` each, taking turns; the corpus is in memory, so no reading is timed.
+    of ``FastScorer.score_block`` (decode, check, contract rules, scoring, audit count, line);
+    then the rows the C code makes of the block (``score_rows``: what ``compare``, ``plot`` and
+    ``score --out X.parquet`` score with), and a gate worker's rows with the detail a verdict
+    shows (the Python audit of lines with failed findings included). Fastest of ``rounds``
+    each, taking turns; the corpus is in memory, so no reading is timed.
     """
+    from scorecard.contract._bundles import BundleInfo
     from scorecard.contract._policy import Policy
     from scorecard.core._recognize import OBSERVATION_DECODER
+    from scorecard.engine._detail import _detailed
     from scorecard.engine._io import line_blocks
+    from scorecard.engine._parallel import _Chunk, _ChunkScorer
     from scorecard.fast._fastpath import fast_scorer
     from scorecard.fast._fastscore import is_unambiguous
 
@@ -210,6 +216,7 @@ def fast_path_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
     with corpus.open("rb") as stream:
         blocks = list(line_blocks(stream))
     lines = [line for _, block in blocks for line in block.split(b"\n") if line]
+    bundle = BundleInfo(id="local-benchmark", kind="override")
 
     def decode() -> None:
         for line in lines:
@@ -224,7 +231,24 @@ def fast_path_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
         for first_line, block in blocks:
             scorer.score_block(block, first_line, "local-benchmark")
 
-    steps = (("typed decode", decode), ("+ strict scan", check), ("whole block in C", whole))
+    def rows() -> None:
+        for first_line, block in blocks:
+            scorer.score_rows(block, first_line, "local-benchmark", {})
+
+    chunks = [_Chunk(str(corpus), bundle, block, first_line) for first_line, block in blocks]
+    gate_worker = _ChunkScorer(None, Policy(), "rows")
+
+    def detailed() -> None:
+        for chunk in chunks:
+            _detailed(gate_worker, chunk, False)
+
+    steps = (
+        ("typed decode", decode),
+        ("+ strict scan", check),
+        ("whole block in C", whole),
+        ("rows of the block in C", rows),
+        ("gate's rows and detail", detailed),
+    )
     best = dict.fromkeys((name for name, _ in steps), float("inf"))
     for _ in range(rounds):
         for name, step in steps:
@@ -457,7 +481,7 @@ def main() -> int:
                 f"{machine_scaling(most):.2f}x one"
             )
         if arguments.stages:
-            print("\nfast path, cumulative (microseconds per observation, in process):")
+            print("\nfast path (microseconds per observation, in process):")
             for name, micros in fast_path_costs(corpus, arguments.repeat):
                 print(f"  {name:30} {micros:7.1f}")
             print("\ngeneral path stages (microseconds per observation, in process):")
