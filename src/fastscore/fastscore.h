@@ -345,8 +345,8 @@ enum {
     ROW_COUNT      /* argument: the metric's field name */
 };
 
-/* The row of one scored observation (row.c): `rows` is (plan, bundle id, labels, nan, one),
-   labels a dict of candidate -> (model, tier). A new tuple; NULL without an error set when a
+/* The row of one scored observation (row.c): `rows` is (plan, bundle id, labels, nan, one,
+   audit gates), labels a dict of candidate -> (model, tier). A new tuple; NULL without an error set when a
    value is not what the row may hold (the Python path decides), NULL with one on error. */
 PyObject *build_row(PyObject *observation, const Card *card, PyObject *rows);
 

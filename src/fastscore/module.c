@@ -223,6 +223,7 @@ static PyObject *
 row_entry(PyObject *row, const Card *card, long detail, Py_ssize_t number, const Buffer *out,
           const char *line, Py_ssize_t length)
 {
+    /* (A failed finding is shown whether the audit gates or not.) */
     int wanted = detail == 2 || (detail == 1 && (card->audit > 0 ||
                                                  (!card->unscoreable && !card->gate_passed)));
     if (!wanted) {
@@ -253,10 +254,10 @@ score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     if (rows != NULL &&
-        (!PyTuple_CheckExact(rows) || PyTuple_GET_SIZE(rows) != 5 ||
+        (!PyTuple_CheckExact(rows) || PyTuple_GET_SIZE(rows) != 6 ||
          !PyTuple_CheckExact(PyTuple_GET_ITEM(rows, 0)) ||
          !PyDict_CheckExact(PyTuple_GET_ITEM(rows, 2)))) {
-        PyErr_SetString(PyExc_TypeError, "rows is (plan, bundle, labels, nan, one)");
+        PyErr_SetString(PyExc_TypeError, "rows is (plan, bundle, labels, nan, one, audit gates)");
         return NULL;
     }
     if (decode == NULL) {

@@ -133,8 +133,10 @@ column_value(PyObject *entry, PyObject *observation, const Card *card, PyObject 
         return flag_value(card->unscoreable, card->dimension_passed[index]);
     case ROW_OVERALL:
         return card->unscoreable ? Py_NewRef(nan) : score_value(card->overall);
-    case ROW_GATE:
-        return flag_value(card->unscoreable, card->gate_passed);
+    case ROW_GATE: /* the effective gate: with the audit gating, no failed finding either */
+        return flag_value(card->unscoreable,
+                          card->gate_passed &&
+                              !(PyTuple_GET_ITEM(rows, 5) == Py_True && card->audit > 0));
     case ROW_ALL_PASSED:
         return flag_value(card->unscoreable, card->passed);
     case ROW_MEASURE:

@@ -105,7 +105,8 @@ def test_declined_and_bad_lines_are_the_general_paths_in_their_place(
 
 
 def test_an_audit_gating_policy_gives_the_records_detail(catalog: Catalog) -> None:
-    """With auditGate the rows take the general path; the detail still is the record's."""
+    """With auditGate a failed finding fails the row's gate (in C as in the general path); the
+    detail still is the record's."""
     policy = Policy(audit_gate=True)
     paths = [str(NIGHTLIES[3])]
     records = serial_records(paths, catalog)  # default policy: the same findings, other gates

@@ -315,7 +315,8 @@ def test_the_collector_is_paused_while_rows_come_and_enabled_again_however_they_
     paths = [str(ROOT / "observations")]
     assert gc.isenabled()
     states = [gc.isenabled() for _ in score_run(paths, catalog=catalog).rows()]
-    assert len(states) > 100 and not any(states)
+    assert len(states) > 100
+    assert not any(states)
     assert gc.isenabled()
     rows = score_run(paths, catalog=catalog).detailed_rows()
     next(rows)

@@ -177,7 +177,9 @@ def _detailed(scorer: _ChunkScorer, chunk: _Chunk, every: bool) -> DetailedRows:
     fast = scorer.fast
     if fast is None or chunk.whole_file is not None:
         return _general_chunk(scorer, chunk, summary, every), summary
-    pieces = scorer.fast_rows(fast, chunk, summary, detail=2 if every else 1)
+    pieces = scorer.fast_rows(
+        fast, chunk, summary, detail=2 if every else 1, audit_gates=scorer.policy.audit_gate
+    )
     if isinstance(pieces, InputError):
         return [pieces], summary
     items: list[DetailedItem] = []

@@ -195,9 +195,7 @@ class _ChunkScorer:
         self.catalog = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
         self.policy = policy
         self.format = output_format
-        # A row's gate is the effective one; the rows the C code makes hold the scorecard's
-        # gate, so with the audit gating too, rows take the general path.
-        fast = output_format == "jsonl" or (output_format == _ROWS and not policy.audit_gate)
+        fast = output_format in ("jsonl", _ROWS)
         self.fast = fast_scorer(self.catalog, policy) if fast else None
 
     def outcomes(self, chunk: _Chunk) -> list[Outcome]:
@@ -241,7 +239,9 @@ class _ChunkScorer:
         summary = RunSummary()
         if self.fast is None or chunk.whole_file is not None:
             return [self._keyed(outcome, summary) for outcome in self.outcomes(chunk)], summary
-        pieces = self.fast_rows(self.fast, chunk, summary, detail=0)
+        pieces = self.fast_rows(
+            self.fast, chunk, summary, detail=0, audit_gates=self.policy.audit_gate
+        )
         if isinstance(pieces, InputError):
             return [pieces], summary
         items: list[tuple[RunKey | None, Row] | InputError] = []
@@ -269,11 +269,11 @@ class _ChunkScorer:
 
     @staticmethod
     def fast_rows(
-        fast: FastScorer, chunk: _Chunk, summary: RunSummary, *, detail: int
+        fast: FastScorer, chunk: _Chunk, summary: RunSummary, *, detail: int, audit_gates: bool
     ) -> list[RowPiece] | InputError:
         """``chunk``'s lines from the C scorer as rows (:meth:`FastScorer.score_rows`, with
-        ``detail``), the lines it scored counted into ``summary``; or, counted too, the error
-        that the block could not be read."""
+        ``detail`` and ``audit_gates``), the lines it scored counted into ``summary``; or,
+        counted too, the error that the block could not be read."""
         try:
             block = chunk.text() or b""
         except OSError as error:
@@ -283,7 +283,9 @@ class _ChunkScorer:
             candidate: (spec.model, spec.tier)
             for candidate, spec in chunk.bundle.candidates.items()
         }
-        pieces, counts = fast.score_rows(block, chunk.first_line, chunk.bundle.id, labels, detail)
+        pieces, counts = fast.score_rows(
+            block, chunk.first_line, chunk.bundle.id, labels, detail, audit_gates=audit_gates
+        )
         _count_block(summary, counts, chunk.bundle.id)
         return pieces
 

@@ -228,13 +228,17 @@ class FastScorer:
         bundle_id: str,
         labels: dict[str, tuple[str | None, str | None]],
         detail: int = 0,
+        *,
+        audit_gates: bool = False,
     ) -> tuple[list[RowPiece], Counts]:
         """The lines of a block scored as :meth:`score_block` scores them, each scored line as
         its row (:data:`~scorecard.contract.ROW_COLUMNS`, repetition 1: the run numbers are the
         caller's) and its count of failed audit findings; ``labels`` gives each candidate's
         (model, tier). ``detail`` 1 adds (line number, scorecard line, line) to the lines whose
-        gate failed or whose audit found something, 2 to every line."""
-        rows = (_ROW_PLAN, bundle_id, labels, math.nan, 1)
+        gate failed or whose audit found something, 2 to every line. A row's gate is the
+        effective one: with ``audit_gates`` (the policy's ``auditGate``), a failed finding fails
+        it too."""
+        rows = (_ROW_PLAN, bundle_id, labels, math.nan, 1, audit_gates)
         return _fastscore.score_block(
             block, first_line, self._plans, self._policy, self._heads_of(bundle_id), rows, detail
         )

@@ -34,7 +34,7 @@ def score_block(
     policy_plan: tuple[Any, ...],
     heads: dict[str, str],
     rows: tuple[
-        tuple[tuple[int, Any], ...], str, dict[str, tuple[str | None, str | None]], float, int
+        tuple[tuple[int, Any], ...], str, dict[str, tuple[str | None, str | None]], float, int, bool
     ],
     detail: int,
     /,
