@@ -99,17 +99,8 @@ def _load_side(
     runs: Iterable[tuple[Row, Any]] = ()
     errors: list[InputError] = []
     if path.endswith(".parquet") and Path(path).exists():
-        from scorecard.engine.parquet import read_parquet_rows
-
-        try:
-            runs = ((row, None) for row in read_parquet_rows(path))
-        except (OSError, ValueError) as error:  # pyarrow's errors derive from these
-            errors = [
-                InputError(
-                    f"cannot read Parquet: {type(error).__name__}", rule="unreadable", source=path
-                )
-            ]
-    elif is_records_file(path):
+        return _parquet_side(path)
+    if is_records_file(path):
         if policy is not None:
             sys.stderr.write(
                 f"note: {path} is already scored; the policy's weights, thresholds and "
@@ -129,6 +120,27 @@ def _load_side(
     except InputError as error:
         return None, errors or [error]
     return (None, errors) if errors else (side, [])
+
+
+def _parquet_side(path: str) -> tuple[GateSide | None, list[InputError]]:
+    """A side from Parquet, read column by column through Arrow into the records frame that
+    ``compare`` reads (ids redacted as ids read from files are; the same errors)."""
+    from scorecard.aggregate import records_frame
+    from scorecard.engine.parquet import parquet_input_error, unreadable_parquet
+    from scorecard.gate import frame_side
+
+    error = parquet_input_error(path)
+    if error is not None:
+        return None, [error]
+    try:
+        frame = records_frame(Path(path))
+        if not len(frame):
+            raise InputError("no scored records found", rule="no_records", source=path)
+        return frame_side(frame, source=path), []
+    except InputError as error:
+        return None, [error if error.source else error.located(source=path)]
+    except (OSError, ValueError) as error:  # pyarrow's errors derive from these
+        return None, [unreadable_parquet(path, error)]
 
 
 def _without_errors(
