@@ -129,9 +129,9 @@ def _parquet_side(path: str) -> tuple[GateSide | None, list[InputError]]:
     from scorecard.engine.parquet import parquet_input_error, unreadable_parquet
     from scorecard.gate import frame_side
 
-    error = parquet_input_error(path)
-    if error is not None:
-        return None, [error]
+    refused = parquet_input_error(path)
+    if refused is not None:
+        return None, [refused]
     try:
         frame = records_frame(Path(path))
         if not len(frame):
