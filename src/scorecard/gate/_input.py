@@ -68,10 +68,27 @@ def record_detail(record: Mapping[str, Any]) -> Detail:
     return _gate_detail(read_detail(record))
 
 
-def _gate_detail(detail: RecordDetail) -> Detail:
+def _gate_detail(
+    detail: RecordDetail, made: dict[Any, tuple[AuditFinding, ...]] | None = None
+) -> Detail:
+    """``detail`` with its findings as :class:`AuditFinding`; with ``made``, findings met
+    before (by their values: a campaign's runs fail the same few findings) are the same
+    objects, made once."""
     reasons, found, audit_gates, failure, source = detail
-    findings = tuple(AuditFinding(*item) for item in found)
+    if made is None:
+        findings = tuple(AuditFinding(*item) for item in found)
+    else:
+        findings = _findings(found, made)
     return reasons, findings, audit_gates, failure, source
+
+
+def _findings(found: Any, made: dict[Any, tuple[AuditFinding, ...]]) -> tuple[AuditFinding, ...]:
+    """The :class:`AuditFinding` of ``found`` (a detail's findings), made once per value."""
+    key = tuple(found)
+    known = made.get(key)
+    if known is None:
+        known = made[key] = tuple(AuditFinding(*item) for item in found)
+    return known
 
 
 def run_facts(record: Any) -> RunFacts:
@@ -206,14 +223,15 @@ def rows_side(
     shows (``shown`` false: a baseline) keeps only what the rules read of the detail, the
     failed findings."""
     found: dict[int, Detail] = {}
+    made: dict[Any, tuple[AuditFinding, ...]] = {}
 
     def rows() -> Iterator[Row]:
         for index, (row, detail) in enumerate(runs):
             if detail is not None:
-                reasons, findings, audit_gates, failure, where = _gate_detail(detail)
-                if not shown:  # what the rules read, not what a report of the run shows
-                    reasons, failure, where = _NO_REASONS, None, None
-                found[index] = (reasons, findings, audit_gates, failure, where)
+                if shown:
+                    found[index] = _gate_detail(detail, made)
+                else:  # what the rules read, not what a report of the run shows
+                    found[index] = (_NO_REASONS, _findings(detail[1], made), detail[2], None, None)
             yield row
 
     frame, order = rows_frame(rows())

@@ -11,6 +11,7 @@ as a :class:`RunFacts` only when it is asked for. Either way the rules read the 
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
@@ -18,7 +19,7 @@ from typing import Any, overload
 import numpy as np
 
 from scorecard.aggregate import column_values, records_frame
-from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, ROW_FIELDS
+from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, ROW_COLUMNS, ROW_FIELDS
 from scorecard.engine import LoadedRecords
 
 from ._runs import AuditFinding, RunFacts, facts_of_columns, frame_row
@@ -33,6 +34,8 @@ _NO_DETAIL: Detail = (tuple(() for _ in DIMENSIONS), (), False, None, None)
 _GATES = tuple(name for name in DIMENSIONS if name in GATE_DIMENSIONS)
 _BLOCK = 4096
 _CHECKED = ("candidate", "case", "classification", "gate_passed")
+_NUMBERS = tuple(column.name for column in ROW_COLUMNS if column.arrow_type == "float64")
+_LISTED = tuple(name for name in ROW_FIELDS if name not in _NUMBERS)
 
 
 class RunTable(Sequence[RunFacts]):
@@ -195,6 +198,9 @@ class RunTable(Sequence[RunFacts]):
             yield from self._made(range(start, min(start + _BLOCK, len(self))))
 
     def _made(self, positions: Sequence[int]) -> list[RunFacts]:
-        columns = column_values(self._frame, ROW_FIELDS, list(positions))
-        details = (self._details.get(position, _NO_DETAIL) for position in positions)
+        chosen = list(positions)
+        columns: dict[str, Sequence[Any]] = dict(column_values(self._frame, _LISTED, chosen))
+        for name in _NUMBERS:  # as arrays: NaN becomes None in one step
+            columns[name] = self._frame[name].to_numpy(dtype=np.float64)[chosen]
+        details = map(self._details.get, chosen, itertools.repeat(_NO_DETAIL))
         return facts_of_columns(columns, details)
