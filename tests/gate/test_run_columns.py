@@ -121,3 +121,35 @@ def test_findings_met_before_are_the_same_objects_and_equal_fresh_ones() -> None
     assert second[2:] == (False, "x", None)
     assert _gate_detail(((), (), False, None, None), made)[1] == ()
     assert fresh[1] == (AuditFinding(*found[0]), AuditFinding(*found[1]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_tables_columns_are_its_runs_values(seed: int) -> None:
+    """What the rules read of a table made from a frame (failing gates by code, gate failed,
+    scoreable runs, a candidate's runs) is what each run made of it says."""
+    from collections import Counter
+
+    from scorecard.aggregate import rows_frame
+    from scorecard.gate._table import RunTable
+
+    rng = random.Random(seed)
+    rows = [_row(rng) for _ in range(rng.randint(1, 120))]
+    frame, order = rows_frame(rows)
+    details = {index: _detail(rng) for index in range(len(frame)) if rng.random() < 0.5}
+    table = RunTable.of_frame(frame, details)
+    runs = list(table)
+    positions = list(range(len(runs)))
+    rng.shuffle(positions)
+    assert table.failing_at(positions) == [runs[index].failing_gates() for index in positions]
+    assert [table.failing_gates(index) for index in positions[:5]] == [
+        runs[index].failing_gates() for index in positions[:5]
+    ]
+    assert table.gate_failed.tolist() == [run.gate_failed for run in runs]
+    assert table.scoreable_runs() == Counter((r.candidate, r.case) for r in runs if r.scoreable)
+    for candidate in ["cand-a", "候选", "nobody"]:
+        mine = [run.candidate == candidate for run in runs]
+        assert table.of_candidate(candidate).tolist() == mine
+    as_runs = RunTable.of_runs(runs)
+    assert as_runs.failing_at(positions) == table.failing_at(positions)
+    assert table.failing_at([]) == []
+    assert order.size == len(rows)

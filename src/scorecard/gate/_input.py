@@ -163,7 +163,24 @@ class GateSide:
 def _checked(ordered: Sequence[tuple[str, str, int]], bundles: Sequence[str], source: str) -> None:
     """Raise for no runs, several bundles, the reserved candidate or a repeated run
     (``ordered``: each run's candidate, case and repetition, in run order)."""
-    if not ordered:
+    # Sorted runs: a repeated run follows its first.
+    repeated = next(
+        (key for key, before in zip(ordered[1:], ordered[:-1], strict=True) if key == before), None
+    )
+    reserved = any(candidate == ALL_CANDIDATES for candidate, _, _ in ordered)
+    _checked_runs(len(ordered), bundles, reserved, repeated, source)
+
+
+def _checked_runs(
+    count: int,
+    bundles: Sequence[str],
+    reserved: bool,
+    repeated: tuple[str, str, int] | None,
+    source: str,
+) -> None:
+    """Raise for no runs, several bundles, the reserved candidate (``reserved``: a run has
+    it) or a repeated run (the first run repeating the run before it), in that order."""
+    if not count:
         raise InputError("no scored records found", rule="no_records", source=source)
     if len(bundles) != 1:
         raise InputError(
@@ -172,16 +189,12 @@ def _checked(ordered: Sequence[tuple[str, str, int]], bundles: Sequence[str], so
             rule="several_bundles",
             source=source,
         )
-    if any(candidate == ALL_CANDIDATES for candidate, _, _ in ordered):
+    if reserved:
         raise InputError(
             f"candidate id {ALL_CANDIDATES!r} is reserved for the pooled comparison",
             rule="reserved_candidate",
             source=source,
         )
-    # Sorted runs: a repeated run follows its first.
-    repeated = next(
-        (key for key, before in zip(ordered[1:], ordered[:-1], strict=True) if key == before), None
-    )
     if repeated is not None:
         raise InputError(
             f"repeats candidate {repeated[0]}, case {repeated[1]}, repetition {repeated[2]}",
@@ -205,10 +218,23 @@ def frame_side(
     checks runs; ``details`` is the detail of some runs, by frame row (none: the runs show none,
     as rows hold none)."""
     table = RunTable.of_frame(frame, details or {})
-    repetitions = frame["repetition"].to_numpy().tolist()
-    ordered = list(zip(table.candidate, table.case, repetitions, strict=True))
     bundles = observed_categories(frame["bundle"])
-    _checked(ordered, bundles, source)
+    # The checks on the columns: the first repeated run is next to its first (sorted frame).
+    repetitions = frame["repetition"].to_numpy()
+    same = np.ones(max(len(frame) - 1, 0), dtype=bool)
+    for values in (
+        frame["candidate"].cat.codes.to_numpy(),
+        frame["case"].cat.codes.to_numpy(),
+        repetitions,
+    ):
+        same &= values[1:] == values[:-1]
+    repeat = np.flatnonzero(same)[:1].tolist()
+    repeated = None
+    if repeat:
+        index = repeat[0] + 1
+        repeated = (table.candidate[index], table.case[index], int(repetitions[index]))
+    reserved = ALL_CANDIDATES in observed_categories(frame["candidate"])
+    _checked_runs(len(frame), bundles, reserved, repeated, source)
     return GateSide(bundles[0], table)
 
 
