@@ -10,6 +10,7 @@ exclusion is counted, so an infrastructure failure never silently flatters a sid
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 from collections.abc import Sequence
@@ -273,16 +274,28 @@ class CaseColumns:
         self.repetition = frame["repetition"].to_numpy(dtype=np.int64)
         self.scoreable = frame["scoreable"].to_numpy(dtype=bool)
         self.passed = frame["passed"].to_numpy(dtype=bool, na_value=False)
+        passes = frame[list(PASSED_COLUMNS)].to_numpy(dtype=np.float64, na_value=0.0)
+        self.dimension_passes = np.where(self.scoreable, passes.sum(axis=1), np.nan)
+        self._index: dict[tuple[int, int], npt.NDArray[np.intp]] | None = None
+        self._set_metric(frame, metric)
+
+    def _set_metric(self, frame: pd.DataFrame, metric: Metric) -> None:
+        """The columns that depend on the metric, and no pairing yet."""
         self.metric: Metric = metric
         # A run's value of the metric is 0 unless it "succeeds": the gate passed (mean overall,
         # gate-pass rate) or the run passed (pass rate).
         flag = "passed" if metric == "pass_rate" else "gate_passed"
         self.success = frame[flag].to_numpy(dtype=bool, na_value=False) & self.scoreable
         self.values = metric_values(frame, metric)
-        passes = frame[list(PASSED_COLUMNS)].to_numpy(dtype=np.float64, na_value=0.0)
-        self.dimension_passes = np.where(self.scoreable, passes.sum(axis=1), np.nan)
-        self._index: dict[tuple[int, int], npt.NDArray[np.intp]] | None = None
         self.pairings: dict[tuple[Side, Side, Metric], _Pairing] = {}
+
+    def with_metric(self, frame: pd.DataFrame, metric: Metric) -> CaseColumns:
+        """``CaseColumns(frame, metric)`` of the frame these columns were read from: the
+        columns that do not depend on the metric (and the row groups) are these, shared."""
+        other = copy.copy(self)
+        other._index = self._groups()
+        other._set_metric(frame, metric)
+        return other
 
     def _groups(self) -> dict[tuple[int, int], npt.NDArray[np.intp]]:
         """Row positions per (bundle code, candidate code), built once: a family reads many

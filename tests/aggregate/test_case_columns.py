@@ -1,0 +1,86 @@
+"""The comparison columns of one frame shared between metrics.
+
+``CaseColumns.with_metric`` reads only the metric's own columns and shares the rest; every
+column must equal the one ``CaseColumns(frame, metric)`` reads by itself, and the families of
+a frame must give the same tests whichever metric was read first.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+from scorecard.aggregate._compare import METRICS, CaseColumns, ComparisonSettings
+from scorecard.aggregate._families import Comparisons, drop_tests
+from scorecard.aggregate._frames import records_frame
+from tests.aggregate.test_frames import make_record
+
+_CANDIDATES = ["cand-a", "候选", "cand-\U0001f600"]
+_CASES = ["final-response", "ordered-markers", "child-result-only"]
+
+
+def _frame(seed: int) -> Any:
+    rng = random.Random(seed)
+    records = []
+    for bundle in ("night-1", "night-2"):
+        for candidate in _CANDIDATES:
+            for case in _CASES:
+                for repetition in range(1, rng.randint(2, 5)):
+                    scoreable = rng.random() < 0.85
+                    records.append(
+                        make_record(
+                            candidate,
+                            case,
+                            repetition,
+                            bundle=bundle,
+                            classification="completed" if scoreable else "skipped",
+                            scores=[rng.random() for _ in range(8)] if scoreable else None,
+                            gate_passed=rng.random() < 0.7 if scoreable else None,
+                            passed=rng.random() < 0.5 if scoreable else None,
+                        )
+                    )
+    return records_frame(records)
+
+
+def _columns(columns: CaseColumns) -> dict[str, Any]:
+    return {name: value for name, value in vars(columns).items() if name not in ("pairings",)}
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("first", METRICS)
+def test_columns_of_another_metric_are_the_ones_read_alone(seed: int, first: str) -> None:
+    frame = _frame(seed)
+    read = CaseColumns(frame, first)  # type: ignore[arg-type]
+    for metric in METRICS:
+        shared = _columns(read.with_metric(frame, metric))
+        alone = CaseColumns(frame, metric)
+        alone._groups()
+        expected = _columns(alone)
+        assert sorted(shared) == sorted(expected)
+        for name, value in expected.items():
+            if name == "_index":
+                assert sorted(shared[name]) == sorted(value)
+                for key, rows in value.items():
+                    np.testing.assert_array_equal(shared[name][key], rows)
+            elif isinstance(value, np.ndarray):
+                assert shared[name].dtype == value.dtype, name
+                np.testing.assert_array_equal(shared[name], value)
+            else:
+                assert shared[name] == value, name
+        assert shared["metric"] == metric
+    assert read.metric == first  # the columns read first are left as they were
+
+
+def test_drop_tests_do_not_depend_on_the_metric_read_first() -> None:
+    frame = _frame(5)
+    settings = ComparisonSettings(seed=1, resamples=200)
+    found = []
+    for order in (list(METRICS), list(reversed(METRICS))):
+        comparisons = Comparisons(frame, settings)
+        for metric in order:
+            comparisons.columns(metric)
+        found.append(drop_tests(comparisons, "night-1", "night-2", METRICS, METRICS, 0.01))
+    assert repr(found[0]) == repr(found[1])
