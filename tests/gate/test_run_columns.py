@@ -8,6 +8,7 @@ value; they equal the ones made per run.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scorecard.contract import DIMENSIONS, ROW_COLUMNS
+from scorecard.contract import CASE_IDS, DIMENSIONS, ROW_COLUMNS
 from scorecard.engine import ROW_FIELDS
 from scorecard.gate._input import _gate_detail
 from scorecard.gate._runs import AuditFinding, facts_of_columns, facts_of_row
@@ -31,7 +32,7 @@ def _row(rng: random.Random) -> tuple[Any, ...]:
         "provider": rng.choice(["codex", "кодекс"]),
         "model": rng.choice(["m-1", None]),
         "tier": rng.choice([None, "high"]),
-        "case": rng.choice(["final-response", "ordered-markers"]),
+        "case": rng.choice(CASE_IDS[:4]),
         "repetition": rng.randint(1, 9),
         "classification": rng.choice(["completed", "skipped"]),
     }
@@ -153,3 +154,95 @@ def test_a_tables_columns_are_its_runs_values(seed: int) -> None:
     assert as_runs.failing_at(positions) == table.failing_at(positions)
     assert table.failing_at([]) == []
     assert order.size == len(rows)
+
+
+def _side_pairs(rng: random.Random, size: int) -> list[tuple[tuple[Any, ...], Any]]:
+    """``size`` (row, detail) pairs of one bundle, no run twice, detail on some (None else)."""
+    keys = set()
+    pairs = []
+    while len(pairs) < size:
+        row = _row(rng)
+        key = (row[1], row[5], row[6] + 100 * len(pairs))
+        if key in keys:
+            continue
+        keys.add(key)
+        row = (*row[:6], key[2], *row[7:])
+        row = ("night-1", *row[1:])
+        raw = None
+        if rng.random() < 0.3:
+            reasons, findings, audit_gates, failure, source = _detail(rng)
+            raw = (
+                reasons,
+                tuple(dataclasses.astuple(finding) for finding in findings),
+                audit_gates,
+                failure,
+                source,
+            )
+        pairs.append((row, raw))
+    return pairs
+
+
+@pytest.mark.parametrize("shown", [True, False])
+def test_a_side_of_rows_keeps_each_runs_detail(shown: bool) -> None:
+    """Over several blocks of pairs (and their edges), each run made from a side is its row
+    with its own detail (a side not shown: the findings only)."""
+    from scorecard.gate._input import rows_side
+
+    rng = random.Random(4)
+    pairs = _side_pairs(rng, 9_000)
+    for edge in (0, 4095, 4096, 8191, 8192, 8999):
+        row, _ = pairs[edge]
+        pairs[edge] = (
+            row,
+            ((("edge",),) * len(DIMENSIONS), (("c", "/", "1", "2", ""),), True, "f", "s"),
+        )
+    side = rows_side(iter(pairs), shown=shown)
+    order = {case: index for index, case in enumerate(CASE_IDS)}
+    ordered = sorted(pairs, key=lambda pair: (pair[0][1], order[pair[0][5]], pair[0][6]))
+    expected_details = []
+    for _, raw in ordered:
+        if raw is None:
+            expected_details.append((tuple(() for _ in DIMENSIONS), (), False, None, None))
+            continue
+        findings = tuple(AuditFinding(*item) for item in raw[1])
+        if shown:
+            expected_details.append((raw[0], findings, raw[2], raw[3], raw[4]))
+        else:
+            expected_details.append((tuple(() for _ in DIMENSIONS), findings, raw[2], None, None))
+    expected = _one_by_one([row for row, _ in ordered], expected_details)
+    assert list(side.runs) == expected
+
+
+def test_a_side_of_rows_refuses_the_reserved_candidate_and_a_repeat() -> None:
+    from scorecard.contract import InputError
+    from scorecard.gate._input import ALL_CANDIDATES, gate_side, rows_side
+
+    rng = random.Random(2)
+    pairs = _side_pairs(rng, 50)
+    gate = ROW_FIELDS.index("gate_passed")
+
+    def facts(rows: list[tuple[Any, ...]]) -> list[Any]:
+        return [
+            facts_of_row(
+                row,
+                gate_passed=row[gate],
+                reasons=tuple(() for _ in DIMENSIONS),
+                findings=(),
+                audit_gates=False,
+                failure=None,
+                source=None,
+            )
+            for row in rows
+        ]
+
+    reserved = [
+        ((*row[:1], ALL_CANDIDATES, *row[2:]) if index == 7 else row, None)
+        for index, (row, _) in enumerate(pairs)
+    ]
+    repeated = [*((row, None) for row, _ in pairs), (pairs[3][0], None)]
+    for given in (reserved, repeated):
+        with pytest.raises(InputError) as raised:
+            rows_side(iter(given), source="x")
+        with pytest.raises(InputError) as expected:
+            gate_side(facts([row for row, _ in given]), source="x")
+        assert str(raised.value) == str(expected.value)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
+import operator
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,6 +56,8 @@ __all__ = [
 ]
 
 _FIELD = {name: index for index, name in enumerate(ROW_FIELDS)}
+_PAIRS = 4096
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 _NO_REASONS: tuple[tuple[str, ...], ...] = tuple(() for _ in DIMENSIONS)
 
 #: Label of the pooled comparison and the bundle-wide summary (the analysis's pooled label).
@@ -252,13 +256,20 @@ def rows_side(
     made: dict[Any, tuple[AuditFinding, ...]] = {}
 
     def rows() -> Iterator[Row]:
-        for index, (row, detail) in enumerate(runs):
-            if detail is not None:
+        # A block of pairs at a time: the rows go on as they are, the details are picked out.
+        items = iter(runs)
+        start = 0
+        while block := list(itertools.islice(items, _PAIRS)):
+            details = list(map(_SECOND, block))
+            for offset in [offset for offset, detail in enumerate(details) if detail is not None]:
+                detail = details[offset]
                 if shown:
-                    found[index] = _gate_detail(detail, made)
+                    found[start + offset] = _gate_detail(detail, made)
                 else:  # what the rules read, not what a report of the run shows
-                    found[index] = (_NO_REASONS, _findings(detail[1], made), detail[2], None, None)
-            yield row
+                    findings = _findings(detail[1], made)
+                    found[start + offset] = (_NO_REASONS, findings, detail[2], None, None)
+            start += len(block)
+            yield from map(_FIRST, block)
 
     frame, order = rows_frame(rows())
     if not len(frame):
