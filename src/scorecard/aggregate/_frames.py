@@ -202,20 +202,30 @@ def rows_frame(
     parts = []
     while chunk := list(itertools.islice(items, batch)):
         parts.append(_row_columns(chunk, bundle_order))
+        del chunk  # the next block of rows is read without this one
     if not parts:
         parts.append(_row_columns([], bundle_order))
     data = parts[0] if len(parts) == 1 else _joined(parts, bundle_order)
-    # Sorted column by column before the frame is made: one copy of each, not two.
+    del parts
+    # Sorted column by column before the frame is made: one copy of each, not two, each
+    # unsorted column let go once its sorted copy is made.
     order = _sort_order(data)
-    return _frame_of({name: _take(values, order) for name, values in data.items()}), order
+    return _frame_of(_sorted(data, order)), order
+
+
+def _sorted(data: dict[str, Any], order: np.ndarray) -> dict[str, Any]:
+    """``data``'s columns in ``order``, taken out of ``data`` one by one (it is left empty)."""
+    return {name: _take(data.pop(name), order) for name in list(data)}
 
 
 def _joined(parts: Sequence[dict[str, Any]], bundle_order: Sequence[str]) -> dict[str, Any]:
-    """Columns of :func:`_row_columns` end to end, categories as one call would make them."""
+    """Columns of :func:`_row_columns` end to end, categories as one call would make them.
+    Each column is taken out of the parts once joined (they are left empty)."""
     first: dict[str, Sequence[str]] = {"bundle": bundle_order, "case": CASE_IDS}
     data: dict[str, Any] = {}
-    for name, values in parts[0].items():
-        columns = [part[name] for part in parts]
+    for name in list(parts[0]):
+        values = parts[0][name]
+        columns = [part.pop(name) for part in parts]
         if name == "classification":
             data[name] = _recoded(columns, CLASSIFICATIONS)
         elif isinstance(values, pd.Categorical):
@@ -583,7 +593,7 @@ def stack_frames(
         for name in _JUDGED_ONLY:
             data[name] = np.full(len(data[name]), np.nan)
     order = _sort_order(data)
-    return _frame_of({name: _take(values, order) for name, values in data.items()})
+    return _frame_of(_sorted(data, order))
 
 
 def _recoded(columns: Sequence[Any], categories: Sequence[str]) -> Any:
