@@ -7,6 +7,9 @@ a frame must give the same tests whichever metric was read first.
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import math
 import random
 from typing import Any
 
@@ -84,3 +87,44 @@ def test_drop_tests_do_not_depend_on_the_metric_read_first() -> None:
             comparisons.columns(metric)
         found.append(drop_tests(comparisons, "night-1", "night-2", METRICS, METRICS, 0.01))
     assert repr(found[0]) == repr(found[1])
+
+
+def _reference_json(value: Any) -> Any:
+    """The JSON form as first written: ``dataclasses.asdict``, then NaN as None and tuples as
+    lists."""
+
+    def jsonable(item: Any) -> Any:
+        if isinstance(item, dict):
+            return {key: jsonable(inner) for key, inner in item.items()}
+        if isinstance(item, list | tuple):
+            return [jsonable(inner) for inner in item]
+        if isinstance(item, float) and item != item:
+            return None
+        return item
+
+    return jsonable(dataclasses.asdict(value))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_comparisons_json_is_its_fields_as_json(seed: int) -> None:
+    """Every field, nested ones and the unscoreable runs left out included, NaN as None."""
+    frame = _frame(seed)
+    settings = ComparisonSettings(seed=seed, resamples=200)
+    comparisons = Comparisons(frame, settings)
+    found = drop_tests(comparisons, "night-1", "night-2", METRICS, METRICS[:1], 0.01)
+    assert found
+    for test in found.values():
+        comparison = test.comparison
+        expected = _reference_json(comparison)
+        expected["coverage"] = comparison.coverage
+        assert comparison.to_json() == expected
+        assert json.dumps(comparison.to_json()) == json.dumps(expected)
+    # A comparison with no paired case: NaN means, intervals and p-values.
+    empty = next(iter(found.values())).comparison
+    overall = dataclasses.replace(empty.overall, current=math.nan, low=math.nan)
+    bare = dataclasses.replace(empty, overall=overall, paired_cases=(), dimensions=())
+    expected = _reference_json(bare)
+    expected["coverage"] = bare.coverage
+    assert bare.to_json() == expected
+    assert bare.to_json()["overall"]["current"] is None
+    assert json.dumps(bare.to_json()) == json.dumps(expected)

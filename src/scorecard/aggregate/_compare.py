@@ -214,19 +214,32 @@ class PairedComparison:
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready form (NaN as None), keys as the field names."""
-        data = _jsonable(dataclasses.asdict(self))
+        data = _json_data(self)
         data["coverage"] = self.coverage
         return data  # type: ignore[no-any-return]
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _jsonable(item) for key, item in value.items()}
+_ATOMS = frozenset({str, int, bool, type(None)})
+
+
+def _json_data(value: Any) -> Any:
+    """``_jsonable(dataclasses.asdict(value))`` in one pass, without copying every leaf:
+    dataclasses as dicts of their fields, lists and tuples as lists, NaN as None (a comparison
+    lists every unscoreable run it left out)."""
+    if type(value) in _ATOMS:
+        return value
+    if isinstance(value, float):
+        return None if value != value else value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            field.name: _json_data(getattr(value, field.name))
+            for field in dataclasses.fields(value)
+        }
     if isinstance(value, list | tuple):
-        return [_jsonable(item) for item in value]
-    if isinstance(value, float) and value != value:
-        return None
-    return value
+        return [_json_data(item) for item in value]
+    if isinstance(value, dict):
+        return {copy.deepcopy(key): _json_data(item) for key, item in value.items()}
+    return copy.deepcopy(value)
 
 
 Metric = Literal["mean_overall", "pass_rate", "gate_pass_rate"]
