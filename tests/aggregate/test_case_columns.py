@@ -128,3 +128,30 @@ def test_a_comparisons_json_is_its_fields_as_json(seed: int) -> None:
     assert bare.to_json() == expected
     assert bare.to_json()["overall"]["current"] is None
     assert json.dumps(bare.to_json()) == json.dumps(expected)
+
+
+def test_the_unscoreable_runs_left_out_are_the_frames() -> None:
+    frame = _frame(8)
+    comparisons = Comparisons(frame, ComparisonSettings(seed=0, resamples=200))
+    found = drop_tests(comparisons, "night-1", "night-2", METRICS[:1], METRICS[:1], 0.01)
+    seen = 0
+    for (_, candidate), test in found.items():
+        if candidate not in _CANDIDATES:
+            continue
+        for bundle, left_out in (
+            ("night-2", test.comparison.exclusions.unscoreable_current),
+            ("night-1", test.comparison.exclusions.unscoreable_baseline),
+        ):
+            rows = frame[
+                (frame["bundle"] == bundle)
+                & (frame["candidate"] == candidate)
+                & ~frame["scoreable"]
+            ]
+            expected = tuple(
+                (str(case), int(repetition))
+                for case, repetition in zip(rows["case"], rows["repetition"], strict=True)
+            )
+            assert left_out == expected
+            assert all(type(case) is str and type(rep) is int for case, rep in left_out)
+            seen += len(left_out)
+    assert seen

@@ -392,9 +392,11 @@ class _SideData:
         repetitions = columns.repetition[rows]
         names = columns.case_names
         self.cases = [names[code] for code in np.unique(codes)]
+        known = np.empty(len(names), dtype=object)  # the names by code, for numpy to pick
+        known[:] = names
         self.unscoreable = tuple(
             zip(
-                [names[code] for code in codes[~scoreable]],
+                known[codes[~scoreable]].tolist(),
                 repetitions[~scoreable].tolist(),
                 strict=True,
             )
