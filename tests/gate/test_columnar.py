@@ -235,3 +235,62 @@ def test_rows_sides_are_checked_as_run_sides_are() -> None:
     with pytest.raises(InputError, match="repeats candidate") as expected:
         gate_side([row_facts(row) for row in [*rows, rows[0]]], source="x.parquet")
     assert str(raised.value) == str(expected.value)
+
+
+def _details_one_by_one(result: GateResult, budget: Any) -> None:
+    """The markdown details as first written: every block built, then added while it fits (a
+    block left out counts its lines)."""
+    from scorecard.report._escape import markdown_fence, markdown_inline
+
+    blocks = []
+    for failure in result.failures:
+        run = failure.run
+        lines = [
+            f"{name}: {reason}" for name in failure.dimensions for reason in run.reasons_for(name)
+        ]
+        if run.failure:
+            lines.append(f"failure: {run.failure}")
+        blocks.append(
+            f"**{markdown_inline(run.candidate)}** \u00b7 {markdown_inline(run.case)} "
+            f"\u00b7 repetition {run.repetition} \u00b7 gate failed: "
+            + ", ".join(f"`{name}`" for name in failure.dimensions)
+            + f"\n\n{markdown_fence(chr(10).join(lines) or '(no reason recorded)')}\n\n"
+        )
+    if result.rules.audit_mode != "off":
+        for run in result.runs_with_findings:
+            lines = [
+                f"{finding.code} at {finding.pointer}: expected {finding.expected}, actual "
+                f"{finding.actual}" + (f" ({finding.hint})" if finding.hint else "")
+                for finding in run.findings
+            ]
+            kind = "advisory" if result.rules.audit_mode == "advisory" else "required"
+            blocks.append(
+                f"**{markdown_inline(run.candidate)}** \u00b7 {markdown_inline(run.case)} "
+                f"\u00b7 repetition {run.repetition} \u00b7 failed audit findings ({kind})"
+                f"\n\n{markdown_fence(chr(10).join(lines))}\n\n"
+            )
+    if blocks:
+        budget.add("### Details (untrusted text)\n\n")
+        for block in blocks:
+            budget.add(block)
+
+
+@pytest.mark.parametrize("rules", list(RULES), ids=list(RULES))
+def test_markdown_details_count_the_lines_they_leave_out(
+    new: list[GateSide], rules: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Blocks past the byte limit only count their lines: the summary, its truncation note
+    included, is the one every block built and added gives, at limits that cut the details
+    anywhere (or not at all)."""
+    from scorecard.report import _markdown
+
+    result = evaluate_gate(new[2], [new[1]], RULES[rules], seed=3)
+    assert result.failures
+    line = verdict_line(result, fail_on_inconclusive=False)
+    limits = [800, 5_000, 12_000, 30_000, 60_000, 10_000_000]
+    found = [render_markdown(result, line, limit=limit) for limit in limits]
+    monkeypatch.setattr(_markdown, "_details", _details_one_by_one)
+    expected = [render_markdown(result, line, limit=limit) for limit in limits]
+    assert found == expected
+    assert "Truncated" in found[2]
+    assert "Truncated" not in found[-1]

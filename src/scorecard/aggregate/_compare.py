@@ -10,6 +10,7 @@ exclusion is counted, so an infrastructure failure never silently flatters a sid
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 from collections.abc import Sequence
@@ -213,19 +214,32 @@ class PairedComparison:
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready form (NaN as None), keys as the field names."""
-        data = _jsonable(dataclasses.asdict(self))
+        data = _json_data(self)
         data["coverage"] = self.coverage
         return data  # type: ignore[no-any-return]
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _jsonable(item) for key, item in value.items()}
+_ATOMS = frozenset({str, int, bool, type(None)})
+
+
+def _json_data(value: Any) -> Any:
+    """``_jsonable(dataclasses.asdict(value))`` in one pass, without copying every leaf:
+    dataclasses as dicts of their fields, lists and tuples as lists, NaN as None (a comparison
+    lists every unscoreable run it left out)."""
+    if type(value) in _ATOMS:
+        return value
+    if isinstance(value, float):
+        return None if value != value else value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            field.name: _json_data(getattr(value, field.name))
+            for field in dataclasses.fields(value)
+        }
     if isinstance(value, list | tuple):
-        return [_jsonable(item) for item in value]
-    if isinstance(value, float) and value != value:
-        return None
-    return value
+        return [_json_data(item) for item in value]
+    if isinstance(value, dict):
+        return {copy.deepcopy(key): _json_data(item) for key, item in value.items()}
+    return copy.deepcopy(value)
 
 
 Metric = Literal["mean_overall", "pass_rate", "gate_pass_rate"]
@@ -273,16 +287,28 @@ class CaseColumns:
         self.repetition = frame["repetition"].to_numpy(dtype=np.int64)
         self.scoreable = frame["scoreable"].to_numpy(dtype=bool)
         self.passed = frame["passed"].to_numpy(dtype=bool, na_value=False)
+        passes = frame[list(PASSED_COLUMNS)].to_numpy(dtype=np.float64, na_value=0.0)
+        self.dimension_passes = np.where(self.scoreable, passes.sum(axis=1), np.nan)
+        self._index: dict[tuple[int, int], npt.NDArray[np.intp]] | None = None
+        self._set_metric(frame, metric)
+
+    def _set_metric(self, frame: pd.DataFrame, metric: Metric) -> None:
+        """The columns that depend on the metric, and no pairing yet."""
         self.metric: Metric = metric
         # A run's value of the metric is 0 unless it "succeeds": the gate passed (mean overall,
         # gate-pass rate) or the run passed (pass rate).
         flag = "passed" if metric == "pass_rate" else "gate_passed"
         self.success = frame[flag].to_numpy(dtype=bool, na_value=False) & self.scoreable
         self.values = metric_values(frame, metric)
-        passes = frame[list(PASSED_COLUMNS)].to_numpy(dtype=np.float64, na_value=0.0)
-        self.dimension_passes = np.where(self.scoreable, passes.sum(axis=1), np.nan)
-        self._index: dict[tuple[int, int], npt.NDArray[np.intp]] | None = None
         self.pairings: dict[tuple[Side, Side, Metric], _Pairing] = {}
+
+    def with_metric(self, frame: pd.DataFrame, metric: Metric) -> CaseColumns:
+        """``CaseColumns(frame, metric)`` of the frame these columns were read from: the
+        columns that do not depend on the metric (and the row groups) are these, shared."""
+        other = copy.copy(self)
+        other._index = self._groups()
+        other._set_metric(frame, metric)
+        return other
 
     def _groups(self) -> dict[tuple[int, int], npt.NDArray[np.intp]]:
         """Row positions per (bundle code, candidate code), built once: a family reads many
@@ -366,9 +392,11 @@ class _SideData:
         repetitions = columns.repetition[rows]
         names = columns.case_names
         self.cases = [names[code] for code in np.unique(codes)]
+        known = np.empty(len(names), dtype=object)  # the names by code, for numpy to pick
+        known[:] = names
         self.unscoreable = tuple(
             zip(
-                [names[code] for code in codes[~scoreable]],
+                known[codes[~scoreable]].tolist(),
                 repetitions[~scoreable].tolist(),
                 strict=True,
             )

@@ -104,7 +104,13 @@ class Comparisons:
 
     def columns(self, metric: Metric) -> CaseColumns:
         if metric not in self._columns:
-            self._columns[metric] = CaseColumns(self.frame, metric)
+            # The metric's own columns; the others are read once for every metric.
+            read = next(iter(self._columns.values()), None)
+            self._columns[metric] = (
+                CaseColumns(self.frame, metric)
+                if read is None
+                else read.with_metric(self.frame, metric)
+            )
         return self._columns[metric]
 
     def candidates_in(self, bundle: str) -> list[str]:

@@ -9,6 +9,8 @@ and paired comparisons (:mod:`scorecard.aggregate._compare`).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import itertools
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -131,8 +133,10 @@ def _rows(source: RecordSource, catalog: Catalog | None, policy: Policy | None) 
 
 
 def _categories(values: Iterable[Any], first: Sequence[str] = ()) -> list[str]:
-    known = set(first)
-    return [*first, *sorted({value for value in values if value is not None} - known)]
+    """``first``, then the other values held (None left out), sorted."""
+    held = set(values)
+    held.discard(None)
+    return [*first, *sorted(held.difference(first))]
 
 
 def _parquet_inputs(source: RecordSource) -> list[Path] | None:
@@ -198,20 +202,30 @@ def rows_frame(
     parts = []
     while chunk := list(itertools.islice(items, batch)):
         parts.append(_row_columns(chunk, bundle_order))
+        del chunk  # the next block of rows is read without this one
     if not parts:
         parts.append(_row_columns([], bundle_order))
     data = parts[0] if len(parts) == 1 else _joined(parts, bundle_order)
-    # Sorted column by column before the frame is made: one copy of each, not two.
+    del parts
+    # Sorted column by column before the frame is made: one copy of each, not two, each
+    # unsorted column let go once its sorted copy is made.
     order = _sort_order(data)
-    return _frame_of({name: _take(values, order) for name, values in data.items()}), order
+    return _frame_of(_sorted(data, order)), order
+
+
+def _sorted(data: dict[str, Any], order: np.ndarray) -> dict[str, Any]:
+    """``data``'s columns in ``order``, taken out of ``data`` one by one (it is left empty)."""
+    return {name: _take(data.pop(name), order) for name in list(data)}
 
 
 def _joined(parts: Sequence[dict[str, Any]], bundle_order: Sequence[str]) -> dict[str, Any]:
-    """Columns of :func:`_row_columns` end to end, categories as one call would make them."""
+    """Columns of :func:`_row_columns` end to end, categories as one call would make them.
+    Each column is taken out of the parts once joined (they are left empty)."""
     first: dict[str, Sequence[str]] = {"bundle": bundle_order, "case": CASE_IDS}
     data: dict[str, Any] = {}
-    for name, values in parts[0].items():
-        columns = [part[name] for part in parts]
+    for name in list(parts[0]):
+        values = parts[0][name]
+        columns = [part.pop(name) for part in parts]
         if name == "classification":
             data[name] = _recoded(columns, CLASSIFICATIONS)
         elif isinstance(values, pd.Categorical):
@@ -280,7 +294,8 @@ def _row_columns(rows: list[Row], bundle_order: Sequence[str]) -> dict[str, Any]
     give, several times faster)."""
     columns: dict[str, Sequence[Any]] = dict.fromkeys(ROW_FIELDS, ())
     if rows:
-        columns = dict(zip(ROW_FIELDS, zip(*rows, strict=True), strict=True))
+        with _collection_paused():
+            columns = dict(zip(ROW_FIELDS, zip(*rows, strict=True), strict=True))
     data: dict[str, Any] = {
         "bundle": _categorical(columns["bundle"], _categories(columns["bundle"], bundle_order))
     }
@@ -293,22 +308,49 @@ def _row_columns(rows: list[Row], bundle_order: Sequence[str]) -> dict[str, Any]
         if name in _FLAG_FIELDS:
             data[name] = _flags(columns[name])
         elif name in _FLOAT_FIELDS:
-            data[name] = np.asarray(columns[name], dtype=np.float64)
+            data[name] = _floats(columns[name])
         else:
             data[name] = np.asarray(columns[name], dtype=np.int64)
     return data
 
 
+def _floats(values: Sequence[Any]) -> np.ndarray:
+    """Numbers (NaN when missing) as float64: ``np.asarray``'s array, read value by value
+    (twice as fast) unless a value is not a number (a None: asarray makes it NaN)."""
+    try:
+        return np.fromiter(values, np.float64, len(values))
+    except TypeError:
+        return np.asarray(values, dtype=np.float64)
+
+
+@contextlib.contextmanager
+def _collection_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside: ``zip(*rows)`` makes an iterator per row, and the
+    collections their allocations set off (over every object the process holds) cost as much
+    as the transposition itself. The collector's state is restored after."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _categorical(values: Sequence[Any], categories: Sequence[str]) -> Any:
     """``values`` as a categorical of ``categories`` (others, None included, missing)."""
     code = {category: index for index, category in enumerate(categories)}
-    codes = np.fromiter((code.get(value, -1) for value in values), np.int64, len(values))
+    # map(code.get, values, -1...) is code.get(value, -1) per value, without a Python frame.
+    codes = np.fromiter(map(code.get, values, itertools.repeat(-1)), np.int64, len(values))
     return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(list(categories)))
+
+
+_FLAG_STATES = {False: 0, True: 1, None: 2}
 
 
 def _flags(values: Sequence[bool | None]) -> pd.arrays.BooleanArray:
     """Flags (true, false or null: rows are checked) as a nullable boolean array."""
-    states = np.fromiter((2 if value is None else value for value in values), np.int8, len(values))
+    states = np.fromiter(map(_FLAG_STATES.__getitem__, values), np.int8, len(values))
     return pd.arrays.BooleanArray(states == 1, states == 2)
 
 
@@ -551,7 +593,7 @@ def stack_frames(
         for name in _JUDGED_ONLY:
             data[name] = np.full(len(data[name]), np.nan)
     order = _sort_order(data)
-    return _frame_of({name: _take(values, order) for name, values in data.items()})
+    return _frame_of(_sorted(data, order))
 
 
 def _recoded(columns: Sequence[Any], categories: Sequence[str]) -> Any:
@@ -582,11 +624,9 @@ def column_values(
             found[name] = categories[column.cat.codes.to_numpy()].tolist()
         elif name in _FLAG_FIELDS:
             flags = column.array
-            values = flags.to_numpy(dtype=bool, na_value=False).tolist()
-            missing = flags.isna().tolist()
-            found[name] = [
-                None if gone else value for value, gone in zip(values, missing, strict=True)
-            ]
+            values = flags.to_numpy(dtype=bool, na_value=False).astype(object)  # True, False
+            values[flags.isna()] = None
+            found[name] = values.tolist()
         else:
             found[name] = column.to_numpy().tolist()
     return found

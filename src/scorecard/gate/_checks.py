@@ -72,11 +72,19 @@ def judge_safety(
     table = current.table
     if baseline is not None:
         before = baseline.table
-        baseline_failures = Counter(
-            (before.candidate[index], before.case[index], name)
-            for index in np.flatnonzero(before.gate_failed).tolist()
-            for name in before.failing_gates(index)
-        )
+        failed_before = np.flatnonzero(before.gate_failed).tolist()
+        # Failed runs counted per candidate, case and failing gates, then per gate.
+        baseline_failures: Counter[tuple[str, str, str]] = Counter()
+        for (candidate, case, failing), count in Counter(
+            zip(
+                [before.candidate[index] for index in failed_before],
+                [before.case[index] for index in failed_before],
+                before.failing_at(failed_before),
+                strict=True,
+            )
+        ).items():
+            for name in failing:
+                baseline_failures[(candidate, case, name)] += count
         baseline_runs = before.scoreable_runs()
         current_runs = table.scoreable_runs()
         for (candidate, case, name), count in baseline_failures.items():
@@ -84,10 +92,11 @@ def judge_safety(
             # ceil(count x current / baseline) in integers
             explained[(candidate, case, name)] = -(-count * current_runs[(candidate, case)] // runs)
     seen: Counter[tuple[str, str, str]] = Counter()
+    positions = np.flatnonzero(table.gate_failed).tolist()
     failed = [
         (index, failing)
-        for index in np.flatnonzero(table.gate_failed).tolist()
-        if (failing := table.failing_gates(index))
+        for index, failing in zip(positions, table.failing_at(positions), strict=True)
+        if failing
     ]
     failures = []
     for run, (_, failing) in zip(

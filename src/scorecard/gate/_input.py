@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
+import operator
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,6 +56,8 @@ __all__ = [
 ]
 
 _FIELD = {name: index for index, name in enumerate(ROW_FIELDS)}
+_PAIRS = 4096
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 _NO_REASONS: tuple[tuple[str, ...], ...] = tuple(() for _ in DIMENSIONS)
 
 #: Label of the pooled comparison and the bundle-wide summary (the analysis's pooled label).
@@ -68,10 +72,27 @@ def record_detail(record: Mapping[str, Any]) -> Detail:
     return _gate_detail(read_detail(record))
 
 
-def _gate_detail(detail: RecordDetail) -> Detail:
+def _gate_detail(
+    detail: RecordDetail, made: dict[Any, tuple[AuditFinding, ...]] | None = None
+) -> Detail:
+    """``detail`` with its findings as :class:`AuditFinding`; with ``made``, findings met
+    before (by their values: a campaign's runs fail the same few findings) are the same
+    objects, made once."""
     reasons, found, audit_gates, failure, source = detail
-    findings = tuple(AuditFinding(*item) for item in found)
+    if made is None:
+        findings = tuple(AuditFinding(*item) for item in found)
+    else:
+        findings = _findings(found, made)
     return reasons, findings, audit_gates, failure, source
+
+
+def _findings(found: Any, made: dict[Any, tuple[AuditFinding, ...]]) -> tuple[AuditFinding, ...]:
+    """The :class:`AuditFinding` of ``found`` (a detail's findings), made once per value."""
+    key = tuple(found)
+    known = made.get(key)
+    if known is None:
+        known = made[key] = tuple(AuditFinding(*item) for item in found)
+    return known
 
 
 def run_facts(record: Any) -> RunFacts:
@@ -146,7 +167,24 @@ class GateSide:
 def _checked(ordered: Sequence[tuple[str, str, int]], bundles: Sequence[str], source: str) -> None:
     """Raise for no runs, several bundles, the reserved candidate or a repeated run
     (``ordered``: each run's candidate, case and repetition, in run order)."""
-    if not ordered:
+    # Sorted runs: a repeated run follows its first.
+    repeated = next(
+        (key for key, before in zip(ordered[1:], ordered[:-1], strict=True) if key == before), None
+    )
+    reserved = any(candidate == ALL_CANDIDATES for candidate, _, _ in ordered)
+    _checked_runs(len(ordered), bundles, reserved, repeated, source)
+
+
+def _checked_runs(
+    count: int,
+    bundles: Sequence[str],
+    reserved: bool,
+    repeated: tuple[str, str, int] | None,
+    source: str,
+) -> None:
+    """Raise for no runs, several bundles, the reserved candidate (``reserved``: a run has
+    it) or a repeated run (the first run repeating the run before it), in that order."""
+    if not count:
         raise InputError("no scored records found", rule="no_records", source=source)
     if len(bundles) != 1:
         raise InputError(
@@ -155,16 +193,12 @@ def _checked(ordered: Sequence[tuple[str, str, int]], bundles: Sequence[str], so
             rule="several_bundles",
             source=source,
         )
-    if any(candidate == ALL_CANDIDATES for candidate, _, _ in ordered):
+    if reserved:
         raise InputError(
             f"candidate id {ALL_CANDIDATES!r} is reserved for the pooled comparison",
             rule="reserved_candidate",
             source=source,
         )
-    # Sorted runs: a repeated run follows its first.
-    repeated = next(
-        (key for key, before in zip(ordered[1:], ordered[:-1], strict=True) if key == before), None
-    )
     if repeated is not None:
         raise InputError(
             f"repeats candidate {repeated[0]}, case {repeated[1]}, repetition {repeated[2]}",
@@ -188,10 +222,23 @@ def frame_side(
     checks runs; ``details`` is the detail of some runs, by frame row (none: the runs show none,
     as rows hold none)."""
     table = RunTable.of_frame(frame, details or {})
-    repetitions = frame["repetition"].to_numpy().tolist()
-    ordered = list(zip(table.candidate, table.case, repetitions, strict=True))
     bundles = observed_categories(frame["bundle"])
-    _checked(ordered, bundles, source)
+    # The checks on the columns: the first repeated run is next to its first (sorted frame).
+    repetitions = frame["repetition"].to_numpy()
+    same = np.ones(max(len(frame) - 1, 0), dtype=bool)
+    for values in (
+        frame["candidate"].cat.codes.to_numpy(),
+        frame["case"].cat.codes.to_numpy(),
+        repetitions,
+    ):
+        same &= values[1:] == values[:-1]
+    repeat = np.flatnonzero(same)[:1].tolist()
+    repeated = None
+    if repeat:
+        index = repeat[0] + 1
+        repeated = (table.candidate[index], table.case[index], int(repetitions[index]))
+    reserved = ALL_CANDIDATES in observed_categories(frame["candidate"])
+    _checked_runs(len(frame), bundles, reserved, repeated, source)
     return GateSide(bundles[0], table)
 
 
@@ -206,15 +253,23 @@ def rows_side(
     shows (``shown`` false: a baseline) keeps only what the rules read of the detail, the
     failed findings."""
     found: dict[int, Detail] = {}
+    made: dict[Any, tuple[AuditFinding, ...]] = {}
 
     def rows() -> Iterator[Row]:
-        for index, (row, detail) in enumerate(runs):
-            if detail is not None:
-                reasons, findings, audit_gates, failure, where = _gate_detail(detail)
-                if not shown:  # what the rules read, not what a report of the run shows
-                    reasons, failure, where = _NO_REASONS, None, None
-                found[index] = (reasons, findings, audit_gates, failure, where)
-            yield row
+        # A block of pairs at a time: the rows go on as they are, the details are picked out.
+        items = iter(runs)
+        start = 0
+        while block := list(itertools.islice(items, _PAIRS)):
+            details = list(map(_SECOND, block))
+            for offset in [offset for offset, detail in enumerate(details) if detail is not None]:
+                detail = details[offset]
+                if shown:
+                    found[start + offset] = _gate_detail(detail, made)
+                else:  # what the rules read, not what a report of the run shows
+                    findings = _findings(detail[1], made)
+                    found[start + offset] = (_NO_REASONS, findings, detail[2], None, None)
+            start += len(block)
+            yield from map(_FIRST, block)
 
     frame, order = rows_frame(rows())
     if not len(frame):

@@ -5,10 +5,13 @@ row and what only a record adds.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
+
+import numpy as np
 
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, Row, row_of
 from scorecard.engine import ROW_FIELDS
@@ -21,6 +24,9 @@ __all__ = [
     "frame_row",
     "none_if_nan",
 ]
+
+
+_DIMENSION_INDEX: dict[str, int] = {name: index for index, name in enumerate(DIMENSIONS)}
 
 
 @dataclass(frozen=True)
@@ -114,9 +120,8 @@ class RunFacts:
 
     def reasons_for(self, dimension: str) -> tuple[str, ...]:
         """Reasons recorded for ``dimension`` (none for ``audit``)."""
-        if dimension not in DIMENSIONS:
-            return ()
-        return self.reasons[DIMENSIONS.index(dimension)]
+        index = _DIMENSION_INDEX.get(dimension)
+        return () if index is None else self.reasons[index]
 
 
 _FIELD = {name: index for index, name in enumerate(ROW_FIELDS)}
@@ -168,66 +173,65 @@ _FIELDS = tuple(field.name for field in dataclasses.fields(RunFacts))
 
 
 def facts_of_columns(
-    columns: Mapping[str, list[Any]], details: Iterable[tuple[Any, ...]]
+    columns: Mapping[str, Sequence[Any]], details: Iterable[tuple[Any, ...]]
 ) -> list[RunFacts]:
-    """The runs of ``columns`` (row fields, as lists; ``gate_passed`` the effective gate) with
-    each run's detail (reasons, findings, audit_gates, failure, source): what
-    :func:`facts_of_row` makes of each row, made a block of columns at a time. Each run is made
-    as ``pickle`` makes a dataclass, from its values (a frozen dataclass's ``__init__`` sets
-    its 22 fields one call each)."""
+    """The runs of ``columns`` (row fields, as lists or numpy arrays; ``gate_passed`` the
+    effective gate) with each run's detail (reasons, findings, audit_gates, failure, source):
+    what :func:`facts_of_row` makes of each row, made a block of columns at a time. Each run is
+    made as ``pickle`` makes a dataclass, from its values (a frozen dataclass's ``__init__``
+    sets its 22 fields one call each): the values of every run are one ``zip`` of the columns,
+    in field order."""
 
     def known(name: str) -> list[Any]:
-        return [None if value != value else value for value in columns[name]]  # NaN: None
+        """The numbers, None for NaN."""
+        values = columns[name]
+        if isinstance(values, np.ndarray):
+            held = values.astype(object)
+            held[np.isnan(values)] = None
+            return cast(list[Any], held.tolist())
+        return [None if value != value else value for value in values]
 
-    scores = zip(*(known(f"score_{name}") for name in DIMENSIONS), strict=True)
-    flags = zip(*(columns[f"passed_{name}"] for name in DIMENSIONS), strict=True)
+    def plain(name: str) -> Sequence[Any]:
+        values = columns[name]
+        return cast(list[Any], values.tolist()) if isinstance(values, np.ndarray) else values
+
+    size = len(columns["bundle"])
+    detail_columns: Sequence[Sequence[Any]] = [()] * 5
+    if size:
+        detail_columns = list(zip(*details, strict=True))
+    if len(detail_columns) != 5:
+        raise ValueError("a detail is reasons, findings, audit_gates, failure and source")
+    reasons, findings, audit_gates, failure, source = detail_columns
     values = zip(
-        columns["bundle"],
-        columns["candidate"],
-        columns["provider"],
-        columns["case"],
-        columns["repetition"],
-        columns["classification"],
-        scores,
-        flags,
+        plain("bundle"),
+        plain("candidate"),
+        plain("provider"),
+        plain("case"),
+        plain("repetition"),
+        plain("classification"),
+        zip(*(known(f"score_{name}") for name in DIMENSIONS), strict=True),
+        zip(*(plain(f"passed_{name}") for name in DIMENSIONS), strict=True),
         known("overall_score"),
-        columns["passed"],
-        columns["gate_passed"],
-        details,
+        plain("passed"),
+        plain("gate_passed"),
+        reasons,
+        findings,
+        audit_gates,
+        failure,
         known("settlement_ms"),
         known("cost_usd"),
-        columns["attempts"],
-        columns["tool_count"],
-        columns["model"],
-        columns["tier"],
+        plain("attempts"),
+        plain("tool_count"),
+        plain("model"),
+        plain("tier"),
+        source,
         strict=True,
     )
     made = []
     new = object.__new__
-    for *head, gate, detail, settle, cost, attempts, tools, model, tier in values:
-        reasons, findings, audit_gates, failure, source = detail
+    for fields in map(zip, itertools.repeat(_FIELDS), values):
         run = new(RunFacts)
-        run.__dict__.update(
-            zip(
-                _FIELDS,
-                (
-                    *head,
-                    gate,
-                    reasons,
-                    findings,
-                    audit_gates,
-                    failure,
-                    settle,
-                    cost,
-                    attempts,
-                    tools,
-                    model,
-                    tier,
-                    source,
-                ),
-                strict=True,
-            )
-        )
+        run.__dict__.update(fields)
         made.append(run)
     return made
 

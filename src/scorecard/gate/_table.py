@@ -11,14 +11,15 @@ as a :class:`RunFacts` only when it is asked for. Either way the rules read the 
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, cast, overload
 
 import numpy as np
 
 from scorecard.aggregate import column_values, records_frame
-from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, ROW_FIELDS
+from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, ROW_COLUMNS, ROW_FIELDS
 from scorecard.engine import LoadedRecords
 
 from ._runs import AuditFinding, RunFacts, facts_of_columns, frame_row
@@ -32,7 +33,29 @@ Detail = tuple[tuple[tuple[str, ...], ...], tuple[AuditFinding, ...], bool, str 
 _NO_DETAIL: Detail = (tuple(() for _ in DIMENSIONS), (), False, None, None)
 _GATES = tuple(name for name in DIMENSIONS if name in GATE_DIMENSIONS)
 _BLOCK = 4096
-_CHECKED = ("candidate", "case", "classification", "gate_passed")
+_NUMBERS = tuple(column.name for column in ROW_COLUMNS if column.arrow_type == "float64")
+_LISTED = tuple(name for name in ROW_FIELDS if name not in _NUMBERS)
+
+
+def _is_false(flags: Any) -> np.ndarray:
+    """Which flags are False (not True, not None): a nullable boolean array, a numpy array
+    or a sequence of Python values."""
+    if isinstance(flags, np.ndarray) and flags.dtype == bool:
+        return ~flags
+    if hasattr(flags, "isna") and hasattr(flags, "to_numpy"):  # a nullable boolean array
+        return cast(np.ndarray, ~flags.to_numpy(dtype=bool, na_value=True))
+    return np.fromiter((flag is False for flag in flags), dtype=bool, count=len(flags))
+
+
+def _failing_of(code: int) -> tuple[str, ...]:
+    """The failing gates a code of :meth:`RunTable.failing_at` stands for (-1: the gate
+    passed)."""
+    if code < 0:
+        return ()
+    failing: tuple[str, ...] = tuple(name for bit, name in enumerate(_GATES) if code >> bit & 1)
+    if code >> len(_GATES) & 1:
+        failing = (*failing, "audit")
+    return failing or ("gate",)
 
 
 class RunTable(Sequence[RunFacts]):
@@ -57,15 +80,21 @@ class RunTable(Sequence[RunFacts]):
         """Classification of each run."""
         self.scoreable = np.asarray(columns["scoreable"], dtype=bool)
         """Whether each run has an overall score."""
-        self.gate_failed = self.scoreable & np.array(
-            [flag is False for flag in columns["gate_passed"]], dtype=bool
-        )
+        self.gate_failed = self.scoreable & _is_false(columns["gate_passed"])
         """Scoreable runs whose effective gate failed."""
         self.settlement_ms = np.asarray(columns["settlement_ms"], dtype=np.float64)
         """``metrics.settlementMs`` (NaN when absent)."""
         self.cost_usd = np.asarray(columns["cost_usd"], dtype=np.float64)
         """``metrics.costUsd`` (NaN when absent)."""
-        self._gates = {name: list(columns[f"passed_{name}"]) for name in _GATES}
+        # Per gate dimension, the runs whose flag is False (not None): bit i of a run's code.
+        self._failed_code = np.zeros(len(self.candidate), dtype=np.int64)
+        for bit, name in enumerate(_GATES):
+            self._failed_code |= _is_false(columns[f"passed_{name}"]).astype(np.int64) << bit
+        self._audit_failed = np.zeros(len(self.candidate), dtype=bool)
+        """Runs whose failed findings failed the effective gate (``audit_gates`` and findings)."""
+        for index, detail in self._details.items():
+            if detail[2] and detail[1]:
+                self._audit_failed[index] = True
         self._candidates: tuple[dict[str, int], np.ndarray] | None = None
 
     @classmethod
@@ -91,8 +120,13 @@ class RunTable(Sequence[RunFacts]):
     def of_frame(cls, frame: Any, details: Mapping[int, Detail]) -> RunTable:
         """The table of a sorted records frame of one bundle and the detail of some of its runs
         (by row)."""
-        names = (*_CHECKED, "settlement_ms", "cost_usd", *(f"passed_{name}" for name in _GATES))
-        columns: dict[str, Sequence[Any]] = dict(column_values(frame, names))
+        columns: dict[str, Any] = dict(
+            column_values(frame, ("candidate", "case", "classification"))
+        )
+        for name in ("gate_passed", *(f"passed_{name}" for name in _GATES)):
+            columns[name] = frame[name].array  # nullable booleans: read as arrays
+        for name in ("settlement_ms", "cost_usd"):
+            columns[name] = frame[name].to_numpy(dtype=np.float64)
         columns["scoreable"] = frame["scoreable"].to_numpy(dtype=bool)
         return cls(columns, frame=frame, details=details)
 
@@ -112,27 +146,24 @@ class RunTable(Sequence[RunFacts]):
 
     def failing_gates(self, index: int) -> tuple[str, ...]:
         """:meth:`RunFacts.failing_gates` of run ``index``."""
+        return self.failing_at([index])[0]
+
+    def failing_at(self, positions: Sequence[int]) -> list[tuple[str, ...]]:
+        """:meth:`RunFacts.failing_gates` of the runs at ``positions``, made together: each
+        run's failed gate dimensions (and whether its audit failed it) are one code, and each
+        code's names are made once."""
         if self._runs is not None:
-            return self._runs[index].failing_gates()
-        if not self.gate_failed[index]:
-            return ()
-        failing: tuple[str, ...] = tuple(
-            name for name in _GATES if self._gates[name][index] is False
-        )
-        detail = self._details.get(index, _NO_DETAIL)
-        if detail[2] and detail[1]:
-            failing = (*failing, "audit")
-        return failing or ("gate",)
+            return [self._runs[position].failing_gates() for position in positions]
+        chosen = np.asarray(positions, dtype=np.intp)
+        audit = self._audit_failed[chosen].astype(np.int64) << len(_GATES)
+        codes = np.where(self.gate_failed[chosen], self._failed_code[chosen] | audit, -1)
+        names = {int(code): _failing_of(int(code)) for code in np.unique(codes)}
+        return [names[code] for code in codes.tolist()]
 
     def scoreable_runs(self) -> Counter[tuple[str, str]]:
         """Scoreable runs per (candidate, case)."""
-        return Counter(
-            key
-            for key, scoreable in zip(
-                zip(self.candidate, self.case, strict=True), self.scoreable, strict=True
-            )
-            if scoreable
-        )
+        keys = zip(self.candidate, self.case, strict=True)
+        return Counter(itertools.compress(keys, self.scoreable.tolist()))
 
     def of_candidate(self, candidate: str | None) -> np.ndarray:
         """Which runs are ``candidate``'s (all for None)."""
@@ -141,7 +172,7 @@ class RunTable(Sequence[RunFacts]):
         if self._candidates is None:
             names = sorted(set(self.candidate))
             code = {name: index for index, name in enumerate(names)}
-            codes = np.fromiter((code[name] for name in self.candidate), np.int64, len(self))
+            codes = np.fromiter(map(code.__getitem__, self.candidate), np.int64, len(self))
             self._candidates = (code, codes)
         code, codes = self._candidates
         if candidate not in code:
@@ -195,6 +226,9 @@ class RunTable(Sequence[RunFacts]):
             yield from self._made(range(start, min(start + _BLOCK, len(self))))
 
     def _made(self, positions: Sequence[int]) -> list[RunFacts]:
-        columns = column_values(self._frame, ROW_FIELDS, list(positions))
-        details = (self._details.get(position, _NO_DETAIL) for position in positions)
+        chosen = list(positions)
+        columns: dict[str, Sequence[Any]] = dict(column_values(self._frame, _LISTED, chosen))
+        for name in _NUMBERS:  # as arrays: NaN becomes None in one step
+            columns[name] = self._frame[name].to_numpy(dtype=np.float64)[chosen]
+        details = map(self._details.get, chosen, itertools.repeat(_NO_DETAIL))
         return facts_of_columns(columns, details)

@@ -8,7 +8,7 @@ exceed its byte limit, the rest is left out and an explicit note says how much.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from scorecard.contract import DIMENSIONS
 from scorecard.gate import ALL_CANDIDATES, METRIC_LABELS, GateResult, RuleOutcome, RunFacts
@@ -332,8 +332,9 @@ def _exclusions(result: GateResult, budget: _Budget) -> None:
     )
 
 
-def _details(result: GateResult, budget: _Budget) -> None:
-    blocks = []
+def _detail_blocks(result: GateResult) -> Iterator[tuple[RunFacts, str, str]]:
+    """Each block of the details: its run, what its heading line says after the repetition,
+    and the untrusted text fenced under it."""
     for failure in result.failures:
         run = failure.run
         lines = [
@@ -341,29 +342,38 @@ def _details(result: GateResult, budget: _Budget) -> None:
         ]
         if run.failure:
             lines.append(f"failure: {run.failure}")
-        blocks.append(
-            f"**{markdown_inline(run.candidate)}** \u00b7 {markdown_inline(run.case)} "
-            f"\u00b7 repetition {run.repetition} \u00b7 gate failed: "
-            + ", ".join(f"`{name}`" for name in failure.dimensions)
-            + f"\n\n{markdown_fence(chr(10).join(lines) or '(no reason recorded)')}\n\n"
-        )
+        failed = ", ".join(f"`{name}`" for name in failure.dimensions)
+        yield run, f"gate failed: {failed}", chr(10).join(lines) or "(no reason recorded)"
     if result.rules.audit_mode != "off":
+        kind = "advisory" if result.rules.audit_mode == "advisory" else "required"
         for run in result.runs_with_findings:
             lines = [
                 f"{finding.code} at {finding.pointer}: expected {finding.expected}, actual "
                 f"{finding.actual}" + (f" ({finding.hint})" if finding.hint else "")
                 for finding in run.findings
             ]
-            kind = "advisory" if result.rules.audit_mode == "advisory" else "required"
-            blocks.append(
+            yield run, f"failed audit findings ({kind})", chr(10).join(lines)
+
+
+def _details(result: GateResult, budget: _Budget) -> None:
+    # Once the budget is spent, a block only counts its lines (the note says how many were
+    # left out): its fenced text's, remembered by text (reports repeat the same reasons), and
+    # the four of the heading line and the blank lines around the fence.
+    lines_of: dict[str, int] = {}
+    for number, (run, what, text) in enumerate(_detail_blocks(result)):
+        if not number:
+            budget.add("### Details (untrusted text)\n\n")
+        if not budget.left_out:
+            budget.add(
                 f"**{markdown_inline(run.candidate)}** \u00b7 {markdown_inline(run.case)} "
-                f"\u00b7 repetition {run.repetition} \u00b7 failed audit findings ({kind})"
-                f"\n\n{markdown_fence(chr(10).join(lines))}\n\n"
+                f"\u00b7 repetition {run.repetition} \u00b7 {what}"
+                f"\n\n{markdown_fence(text)}\n\n"
             )
-    if blocks:
-        budget.add("### Details (untrusted text)\n\n")
-        for block in blocks:
-            budget.add(block)
+            continue
+        count = lines_of.get(text)
+        if count is None:
+            count = lines_of[text] = markdown_fence(text).count("\n") + 4
+        budget.left_out += count
 
 
 def render_markdown(
