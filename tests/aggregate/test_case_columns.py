@@ -155,3 +155,21 @@ def test_the_unscoreable_runs_left_out_are_the_frames() -> None:
             assert all(type(case) is str and type(rep) is int for case, rep in left_out)
             seen += len(left_out)
     assert seen
+
+
+def test_a_pairing_keeps_its_runs_values_only() -> None:
+    """A side's runs are its metric's values alone: the nine-column block it was read from is
+    not kept alive by them (it would be, for every pairing of every metric, 72 bytes a run),
+    and the values are those of that block's first column."""
+    from scorecard.aggregate._compare import Side, _SideData
+
+    columns = CaseColumns(_frame(4))
+    side = _SideData(columns, Side("night-1", _CANDIDATES[0]))
+    rows = columns.rows(Side("night-1", _CANDIDATES[0]))
+    assert side.runs
+    for case, runs in side.runs.items():
+        assert runs.ndim == 1
+        assert runs.base is None or runs.base.ndim == 1  # not a view of the 2-D block
+        code = columns.case_names.index(case)
+        chosen = rows[(columns.case[rows] == code) & columns.scoreable[rows]]
+        np.testing.assert_array_equal(runs, columns.values[chosen, 0])

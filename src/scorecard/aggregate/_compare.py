@@ -407,6 +407,10 @@ class _SideData:
         order = kept[np.argsort(codes[kept], kind="stable")]
         present, starts, counts = np.unique(codes[order], return_index=True, return_counts=True)
         values = columns.values[rows[order]]
+        # What the runs are kept as: the metric's column alone. Slices of ``values`` would keep
+        # its nine columns alive for as long as the pairing (72 bytes a run, for every pairing
+        # of every metric: a third of a large gate's memory).
+        firsts = values[:, 0].copy()
         passed = columns.passed[rows[order]]
         success = columns.success[rows[order]]
         dimension_passes = columns.dimension_passes[rows[order]]
@@ -426,10 +430,10 @@ class _SideData:
             self.means[case] = values[chosen].mean(axis=0)
             self.repetitions[case] = kept_repetitions[chosen]
             self.passed[case] = passed[chosen]
-            self.runs[case] = values[chosen][:, 0]
+            self.runs[case] = firsts[chosen]
             self.dimension_passes[case] = dimension_passes[chosen]
             self.success_runs[case] = int(success[chosen].sum())
-            self.success_sum[case] = float(values[chosen][success[chosen], 0].sum())
+            self.success_sum[case] = float(firsts[chosen][success[chosen]].sum())
 
 
 def _mcnemar(current: _SideData, baseline: _SideData, paired: Sequence[str]) -> tuple[McNemar, int]:
