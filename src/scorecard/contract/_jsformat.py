@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 __all__ = ["canonical_json", "format_js_number", "js_json", "js_string"]
 
 
@@ -148,9 +150,12 @@ def _js_json_at(value: Any, indent: int | None, depth: int) -> str:
     except _NeedsSlowPath:
         pass
     else:
-        separators = (",", ": ") if indent else (",", ":")
-        text = json.dumps(normalized, ensure_ascii=False, indent=indent, separators=separators)
+        text = json.dumps(normalized, ensure_ascii=False, separators=(",", ":"))
         if not _SURROGATE.search(text):
+            if indent:
+                # json.dumps' indented writer is pure Python; the compact one is C, and msgspec
+                # lays its text out as json.dumps(indent=..., separators=(",", ": ")) would.
+                text = msgspec.json.format(text, indent=indent)
             # Its lines indented as deep as it stands (a string holds no raw line break).
             return text.replace("\n", "\n" + " " * (indent * depth)) if indent and depth else text
     return _one_level(value, indent, depth, _js_json_at)
