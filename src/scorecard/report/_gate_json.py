@@ -12,8 +12,9 @@ import dataclasses
 import math
 from typing import Any
 
+from scorecard.aggregate import Alert
 from scorecard.contract import js_json, redact
-from scorecard.gate import GateCheck, GateResult
+from scorecard.gate import GateCheck, GateResult, RuleOutcome
 
 __all__ = ["GATE_SCHEMA", "gate_document", "render_gate_json"]
 
@@ -24,6 +25,18 @@ def _jsonable(value: Any, redacted: dict[str, str] | None = None) -> Any:
     """``value`` as JSON data: NaN as null, every string redacted (each distinct string once:
     a document of many failures repeats the same ids)."""
     seen = {} if redacted is None else redacted
+    kind = type(value)  # the exact types first: a document of many failures is mostly these
+    if kind is str:
+        found = seen.get(value)
+        if found is None:
+            found = seen[value] = redact(value)
+        return found
+    if kind is dict:
+        return {str(key): _jsonable(item, seen) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [_jsonable(item, seen) for item in value]
+    if kind is int or kind is bool or value is None:
+        return value
     if isinstance(value, dict):
         return {str(key): _jsonable(item, seen) for key, item in value.items()}
     if isinstance(value, list | tuple):
@@ -36,6 +49,18 @@ def _jsonable(value: Any, redacted: dict[str, str] | None = None) -> Any:
             found = seen[value] = redact(value)
         return found
     return value
+
+
+def _flat(item: RuleOutcome | Alert) -> dict[str, Any]:
+    """``dataclasses.asdict`` of a rule outcome or an alert, whose fields are scalars and tuples
+    of text: the same dict, without asdict's deep copy of every field (a report of many
+    failures has thousands of them)."""
+    return {name: getattr(item, name) for name in _FIELD_NAMES[type(item)]}
+
+
+_FIELD_NAMES = {
+    kind: tuple(field.name for field in dataclasses.fields(kind)) for kind in (RuleOutcome, Alert)
+}
 
 
 def _check(check: GateCheck) -> dict[str, Any]:
@@ -68,7 +93,7 @@ def gate_document(result: GateResult) -> dict[str, Any]:
             "rules": result.rules.to_json(),
             "settings": dataclasses.asdict(settings) if settings is not None else None,
             "checks": [_check(check) for check in result.checks],
-            "outcomes": [dataclasses.asdict(outcome) for outcome in result.outcomes],
+            "outcomes": [_flat(outcome) for outcome in result.outcomes],
             "candidates": [dataclasses.asdict(item) for item in result.candidates],
             "comparisons": [
                 {
@@ -93,7 +118,7 @@ def gate_document(result: GateResult) -> dict[str, Any]:
                 }
                 for failure in result.failures
             ],
-            "alerts": [dataclasses.asdict(alert) for alert in result.alerts],
+            "alerts": [_flat(alert) for alert in result.alerts],
             "notes": list(result.notes),
         }
     )
