@@ -11,7 +11,8 @@ over to the size asked for (a repeated observation is the next run of its case, 
 would be). Then each row is a fresh process, timed with its peak resident memory (the largest
 process of its tree: a worker or the main one):
 
-- ``scorecard gate current --baseline baseline --json FILE``;
+- ``scorecard gate current --baseline baseline`` (the verdict line only), and again with
+  ``--json FILE``;
 - ``scorecard compare baseline current --across-bundles CANDIDATE --format json``;
 - ``scorecard score baseline current --out both.parquet``, then ``compare`` of that Parquet
   (``--across-bundles``, and the campaign view, whose gate statuses judge every run);
@@ -198,7 +199,10 @@ def main() -> int:
         rows: list[tuple[str, list[str]]] = []
         if not arguments.skip_gate:
             gate = ["gate", str(current), "--baseline", str(baseline), "--workers", workers]
-            rows.append(("scorecard gate (observations)", [*gate, "--json", str(scratch / "g")]))
+            rows.append(("scorecard gate (observations)", gate))
+            rows.append(
+                ("scorecard gate --json (observations)", [*gate, "--json", str(scratch / "g")])
+            )
         rows += [
             (
                 "scorecard compare (observations)",
