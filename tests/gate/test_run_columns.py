@@ -159,7 +159,7 @@ def test_a_tables_columns_are_its_runs_values(seed: int) -> None:
 def _side_pairs(rng: random.Random, size: int) -> list[tuple[tuple[Any, ...], Any]]:
     """``size`` (row, detail) pairs of one bundle, no run twice, detail on some (None else)."""
     keys = set()
-    pairs = []
+    pairs: list[tuple[tuple[Any, ...], Any]] = []
     while len(pairs) < size:
         row = _row(rng)
         key = (row[1], row[5], row[6] + 100 * len(pairs))
@@ -199,7 +199,7 @@ def test_a_side_of_rows_keeps_each_runs_detail(shown: bool) -> None:
     side = rows_side(iter(pairs), shown=shown)
     order = {case: index for index, case in enumerate(CASE_IDS)}
     ordered = sorted(pairs, key=lambda pair: (pair[0][1], order[pair[0][5]], pair[0][6]))
-    expected_details = []
+    expected_details: list[tuple[Any, ...]] = []
     for _, raw in ordered:
         if raw is None:
             expected_details.append((tuple(() for _ in DIMENSIONS), (), False, None, None))

@@ -41,7 +41,9 @@ def test_flat_is_asdict() -> None:
         detail="d",
         dimensions=("hard_invariants", "lifecycle_integrity"),
     )
-    alert = Alert(kind="regression", severity="critical", message="m", candidate="c", value=0.5)
+    alert = Alert(
+        kind="success_rate_regression", severity="critical", message="m", candidate="c", value=0.5
+    )
     for item in (outcome, alert):
         assert _flat(item) == dataclasses.asdict(item)
         assert list(_flat(item)) == list(dataclasses.asdict(item))
