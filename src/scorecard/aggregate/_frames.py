@@ -9,8 +9,6 @@ and paired comparisons (:mod:`scorecard.aggregate._compare`).
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import itertools
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -36,6 +34,7 @@ from scorecard.engine import (
     ROW_FIELDS,
     LoadedRecords,
     Row,
+    collection_paused,
     load_records,
     record_row,
     scored_row,
@@ -294,7 +293,7 @@ def _row_columns(rows: list[Row], bundle_order: Sequence[str]) -> dict[str, Any]
     give, several times faster)."""
     columns: dict[str, Sequence[Any]] = dict.fromkeys(ROW_FIELDS, ())
     if rows:
-        with _collection_paused():
+        with collection_paused():  # zip(*rows) makes an object per row
             columns = dict(zip(ROW_FIELDS, zip(*rows, strict=True), strict=True))
     data: dict[str, Any] = {
         "bundle": _categorical(columns["bundle"], _categories(columns["bundle"], bundle_order))
@@ -321,20 +320,6 @@ def _floats(values: Sequence[Any]) -> np.ndarray:
         return np.fromiter(values, np.float64, len(values))
     except TypeError:
         return np.asarray(values, dtype=np.float64)
-
-
-@contextlib.contextmanager
-def _collection_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside: ``zip(*rows)`` makes an iterator per row, and the
-    collections their allocations set off (over every object the process holds) cost as much
-    as the transposition itself. The collector's state is restored after."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _categorical(values: Sequence[Any], categories: Sequence[str]) -> Any:

@@ -24,6 +24,7 @@ _EXPORTS = {
     "atomic_writer": "_output",
     "is_special_file": "_output",
     "output_problems": "_output",
+    "collection_paused": "_parallel",
     "default_workers": "_parallel",
     "score_rows_parallel": "_parallel",
     "score_text": "_parallel",
@@ -56,6 +57,7 @@ __all__ = [
     "atomic_binary_writer",
     "atomic_folder",
     "atomic_writer",
+    "collection_paused",
     "count_input_files",
     "default_workers",
     "is_records_file",
@@ -90,7 +92,7 @@ if TYPE_CHECKING:
         is_special_file,
         output_problems,
     )
-    from ._parallel import default_workers, score_rows_parallel, score_text
+    from ._parallel import collection_paused, default_workers, score_rows_parallel, score_text
     from ._pipeline import RunSummary, score_records
     from ._rows import (
         CLASSIFICATIONS,
