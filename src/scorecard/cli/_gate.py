@@ -115,7 +115,7 @@ def _load_side(
         )
         runs = _without_errors(run.detailed_rows(every=every_detail), errors)
     try:
-        # Observations and Parquet: the rows are read as columns while they come.
+        # Observations: the rows are read as columns while they come.
         side = gate_side(facts, source=path) if facts else rows_side(runs, source=path, shown=shown)
     except InputError as error:
         return None, errors or [error]

@@ -258,11 +258,9 @@ class _ChunkScorer:
     ) -> tuple[bytes, list[Piece]] | InputError:
         """``chunk``'s block and its pieces from the C scorer, the lines it scored counted into
         ``summary``; or, counted too, the error that the block could not be read."""
-        try:
-            block = chunk.text() or b""
-        except OSError as error:
-            summary.rejected += 1
-            return unreadable(chunk.source, error)
+        block = _block_of(chunk, summary)
+        if isinstance(block, InputError):
+            return block
         pieces, counts = fast.score_block(block, chunk.first_line, chunk.bundle.id)
         _count_block(summary, counts, chunk.bundle.id)
         return block, pieces
@@ -274,11 +272,9 @@ class _ChunkScorer:
         """``chunk``'s lines from the C scorer as rows (:meth:`FastScorer.score_rows`, with
         ``detail`` and ``audit_gates``), the lines it scored counted into ``summary``; or,
         counted too, the error that the block could not be read."""
-        try:
-            block = chunk.text() or b""
-        except OSError as error:
-            summary.rejected += 1
-            return unreadable(chunk.source, error)
+        block = _block_of(chunk, summary)
+        if isinstance(block, InputError):
+            return block
         labels: dict[str, tuple[str | None, str | None]] = {
             candidate: (spec.model, spec.tier)
             for candidate, spec in chunk.bundle.candidates.items()
@@ -334,6 +330,15 @@ def _text(scorer: _ChunkScorer, chunk: _Chunk) -> Text:
 
 def _rows(scorer: _ChunkScorer, chunk: _Chunk) -> Rows:
     return scorer.rows(chunk)
+
+
+def _block_of(chunk: _Chunk, summary: RunSummary) -> bytes | InputError:
+    """``chunk``'s block for the C scorer, or (counted as rejected) why it could not be read."""
+    try:
+        return chunk.text() or b""
+    except OSError as error:
+        summary.rejected += 1
+        return unreadable(chunk.source, error)
 
 
 def _count_block(summary: RunSummary, counts: Counts, bundle_id: str) -> None:
