@@ -242,6 +242,7 @@ PACKAGES = {
         "atomic_binary_writer",
         "atomic_folder",
         "atomic_writer",
+        "check_bundle_id",
         "collection_paused",
         "count_input_files",
         "default_workers",

@@ -106,3 +106,61 @@ def test_a_file_that_is_not_the_records_parquet_is_refused(
         status, _, compared = invoke("compare", path)
         assert status == 2
         assert rule in compared
+
+
+@pytest.fixture(scope="module")
+def baseline_records(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The baseline night of :func:`sides` (the same seeded campaign) as a records file."""
+    root = tmp_path_factory.mktemp("records")
+    folders = simulate_campaign(root / "observations", seed=11, bundles=2)
+    target = root / "night-0.jsonl"
+    status, _, stderr = invoke(
+        "score", folders[0], "--workers", "1", "--format", "records", "--out", target
+    )
+    assert status == 0, stderr
+    return target
+
+
+def test_the_baseline_bundle_id_names_a_parquet_side_as_it_names_a_records_file(
+    sides: tuple[Path, Path], baseline_records: Path, tmp_path: Path
+) -> None:
+    """`--baseline-bundle-id` renames the baseline whatever file holds it: the gate's JSON of a
+    Parquet baseline is that of the same runs read from a records file, both renamed, and it
+    names the given id, not the file's."""
+    baseline, current = sides
+    documents = []
+    for given in (baseline, baseline_records):
+        out = tmp_path / f"{given.suffix[1:]}.json"
+        status, _, stderr = invoke(
+            "gate",
+            current,
+            "--baseline",
+            given,
+            "--baseline-bundle-id",
+            "renamed-night",
+            "--json",
+            out,
+        )
+        assert status in (0, 1, 3), stderr
+        documents.append(out.read_text(encoding="utf-8"))
+    assert documents[0] == documents[1]
+    assert json.loads(documents[0])["baseline_bundle"] == "renamed-night"
+    _, unnamed = by_rows(current, baseline)
+    assert json.loads(unnamed)["baseline_bundle"] != "renamed-night"
+
+
+def test_a_secret_shaped_bundle_id_is_refused_for_every_kind_of_side(
+    sides: tuple[Path, Path], baseline_records: Path
+) -> None:
+    """A given bundle id is written in every report, so a secret-shaped one is refused (exit 2,
+    the option named, the value withheld) before any side is read, Parquet and records files
+    included."""
+    baseline, current = sides
+    secret = "ghp_" + "b" * 36
+    for given in (baseline, baseline_records):
+        for option in ("--baseline-bundle-id", "--bundle-id"):
+            status, stdout, stderr = invoke("gate", current, "--baseline", given, option, secret)
+            assert status == 2
+            assert f"{option}: the bundle id is secret-shaped" in stderr
+            assert "secret_in_identifier" in stderr
+            assert secret not in stdout + stderr

@@ -224,6 +224,32 @@ def test_frame_sides_judge_as_row_facts_did(campaign: list[Path]) -> None:
     assert rendered(expected) == rendered(result)
 
 
+def test_a_named_frame_side_is_the_side_of_its_runs_renamed(campaign: list[Path]) -> None:
+    """``frame_side(..., bundle=B)`` (a given --baseline-bundle-id): the runs of several bundles
+    judged as one bundle B, as the same runs renamed are; a run two bundles hold repeats."""
+    rows = good(list(score_run(campaign, catalog=CATALOG).rows()))
+    frame = records_frame(LoadedRecords(rows=rows))
+    bundles = [str(name) for name in frame["bundle"].cat.categories]
+    candidates = sorted({row[1] for row in rows})
+    # Half the candidates from one bundle, the rest from another: no run is in both.
+    mixed = [
+        row
+        for row in rows
+        if (row[0] == bundles[0] and row[1] in candidates[::2])
+        or (row[0] == bundles[1] and row[1] in candidates[1::2])
+    ]
+    named = frame_side(records_frame(LoadedRecords(rows=mixed)), bundle="renamed")
+    renamed = gate_side([dataclasses.replace(row_facts(row), bundle="renamed") for row in mixed])
+    current = frame_side(select_rows(frame, bundle=bundles[2]))
+    assert named.bundle == "renamed"
+    assert rendered(evaluate_gate(current, named, RULES["strict"])) == rendered(
+        evaluate_gate(current, renamed, RULES["strict"])
+    )
+    both = [row for row in rows if row[0] in bundles[:2]]
+    with pytest.raises(InputError, match="repeats candidate"):
+        frame_side(records_frame(LoadedRecords(rows=both)), bundle="renamed")
+
+
 def test_rows_sides_are_checked_as_run_sides_are() -> None:
     """No rows, the reserved candidate and a repeated run raise what gate_side raises."""
     with pytest.raises(InputError, match="no scored records found"):

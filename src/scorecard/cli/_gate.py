@@ -99,7 +99,7 @@ def _load_side(
     runs: Iterable[tuple[Row, Any]] = ()
     errors: list[InputError] = []
     if path.endswith(".parquet") and Path(path).exists():
-        return _parquet_side(path)
+        return _parquet_side(path, bundle_id)
     if is_records_file(path):
         if policy is not None:
             sys.stderr.write(
@@ -122,9 +122,10 @@ def _load_side(
     return (None, errors) if errors else (side, [])
 
 
-def _parquet_side(path: str) -> tuple[GateSide | None, list[InputError]]:
+def _parquet_side(path: str, bundle_id: str | None) -> tuple[GateSide | None, list[InputError]]:
     """A side from Parquet, read column by column through Arrow into the records frame that
-    ``compare`` reads (ids redacted as ids read from files are; the same errors)."""
+    ``compare`` reads (ids redacted as ids read from files are; the same errors); a given
+    ``bundle_id`` names its bundle, as it does a records file's."""
     from scorecard.aggregate import records_frame
     from scorecard.engine.parquet import parquet_input_error, unreadable_parquet
     from scorecard.gate import frame_side
@@ -136,7 +137,7 @@ def _parquet_side(path: str) -> tuple[GateSide | None, list[InputError]]:
         frame = records_frame(Path(path))
         if not len(frame):
             raise InputError("no scored records found", rule="no_records", source=path)
-        return frame_side(frame, source=path), []
+        return frame_side(frame, source=path, bundle=bundle_id), []
     except InputError as error:
         return None, [error if error.source else error.located(source=path)]
     except (OSError, ValueError) as error:  # pyarrow's errors derive from these
@@ -276,6 +277,15 @@ def gate(
             " keep their own bundle ids\n"
         )
         raise typer.Exit(EXIT_BAD_INPUT)
+    from scorecard.engine import check_bundle_id
+
+    try:  # a given bundle id is written in every report: refused before anything is read
+        check_bundle_id(bundle_id)
+        check_bundle_id(baseline_bundle_id, option="--baseline-bundle-id")
+    except InputError as error:
+        print_errors([error])
+        sys.stdout.write(_BAD_INPUT_LINE + "\n")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     check_outputs(
         {
             "--markdown": markdown,

@@ -15,6 +15,7 @@ from scorecard.contract import lazy_exports
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "check_bundle_id": "_io",
     "load_policy": "_io",
     "read_json_lines": "_io",
     "read_records": "_io",
@@ -57,6 +58,7 @@ __all__ = [
     "atomic_binary_writer",
     "atomic_folder",
     "atomic_writer",
+    "check_bundle_id",
     "collection_paused",
     "count_input_files",
     "default_workers",

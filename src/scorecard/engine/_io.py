@@ -128,9 +128,9 @@ class _Bundles:
         )
 
 
-def check_bundle_id(bundle_id: str | None) -> None:
+def check_bundle_id(bundle_id: str | None, *, option: str = "--bundle-id") -> None:
     """Refuse a given bundle id that is secret-shaped: it would be written in every output (as
-    an id from a record is refused by validation)."""
+    an id from a record is refused by validation). ``option`` is where it was given."""
     if bundle_id is None:
         return
     pattern = find_secret(bundle_id)
@@ -138,7 +138,7 @@ def check_bundle_id(bundle_id: str | None) -> None:
         raise InputError(
             f"the bundle id is secret-shaped ({pattern}; value withheld)",
             rule="secret_in_identifier",
-            source="--bundle-id",
+            source=option,
         )
 
 

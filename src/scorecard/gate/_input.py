@@ -216,11 +216,22 @@ def gate_side(runs: Iterable[RunFacts], *, source: str = "the input") -> GateSid
 
 
 def frame_side(
-    frame: Any, details: Mapping[int, Detail] | None = None, *, source: str = "the input"
+    frame: Any,
+    details: Mapping[int, Detail] | None = None,
+    *,
+    source: str = "the input",
+    bundle: str | None = None,
 ) -> GateSide:
     """The runs of one bundle's sorted records frame as a side, checked as :func:`gate_side`
     checks runs; ``details`` is the detail of some runs, by frame row (none: the runs show none,
-    as rows hold none)."""
+    as rows hold none). ``bundle`` names the side's bundle whatever the frame says (a given
+    ``--baseline-bundle-id``): the runs of several bundles become one, and a run that two of
+    them hold is the repeated run it is for records files relabelled the same way (the rows
+    are sorted again: give no ``details`` with it)."""
+    if bundle is not None:
+        if details:
+            raise ValueError("frame_side: details are by row, and naming the bundle re-sorts")
+        frame = stack_frames([(bundle, frame)])
     table = RunTable.of_frame(frame, details or {})
     bundles = observed_categories(frame["bundle"])
     # The checks on the columns: the first repeated run is next to its first (sorted frame).
