@@ -269,6 +269,7 @@ PACKAGES = {
         "Piece",
         "RowPiece",
         "fast_scorer",
+        "reuse_freed_memory",
     ],
     "scorecard.gate": [
         "ALL_CANDIDATES",

@@ -15,6 +15,10 @@
 
 #include "fastscore.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 /* ------------------------------------------------------------------------------------------ */
 /* Module state: helpers and constants set once by configure().                               */
 
@@ -414,6 +418,28 @@ configure(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* Allocator settings for a process that reads and writes in chunks of a few MiB (the CLI).
+   glibc serves such a block with a fresh mapping and unmaps it when freed (or trims the top of
+   its heap), so every chunk pays page faults on memory it just gave back; with a higher mmap
+   threshold and trim threshold, freed blocks are reused. Not glibc: nothing is changed. */
+static PyObject *
+reuse_freed_memory(PyObject *self, PyObject *args)
+{
+    int mmap_threshold, trim_threshold;
+    if (!PyArg_ParseTuple(args, "ii", &mmap_threshold, &trim_threshold)) {
+        return NULL;
+    }
+#if defined(__GLIBC__)
+    int applied = mallopt(M_MMAP_THRESHOLD, mmap_threshold) == 1 &&
+                  mallopt(M_TRIM_THRESHOLD, trim_threshold) == 1;
+    return PyBool_FromLong(applied);
+#else
+    (void)mmap_threshold;
+    (void)trim_threshold;
+    Py_RETURN_FALSE;
+#endif
+}
+
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(UNSET, reason_json, string_json, number_text, decoder, declinable,"
@@ -430,6 +456,10 @@ static PyMethodDef methods[] = {
      " 1e308, UTF-8 with paired surrogate escapes)."},
     {"count_newlines", (PyCFunction)(void (*)(void))count_newlines, METH_FASTCALL,
      "count_newlines(data, end) -> the number of b'\\n' in data[:end]."},
+    {"reuse_freed_memory", reuse_freed_memory, METH_VARARGS,
+     "reuse_freed_memory(mmap_threshold, trim_threshold) -> whether glibc's allocator now keeps"
+     " freed blocks below mmap_threshold bytes for reuse, returning heap memory to the system"
+     " only above trim_threshold free bytes."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -122,6 +122,11 @@ def main() -> None:
     # only this program's own validation. Not when the user chose (an empty value loads them
     # all); docs/performance.md, start-up.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # Chunks of a few MiB are read, scored and written: reuse their freed memory instead of
+    # faulting in fresh pages for each (scorecard.fast._memory; forked workers inherit it).
+    from scorecard.fast import reuse_freed_memory
+
+    reuse_freed_memory()
     install_stop_handlers()
     code: str | int | None
     try:

@@ -282,10 +282,13 @@ def line_blocks(stream: IO[bytes], size: int = BLOCK_SIZE) -> Iterator[tuple[int
     ``size`` bytes each (more when one line is longer), without the newline that ends a block.
 
     Reads return what is available (``read1``), so a pipe's lines are passed on as they come.
+    Each byte is copied once after the read: a block is joined from the unfinished line before
+    it and a view of the read up to its last newline (a fresh multi-megabyte object per copy
+    costs its page faults as well as the copy).
     """
     read = getattr(stream, "read1", stream.read)
     first_line = 1
-    pieces: list[bytes] = []
+    pieces: list[bytes | memoryview] = []
     while True:
         block = read(size)
         if not block:
@@ -294,7 +297,7 @@ def line_blocks(stream: IO[bytes], size: int = BLOCK_SIZE) -> Iterator[tuple[int
         if cut < 0:
             pieces.append(block)  # inside a long line: joined once its end arrives
             continue
-        pieces.append(block[:cut])
+        pieces.append(memoryview(block)[:cut])
         complete = b"".join(pieces)
         pieces = [block[cut + 1 :]]
         yield first_line, complete

@@ -148,7 +148,9 @@ def _chunks(
 
 
 def _line_chunks(stream: IO[bytes], source: str, bundle: BundleInfo, size: int) -> Iterator[_Chunk]:
-    """Blocks of whole lines of about ``size`` bytes; the main process never splits lines."""
+    """Blocks of whole lines of about ``size`` bytes; the main process never splits lines. A
+    file's reads are ``size`` bytes but for the partial line each ends in, so a chunk is one
+    read's block as it is (the join of one is that object); a pipe's short reads are gathered."""
     parts: list[bytes] = []
     first_line = 1
     gathered = 0
@@ -157,7 +159,7 @@ def _line_chunks(stream: IO[bytes], source: str, bundle: BundleInfo, size: int) 
             first_line = number
         parts.append(block)
         gathered += len(block) + 1
-        if gathered >= size:
+        if gathered >= size // 2:
             yield _Chunk(source, bundle, block=b"\n".join(parts), first_line=first_line)
             parts, gathered = [], 0
     if parts:

@@ -1,8 +1,24 @@
 """What exists only for speed: the compiled scorer of plain JSON Lines blocks. It may decline any
 line; declined lines are scored by :mod:`scorecard.core` in their place, with the same bytes.
+
+Names load on first use (PEP 562): the allocator settings do not load the scorer.
 """
 
-from ._fastpath import Counts, FastScorer, Piece, RowPiece, fast_scorer
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from scorecard.contract import lazy_exports
+
+#: Public name -> the private module that defines it.
+_EXPORTS = {
+    "Counts": "_fastpath",
+    "FastScorer": "_fastpath",
+    "Piece": "_fastpath",
+    "RowPiece": "_fastpath",
+    "fast_scorer": "_fastpath",
+    "reuse_freed_memory": "_memory",
+}
 
 __all__ = [
     "Counts",
@@ -10,4 +26,12 @@ __all__ = [
     "Piece",
     "RowPiece",
     "fast_scorer",
+    "reuse_freed_memory",
 ]
+
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
+
+
+if TYPE_CHECKING:
+    from ._fastpath import Counts, FastScorer, Piece, RowPiece, fast_scorer
+    from ._memory import reuse_freed_memory
