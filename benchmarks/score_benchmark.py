@@ -258,6 +258,44 @@ def fast_path_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
     return list(best.items())
 
 
+_READ = """
+import sys, time
+from scorecard.fast import reuse_freed_memory
+if sys.argv[2] == "reuse":
+    reuse_freed_memory()
+from scorecard.contract._bundles import BundleInfo
+from scorecard.engine._parallel import CHUNK_BYTES, _line_chunks
+bundle = BundleInfo(id="local-benchmark", kind="override")
+best = lines = float("inf")
+for _ in range(int(sys.argv[3])):
+    start = time.perf_counter()
+    with open(sys.argv[1], "rb") as stream:
+        lines = sum(
+            chunk.block.count(b"\\n") + 1
+            for chunk in _line_chunks(stream, "c.jsonl", bundle, CHUNK_BYTES)
+        )
+    best = min(best, time.perf_counter() - start)
+print(best / lines * 1e6)
+"""
+
+
+def read_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
+    """Microseconds per observation of reading the corpus into a one-worker run's chunks
+    (``_line_chunks``), in a fresh process with the allocator as it is and in one with the
+    command line's settings (``fast.reuse_freed_memory``: they hold for the whole process, so
+    each is its own process). Fastest of ``rounds`` each; the file is in the page cache."""
+    costs = []
+    for label, mode in (("default allocator", "default"), ("command line's allocator", "reuse")):
+        printed = subprocess.run(
+            [sys.executable, "-c", _READ, str(corpus), mode, str(rounds)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        costs.append((label, float(printed)))
+    return costs
+
+
 def stage_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
     """Microseconds per observation of each stage of the general (Python) path, in this
     process: what a line the fast path declines costs, and every line of the other formats.
@@ -483,6 +521,9 @@ def main() -> int:
         if arguments.stages:
             print("\nfast path (microseconds per observation, in process):")
             for name, micros in fast_path_costs(corpus, arguments.repeat):
+                print(f"  {name:30} {micros:7.1f}")
+            print("\nreading the file into chunks (microseconds per observation, fresh process):")
+            for name, micros in read_costs(corpus, arguments.repeat):
                 print(f"  {name:30} {micros:7.1f}")
             print("\ngeneral path stages (microseconds per observation, in process):")
             for name, micros in stage_costs(corpus, arguments.repeat):
