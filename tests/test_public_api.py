@@ -329,6 +329,7 @@ PACKAGES = {
         "verdict_line",
         "view_csv",
         "view_json",
+        "write_junit_runs",
         "write_site",
     ],
 }

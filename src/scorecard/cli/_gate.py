@@ -303,9 +303,9 @@ def gate(
         render_gate_json,
         render_html,
         render_junit,
-        render_junit_runs,
         render_markdown,
         verdict_line,
+        write_junit_runs,
     )
 
     def bad_input(errors: list[InputError]) -> typer.Exit:
@@ -356,7 +356,10 @@ def gate(
         if junit is not None:
             _write(junit, render_junit(result, site_url=site_url))
         if junit_runs is not None:
-            _write(junit_runs, render_junit_runs(result, site_url=site_url))
+            from scorecard.engine import atomic_writer
+
+            with atomic_writer(junit_runs) as stream:  # a test case per run: written as made
+                write_junit_runs(result, stream, site_url=site_url)
         if json_file is not None:
             _write(json_file, render_gate_json(result))
         if html is not None:

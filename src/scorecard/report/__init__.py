@@ -18,7 +18,7 @@ from ._compare import (
 from ._dispatch import verdict_line
 from ._gate_json import render_gate_json
 from ._html import plot_images, render_html
-from ._junit import render_junit, render_junit_runs
+from ._junit import render_junit, render_junit_runs, write_junit_runs
 from ._markdown import render_markdown
 from ._site import build_site, write_site
 from ._site_paths import run_page_path
@@ -45,5 +45,6 @@ __all__ = [
     "verdict_line",
     "view_csv",
     "view_json",
+    "write_junit_runs",
     "write_site",
 ]

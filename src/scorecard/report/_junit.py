@@ -11,12 +11,19 @@
 
 Order is deterministic (candidates sorted, rules in rule order, cases in catalog order,
 repetitions) and neither form carries timestamps or durations: same inputs, same bytes.
+
+The per-run report of a large campaign is hundreds of megabytes (a test case per run), so
+:func:`write_junit_runs` writes it a run at a time: each run's test case is text made here,
+spelt as ElementTree writes the element (``tests/report/test_junit_stream.py`` parses it back
+and compares), and only the small rule-outcome suite is an ElementTree tree.
 """
 
 from __future__ import annotations
 
+import io
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
+from typing import TextIO
 
 from scorecard.contract import DIMENSIONS
 from scorecard.gate import GateCheck, GateResult, RuleOutcome, RunFacts
@@ -25,7 +32,7 @@ from ._common import number_text
 from ._escape import one_line, xml_text
 from ._site_paths import site_link
 
-__all__ = ["render_junit", "render_junit_runs"]
+__all__ = ["render_junit", "render_junit_runs", "write_junit_runs"]
 
 _MESSAGE_LIMIT = 300
 _TEXT_LIMIT = 4000
@@ -80,13 +87,38 @@ def _reasons(run: RunFacts) -> str:
     return xml_text("\n".join(lines), _TEXT_LIMIT)
 
 
-def _run_case(suite: ElementTree.Element, run: RunFacts, site_url: str | None = None) -> str:
-    case = ElementTree.SubElement(
-        suite,
-        "testcase",
-        classname=xml_text(f"{run.bundle}.{run.candidate}", 200),
-        name=xml_text(f"{run.case} #{run.repetition}", 200),
-    )
+def _run_kind(run: RunFacts) -> str:
+    """What a run's test case is: ``error``, ``skipped``, ``failure`` or ``passed``."""
+    if run.classification == "infrastructure_failure":
+        return "error"
+    if not run.scoreable:
+        return "skipped"
+    return "failure" if run.passed is False else "passed"
+
+
+# ElementTree's escaping of attribute values and of text (xml.etree.ElementTree._escape_attrib
+# and _escape_cdata), in one pass each.
+_ATTRIBUTE = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        '"': "&quot;",
+        "\r": "&#13;",
+        "\n": "&#10;",
+        "\t": "&#09;",
+    }
+)
+_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+# A run's test case is at depth 2 (testsuites > testsuite > testcase), indented two spaces a level.
+_CASE = "\n    "
+_CHILD = "\n      "
+_PROPERTY = "\n        "
+
+
+def _run_case(run: RunFacts, site_url: str | None = None) -> str:
+    """A run's ``testcase`` element as ElementTree writes it indented at its depth, without
+    the whitespace after it."""
     values = [
         ("provider", run.provider),
         ("classification", run.classification),
@@ -103,18 +135,21 @@ def _run_case(suite: ElementTree.Element, run: RunFacts, site_url: str | None = 
         values.append(
             ("page", site_link(site_url, run.bundle, run.candidate, run.case, run.repetition))
         )
-    _properties(case, values)
-    if run.classification == "infrastructure_failure":
+    classname = xml_text(f"{run.bundle}.{run.candidate}", 200).translate(_ATTRIBUTE)
+    name = xml_text(f"{run.case} #{run.repetition}", 200).translate(_ATTRIBUTE)
+    parts = [f'<testcase classname="{classname}" name="{name}">{_CHILD}<properties>']
+    for key, value in values:
+        shown = xml_text(value, _MESSAGE_LIMIT).translate(_ATTRIBUTE)
+        parts.append(f'{_PROPERTY}<property name="{key.translate(_ATTRIBUTE)}" value="{shown}" />')
+    kind = _run_kind(run)
+    result = ""
+    if kind == "error":
         message = one_line(run.failure or "infrastructure failure", _MESSAGE_LIMIT)
-        element = ElementTree.SubElement(
-            case, "error", message=message, type="infrastructure_failure"
-        )
-        element.text = _reasons(run)
-        return "error"
-    if not run.scoreable:
-        ElementTree.SubElement(case, "skipped", message=f"{run.classification}: not scoreable")
-        return "skipped"
-    if run.passed is False:
+        result = _element("error", message, "infrastructure_failure", _reasons(run))
+    elif kind == "skipped":
+        message = f"{run.classification}: not scoreable".translate(_ATTRIBUTE)
+        result = f'<skipped message="{message}" />'
+    elif kind == "failure":
         failed = [
             name
             for name, flag in zip(DIMENSIONS, run.dimension_passed, strict=True)
@@ -122,10 +157,24 @@ def _run_case(suite: ElementTree.Element, run: RunFacts, site_url: str | None = 
         ]
         gate = "gate failed; " if run.gate_passed is False else ""
         message = f"{gate}overall {number_text(run.overall, 3)}; failed: {', '.join(failed) or 'overall threshold'}"
-        element = ElementTree.SubElement(case, "failure", message=message, type=run.classification)
-        element.text = _reasons(run)
-        return "failure"
-    return "passed"
+        result = _element("failure", message, run.classification, _reasons(run))
+    if result:
+        parts.append(f"{_CHILD}</properties>{_CHILD}{result}{_CASE}</testcase>")
+    else:
+        parts.append(f"{_CHILD}</properties>{_CASE}</testcase>")
+    return "".join(parts)
+
+
+def _element(tag: str, message: str, kind: str, text: str) -> str:
+    """``<tag message=".." type="..">text</tag>``, or the empty element without text."""
+    start = f'<{tag} message="{message.translate(_ATTRIBUTE)}" type="{kind.translate(_ATTRIBUTE)}"'
+    return f"{start}>{text.translate(_TEXT)}</{tag}>" if text else f"{start} />"
+
+
+def _start_tag(element: ElementTree.Element) -> str:
+    """``element``'s start tag as ElementTree writes it (its attributes in their order)."""
+    written = ElementTree.tostring(element, encoding="unicode", short_empty_elements=False)
+    return written[: -len(f"</{element.tag}>")]
 
 
 def _suite(parent: ElementTree.Element, name: str) -> ElementTree.Element:
@@ -236,20 +285,40 @@ def render_junit(result: GateResult, *, site_url: str | None = None) -> str:
 
 def render_junit_runs(result: GateResult, *, site_url: str | None = None) -> str:
     """``result`` as the per-run JUnit XML reference report (UTF-8, XML declaration); with
-    ``site_url``, each run's test case has its report-site page as a ``page`` property."""
+    ``site_url``, each run's test case has its report-site page as a ``page`` property. The
+    text :func:`write_junit_runs` writes."""
+    stream = io.StringIO()
+    write_junit_runs(result, stream, site_url=site_url)
+    return stream.getvalue()
+
+
+def write_junit_runs(result: GateResult, stream: TextIO, *, site_url: str | None = None) -> None:
+    """:func:`render_junit_runs`, written to ``stream`` a run at a time."""
     root = ElementTree.Element("testsuites", name="scorecard gate")
-    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     gate = _gate_suite(root, result)
-    suites: list[tuple[ElementTree.Element, list[str]]] = [
-        (gate, [_outcome_case(gate, outcome) for outcome in result.outcomes])
-    ]
-    for candidate in sorted({run.candidate for run in result.runs}):
-        suite = _suite(root, f"{result.current_bundle}/{candidate}")
-        runs = [run for run in result.runs if run.candidate == candidate]
-        suites.append((suite, [_run_case(suite, run, site_url) for run in runs]))
-    for suite, results in suites:
-        for key, value in _count(suite, results).items():
+    totals = _count(gate, [_outcome_case(gate, outcome) for outcome in result.outcomes])
+    runs: dict[str, list[RunFacts]] = {}
+    for run in result.runs:
+        runs.setdefault(run.candidate, []).append(run)
+    suites = []
+    for candidate in sorted(runs):
+        suite = ElementTree.Element(
+            "testsuite", name=xml_text(f"{result.current_bundle}/{candidate}", 200)
+        )
+        for key, value in _count(suite, [_run_kind(run) for run in runs[candidate]]).items():
             totals[key] += value
+        suites.append((suite, runs[candidate]))
     for key, value in totals.items():
         root.set(key, str(value))
-    return _document(root)
+    root.remove(gate)
+    ElementTree.indent(gate, level=1)
+    gate.tail = "\n  " if suites else "\n"
+    stream.write('<?xml version="1.0" encoding="utf-8"?>\n' + _start_tag(root) + "\n  ")
+    stream.write(ElementTree.tostring(gate, encoding="unicode"))
+    for index, (suite, members) in enumerate(suites):
+        stream.write(_start_tag(suite))
+        for run in members:
+            stream.write(_CASE)
+            stream.write(_run_case(run, site_url))
+        stream.write("\n  </testsuite>" + ("\n  " if index + 1 < len(suites) else "\n"))
+    stream.write("</testsuites>\n")
