@@ -139,3 +139,22 @@ def test_runs_are_written_one_at_a_time() -> None:
     assert document == render_junit_runs(result)
     assert document.count("<testcase ") >= 720
     assert stream.largest < len(document) / 50
+
+
+def test_runs_interleaved_across_candidates_give_the_same_document() -> None:
+    """Each candidate's suite holds its runs in their order whatever order the candidates'
+    runs come in: the runs dealt out one candidate after another give the document of the
+    sorted runs."""
+    import dataclasses
+
+    result = hostile_result()
+    runs = list(result.runs)
+    by_candidate: dict[str, list[Any]] = {}
+    for run in runs:
+        by_candidate.setdefault(run.candidate, []).append(run)
+    first, second = by_candidate.values()  # two candidates, six runs each
+    dealt = [run for pair in zip(first, second, strict=True) for run in pair]
+    assert sorted(map(id, dealt)) == sorted(map(id, runs))
+    assert [run.candidate for run in dealt] != [run.candidate for run in runs]
+    interleaved = dataclasses.replace(result, runs=tuple(dealt))
+    assert render_junit_runs(interleaved) == render_junit_runs(result)

@@ -214,7 +214,12 @@ class RunTable(Sequence[RunFacts]):
         if self._runs is not None:
             return self._runs[index]
         if isinstance(index, slice):
-            return [self[position] for position in range(*index.indices(len(self)))]
+            positions = range(*index.indices(len(self)))
+            return [
+                run
+                for start in range(0, len(positions), _BLOCK)
+                for run in self._made(positions[start : start + _BLOCK])
+            ]
         position = range(len(self))[index]
         return self._made([position])[0]
 

@@ -35,6 +35,8 @@ from ._site_paths import site_link
 __all__ = ["render_junit", "render_junit_runs", "write_junit_runs"]
 
 _MESSAGE_LIMIT = 300
+#: Runs made (and their test cases written) at a time by :func:`write_junit_runs`.
+_RUNS_AT_ONCE = 4096
 _TEXT_LIMIT = 4000
 
 
@@ -297,17 +299,26 @@ def write_junit_runs(result: GateResult, stream: TextIO, *, site_url: str | None
     root = ElementTree.Element("testsuites", name="scorecard gate")
     gate = _gate_suite(root, result)
     totals = _count(gate, [_outcome_case(gate, outcome) for outcome in result.outcomes])
-    runs: dict[str, list[RunFacts]] = {}
-    for run in result.runs:
-        runs.setdefault(run.candidate, []).append(run)
+    # Each candidate's runs as ranges of positions (one range when the runs are sorted by
+    # candidate, as a side's are), and what each of its test cases is, in one pass: the runs
+    # are made again, a block at a time, as their test cases are written.
+    ranges: dict[str, list[range]] = {}
+    kinds: dict[str, list[str]] = {}
+    for position, run in enumerate(result.runs):
+        spans = ranges.setdefault(run.candidate, [])
+        if spans and spans[-1].stop == position:
+            spans[-1] = range(spans[-1].start, position + 1)
+        else:
+            spans.append(range(position, position + 1))
+        kinds.setdefault(run.candidate, []).append(_run_kind(run))
     suites = []
-    for candidate in sorted(runs):
+    for candidate in sorted(ranges):
         suite = ElementTree.Element(
             "testsuite", name=xml_text(f"{result.current_bundle}/{candidate}", 200)
         )
-        for key, value in _count(suite, [_run_kind(run) for run in runs[candidate]]).items():
+        for key, value in _count(suite, kinds.pop(candidate)).items():
             totals[key] += value
-        suites.append((suite, runs[candidate]))
+        suites.append((suite, ranges[candidate]))
     for key, value in totals.items():
         root.set(key, str(value))
     root.remove(gate)
@@ -315,10 +326,12 @@ def write_junit_runs(result: GateResult, stream: TextIO, *, site_url: str | None
     gate.tail = "\n  " if suites else "\n"
     stream.write('<?xml version="1.0" encoding="utf-8"?>\n' + _start_tag(root) + "\n  ")
     stream.write(ElementTree.tostring(gate, encoding="unicode"))
-    for index, (suite, members) in enumerate(suites):
+    for index, (suite, spans) in enumerate(suites):
         stream.write(_start_tag(suite))
-        for run in members:
-            stream.write(_CASE)
-            stream.write(_run_case(run, site_url))
+        for span in spans:
+            for start in range(span.start, span.stop, _RUNS_AT_ONCE):
+                for run in result.runs[start : min(start + _RUNS_AT_ONCE, span.stop)]:
+                    stream.write(_CASE)
+                    stream.write(_run_case(run, site_url))
         stream.write("\n  </testsuite>" + ("\n  " if index + 1 < len(suites) else "\n"))
     stream.write("</testsuites>\n")
