@@ -20,6 +20,7 @@ and compares), and only the small rule-outcome suite is an ElementTree tree.
 
 from __future__ import annotations
 
+import functools
 import io
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
@@ -116,33 +117,33 @@ _TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 _CASE = "\n    "
 _CHILD = "\n      "
 _PROPERTY = "\n        "
+_SCORE_HEADS = tuple(f'{_PROPERTY}<property name="score.{name}" value="' for name in DIMENSIONS)
+_REMEMBERED_LENGTH = 512
 
 
 def _run_case(run: RunFacts, site_url: str | None = None) -> str:
     """A run's ``testcase`` element as ElementTree writes it indented at its depth, without
     the whitespace after it."""
-    values = [
-        ("provider", run.provider),
-        ("classification", run.classification),
-        ("overall", number_text(run.overall, 4)),
-        ("gatePassed", "-" if run.gate_passed is None else str(run.gate_passed).lower()),
+    classname = _attribute(f"{run.bundle}.{run.candidate}", 200)
+    name = _attribute(f"{run.case} #{run.repetition}", 200)
+    gate = "-" if run.gate_passed is None else str(run.gate_passed).lower()
+    parts = [
+        f'<testcase classname="{classname}" name="{name}">{_CHILD}<properties>',
+        f'{_PROPERTY}<property name="provider" value="{_attribute(run.provider)}" />',
+        f'{_PROPERTY}<property name="classification" value="{_attribute(run.classification)}" />',
+        # Numbers and the gate's word are digits, signs, points and letters: nothing to escape.
+        f'{_PROPERTY}<property name="overall" value="{number_text(run.overall, 4)}" />',
+        f'{_PROPERTY}<property name="gatePassed" value="{gate}" />',
     ]
-    values += [
-        (f"score.{name}", number_text(score, 4))
-        for name, score in zip(DIMENSIONS, run.scores, strict=True)
+    parts += [
+        f'{head}{number_text(score, 4)}" />'
+        for head, score in zip(_SCORE_HEADS, run.scores, strict=True)
     ]
     if run.source:
-        values.append(("source", run.source))
+        parts.append(f'{_PROPERTY}<property name="source" value="{_attribute(run.source)}" />')
     if site_url is not None:
-        values.append(
-            ("page", site_link(site_url, run.bundle, run.candidate, run.case, run.repetition))
-        )
-    classname = xml_text(f"{run.bundle}.{run.candidate}", 200).translate(_ATTRIBUTE)
-    name = xml_text(f"{run.case} #{run.repetition}", 200).translate(_ATTRIBUTE)
-    parts = [f'<testcase classname="{classname}" name="{name}">{_CHILD}<properties>']
-    for key, value in values:
-        shown = xml_text(value, _MESSAGE_LIMIT).translate(_ATTRIBUTE)
-        parts.append(f'{_PROPERTY}<property name="{key.translate(_ATTRIBUTE)}" value="{shown}" />')
+        page = site_link(site_url, run.bundle, run.candidate, run.case, run.repetition)
+        parts.append(f'{_PROPERTY}<property name="page" value="{_attribute(page)}" />')
     kind = _run_kind(run)
     result = ""
     if kind == "error":
@@ -165,6 +166,19 @@ def _run_case(run: RunFacts, site_url: str | None = None) -> str:
     else:
         parts.append(f"{_CHILD}</properties>{_CASE}</testcase>")
     return "".join(parts)
+
+
+def _attribute(text: str, limit: int = _MESSAGE_LIMIT) -> str:
+    """Untrusted ``text`` as an attribute value: :func:`xml_text` and ElementTree's escaping
+    (remembered for short texts: ids, providers and classifications repeat on every run)."""
+    if len(text) <= _REMEMBERED_LENGTH:
+        return _remembered_attribute(text, limit)
+    return xml_text(text, limit).translate(_ATTRIBUTE)
+
+
+@functools.lru_cache(maxsize=8192)
+def _remembered_attribute(text: str, limit: int) -> str:
+    return xml_text(text, limit).translate(_ATTRIBUTE)
 
 
 def _element(tag: str, message: str, kind: str, text: str) -> str:
