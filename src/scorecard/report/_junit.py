@@ -24,7 +24,7 @@ import functools
 import io
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
-from typing import TextIO
+from typing import IO
 
 from scorecard.contract import DIMENSIONS
 from scorecard.gate import GateCheck, GateResult, RuleOutcome, RunFacts
@@ -308,7 +308,7 @@ def render_junit_runs(result: GateResult, *, site_url: str | None = None) -> str
     return stream.getvalue()
 
 
-def write_junit_runs(result: GateResult, stream: TextIO, *, site_url: str | None = None) -> None:
+def write_junit_runs(result: GateResult, stream: IO[str], *, site_url: str | None = None) -> None:
     """:func:`render_junit_runs`, written to ``stream`` a run at a time."""
     root = ElementTree.Element("testsuites", name="scorecard gate")
     gate = _gate_suite(root, result)
