@@ -11,8 +11,8 @@ over to the size asked for (a repeated observation is the next run of its case, 
 would be). Then each row is a fresh process, timed with its peak resident memory (the largest
 process of its tree: a worker or the main one):
 
-- ``scorecard gate current --baseline baseline`` (the verdict line only), and again with
-  ``--json FILE``;
+- ``scorecard gate current --baseline baseline`` (the verdict line only), again with
+  ``--json FILE``, and with ``--junit-runs FILE`` (a test case per run: every run's detail);
 - ``scorecard compare baseline current --across-bundles CANDIDATE --format json``;
 - ``scorecard score baseline current --out both.parquet``, then ``compare`` of that Parquet
   (``--across-bundles``, and the campaign view, whose gate statuses judge every run);
@@ -202,6 +202,12 @@ def main() -> int:
             rows.append(("scorecard gate (observations)", gate))
             rows.append(
                 ("scorecard gate --json (observations)", [*gate, "--json", str(scratch / "g")])
+            )
+            rows.append(
+                (
+                    "scorecard gate --junit-runs (obs.)",
+                    [*gate, "--junit-runs", str(scratch / "runs.xml")],
+                )
             )
         rows += [
             (
