@@ -3,8 +3,8 @@
 A run reads its input, and writes its output, in chunks of a few MiB. glibc's allocator serves
 each such block with a fresh memory mapping and returns it when it is freed (or trims the top of
 its heap past a few MiB free), so the next chunk faults in new pages for memory the process just
-gave back: on a 50,000-line run, about 35,000 page faults and a tenth of a second of system time
-(docs/performance.md, "Allocator"). Keeping freed blocks below :data:`MMAP_THRESHOLD` for reuse,
+gave back: on a 50,000-line run, about 36,000 page faults and a few hundredths of a second of
+system time (docs/performance.md, "The chunks' memory"). Keeping freed blocks below :data:`MMAP_THRESHOLD` for reuse,
 and up to :data:`TRIM_THRESHOLD` bytes free at the top of the heap, removes them. It changes the
 whole process, so the command line asks for it; a library user's process is left as it is.
 """
