@@ -32,10 +32,12 @@ PREVIOUS = b"the previous output\n"
 
 @pytest.fixture(scope="module")
 def big_input(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample observations 24 times over (about 13,000 lines): a run of some seconds."""
+    """The sample observations 96 times over (about 54,000 lines, 150 MB): a run of some
+    seconds even to Parquet on the fast path, so a signal up to 0.6 s after the temporary output
+    appears lands mid-run (24 times over, a Parquet run on a fast machine ended first)."""
     text = b"".join(path.read_bytes() for path in SAMPLES)
     path = tmp_path_factory.mktemp("signals") / "runs.jsonl"
-    path.write_bytes(text * 24)
+    path.write_bytes(text * 96)
     return path
 
 
