@@ -132,9 +132,11 @@ def html_text(text: object, limit: int | None = None) -> str:
     return html.escape(body, quote=True)
 
 
-def xml_text(text: object, limit: int | None = None) -> str:
-    """:func:`clean` text that XML 1.0 can hold (the XML writer escapes markup itself)."""
-    body = clean(str(text))
+def xml_text(text: object, limit: int | None = None, *, unique: bool = False) -> str:
+    """:func:`clean` text that XML 1.0 can hold (the XML writer escapes markup itself). A
+    ``unique`` text (one run's ``file:line``) is not remembered: it would only push out the texts
+    that do repeat."""
+    body = _clean(str(text)) if unique else clean(str(text))
     if limit is not None and len(body) > limit:
         body = f"{body[:limit]}\n... ({len(body) - limit} more characters not shown)"
     return body

@@ -139,11 +139,13 @@ def _run_case(run: RunFacts, site_url: str | None = None) -> str:
         f'{head}{number_text(score, 4)}" />'
         for head, score in zip(_SCORE_HEADS, run.scores, strict=True)
     ]
-    if run.source:
-        parts.append(f'{_PROPERTY}<property name="source" value="{_attribute(run.source)}" />')
+    if run.source:  # each run's own: escaped, not remembered
+        source = xml_text(run.source, _MESSAGE_LIMIT, unique=True).translate(_ATTRIBUTE)
+        parts.append(f'{_PROPERTY}<property name="source" value="{source}" />')
     if site_url is not None:
         page = site_link(site_url, run.bundle, run.candidate, run.case, run.repetition)
-        parts.append(f'{_PROPERTY}<property name="page" value="{_attribute(page)}" />')
+        page = xml_text(page, _MESSAGE_LIMIT, unique=True).translate(_ATTRIBUTE)
+        parts.append(f'{_PROPERTY}<property name="page" value="{page}" />')
     kind = _run_kind(run)
     result = ""
     if kind == "error":
@@ -170,13 +172,15 @@ def _run_case(run: RunFacts, site_url: str | None = None) -> str:
 
 def _attribute(text: str, limit: int = _MESSAGE_LIMIT) -> str:
     """Untrusted ``text`` as an attribute value: :func:`xml_text` and ElementTree's escaping
-    (remembered for short texts: ids, providers and classifications repeat on every run)."""
+    (remembered for short texts: ids, providers and classifications repeat on every run, and
+    each ``case #repetition`` once per candidate, so a campaign's fit: 12 cases of thousands
+    of repetitions)."""
     if len(text) <= _REMEMBERED_LENGTH:
         return _remembered_attribute(text, limit)
     return xml_text(text, limit).translate(_ATTRIBUTE)
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=1 << 17)
 def _remembered_attribute(text: str, limit: int) -> str:
     return xml_text(text, limit).translate(_ATTRIBUTE)
 
