@@ -59,3 +59,29 @@ def test_the_settings_do_not_load_the_scorer() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+_CALLED_BY_MAIN = """
+import os, sys
+import scorecard.fast
+calls = []
+scorecard.fast.reuse_freed_memory = lambda: calls.append("asked") or True
+leave = os._exit
+def report(code):
+    sys.stdout.write(f"{calls}\\n")
+    sys.stdout.flush()
+    leave(code)
+os._exit = report
+sys.argv = ["scorecard", "--version"]
+from scorecard.cli import main
+main()
+"""
+
+
+def test_the_console_script_asks_for_the_settings() -> None:
+    """``scorecard``'s entry point applies them once, before the command runs (its workers are
+    forked after it, so they inherit them)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CALLED_BY_MAIN], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines()[-1] == "['asked']"
