@@ -108,6 +108,25 @@ def side(records: Sequence[dict[str, Any]]) -> GateSide:
     return gate_side([run_facts(record) for record in records])
 
 
+def infrastructure_failure(
+    candidate: str, case: str, *, bundle: str, message: str
+) -> dict[str, Any]:
+    """A run the provider failed (``provider_unavailable``, retryable): unscoreable."""
+    return run_record(
+        candidate,
+        case,
+        bundle=bundle,
+        overall=None,
+        classification="infrastructure_failure",
+        failure={
+            "code": "provider_unavailable",
+            "category": "provider",
+            "retryable": True,
+            "message": message,
+        },
+    )
+
+
 def healthy(bundle: str, candidate: str = "cand-a", overall: float = 1.0) -> list[dict[str, Any]]:
     """One run of each of the 12 catalog cases at ``overall``."""
     return [run_record(candidate, case, bundle=bundle, overall=overall) for case in CASE_IDS]

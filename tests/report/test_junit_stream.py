@@ -18,7 +18,7 @@ from scorecard.gate._evaluate import evaluate_gate
 from scorecard.gate._results import GateResult
 from scorecard.report._escape import one_line, xml_text
 from scorecard.report._junit import render_junit_runs, write_junit_runs
-from tests.gate.test_gate import run_record, side
+from tests.gate.test_gate import infrastructure_failure, run_record, side
 from tests.report.test_report import RULES, golden_records
 
 HOSTILE = "a & b < c > d \"quoted\" 'single'\ttab\nnew line ]]> &amp; &#10;"
@@ -49,19 +49,7 @@ def hostile_result() -> GateResult:
             failed=["hard_invariants", "trace_completeness"],
             reasons={"hard_invariants": [HOSTILE], "trace_completeness": [HOSTILE, "second"]},
         ),
-        run_record(
-            candidate,
-            cases[1],
-            bundle="night & 2",
-            overall=None,
-            classification="infrastructure_failure",
-            failure={
-                "code": "provider_unavailable",
-                "category": "provider",
-                "retryable": True,
-                "message": HOSTILE,
-            },
-        ),
+        infrastructure_failure(candidate, cases[1], bundle="night & 2", message=HOSTILE),
         run_record(candidate, cases[2], bundle="night & 2", overall=None, classification="skipped"),
         run_record(candidate, cases[3], bundle="night & 2", overall=0.5),
         *(run_record(candidate, case, bundle="night & 2") for case in cases[4:]),

@@ -34,7 +34,7 @@ from scorecard.report._gate_json import render_gate_json
 from scorecard.report._html import plot_images, render_html
 from scorecard.report._junit import render_junit, render_junit_runs
 from scorecard.report._markdown import render_markdown
-from tests.gate.test_gate import run_record, side
+from tests.gate.test_gate import infrastructure_failure, run_record, side
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -69,19 +69,7 @@ def golden_records() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
                 "hard_invariants": ["forbidden call(s) invoked: request_review\nthen retried"]
             },
         ),
-        run_record(
-            "alpha",
-            EIGHT[2],
-            bundle="nightly-2",
-            overall=None,
-            classification="infrastructure_failure",
-            failure={
-                "code": "provider_unavailable",
-                "category": "provider",
-                "retryable": True,
-                "message": "HTTP 502",
-            },
-        ),
+        infrastructure_failure("alpha", EIGHT[2], bundle="nightly-2", message="HTTP 502"),
         run_record("alpha", EIGHT[3], bundle="nightly-2", overall=None, classification="skipped"),
         *(run_record("alpha", case, bundle="nightly-2") for case in EIGHT[4:]),
     ]
