@@ -213,13 +213,8 @@ class RunTable(Sequence[RunFacts]):
     def __getitem__(self, index: int | slice) -> RunFacts | Sequence[RunFacts]:
         if self._runs is not None:
             return self._runs[index]
-        if isinstance(index, slice):
-            positions = range(*index.indices(len(self)))
-            return [
-                run
-                for start in range(0, len(positions), _BLOCK)
-                for run in self._made(positions[start : start + _BLOCK])
-            ]
+        if isinstance(index, slice):  # made together, as runs_at makes them
+            return self.runs_at(range(*index.indices(len(self))))
         position = range(len(self))[index]
         return self._made([position])[0]
 
