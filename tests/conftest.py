@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +30,26 @@ from scorecard.core._validation import validate_observation
 from scorecard.engine._io import parse_line
 from scorecard.engine._pipeline import score_record
 from scorecard.fast import _fastpath as fastpath
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The tests and the programs they start keep the catalog plans (``fast._plans``) in a
+    folder of their own, never the user's cache."""
+    folder = tempfile.mkdtemp(prefix="scorecard-test-cache-")
+    config.stash[_CACHE_FOLDER] = (folder, os.environ.get("SCORECARD_CACHE_DIR"))
+    os.environ["SCORECARD_CACHE_DIR"] = folder
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder, before = config.stash[_CACHE_FOLDER]
+    if before is None:
+        os.environ.pop("SCORECARD_CACHE_DIR", None)
+    else:
+        os.environ["SCORECARD_CACHE_DIR"] = before
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+_CACHE_FOLDER = pytest.StashKey[tuple[str, "str | None"]]()
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

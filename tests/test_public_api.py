@@ -133,6 +133,7 @@ PACKAGES = {
         "CandidateSpec",
         "CaseAssertions",
         "CaseError",
+        "CaseFiles",
         "Catalog",
         "CheckDict",
         "Classification",
@@ -194,6 +195,7 @@ PACKAGES = {
         "pointer_from_location",
         "printable",
         "raise_if_stopped",
+        "read_case_files",
         "record_row",
         "redact",
         "row_of",
@@ -261,6 +263,7 @@ PACKAGES = {
         "score_run",
         "score_text",
         "scored_row",
+        "scoring_catalog",
         "scoring_policy",
     ],
     "scorecard.fast": [
@@ -268,7 +271,9 @@ PACKAGES = {
         "FastScorer",
         "Piece",
         "RowPiece",
+        "case_plans",
         "fast_scorer",
+        "known_plans",
         "reuse_freed_memory",
     ],
     "scorecard.gate": [

@@ -51,16 +51,19 @@ main()
 
 
 def run_reporting(
-    *args: str, disable_plugins: str | None = None
+    *args: str, disable_plugins: str | None = None, cache: Path | None = None
 ) -> tuple[int, list[str], list[str], bool]:
     """(exit status, the modules loaded, the pydantic models created, whether pydantic searched
     for plugins) of `scorecard ARGS` in a fresh interpreter, with ``PYDANTIC_DISABLE_PLUGINS``
-    unset or ``disable_plugins``."""
+    unset or ``disable_plugins``, and the catalog plans kept in ``cache`` (default: the test
+    session's folder)."""
     environment = {
         name: value for name, value in os.environ.items() if name != "PYDANTIC_DISABLE_PLUGINS"
     }
     if disable_plugins is not None:
         environment["PYDANTIC_DISABLE_PLUGINS"] = disable_plugins
+    if cache is not None:
+        environment["SCORECARD_CACHE_DIR"] = str(cache)
     done = subprocess.run(
         [sys.executable, "-c", _LOADED_AT_EXIT, *args],
         capture_output=True,
@@ -122,12 +125,45 @@ def test_scoring_plain_lines_creates_no_observation_or_scorecard_model(
     tmp_path: Path, observation: dict[str, Any]
 ) -> None:
     """A `score` of a file whose lines all take the fast path never imports the observation,
-    scorecard and campaign manifest models (the case models, which the catalog validates, are
-    all it creates)."""
-    code, _, models, _ = run_reporting(*score_args(tmp_path, observation))
+    scorecard and campaign manifest models. With a catalog not seen before, the case models
+    validate it (they are all it creates); the next start, with the same catalog, creates no
+    model and imports neither pydantic nor PyYAML."""
+    args = score_args(tmp_path, observation)
+    code, modules, models, _ = run_reporting(*args, cache=tmp_path / "cache")
     assert code == 0
     assert "WorkflowCase" in models
     assert UNUSED_MODELS & set(models) == set()
+    assert {"pydantic", "yaml"} <= set(modules)
+    assert [path.name[:6] for path in (tmp_path / "cache").iterdir()] == ["plans-"]
+
+    code, modules, models, _ = run_reporting(*args, cache=tmp_path / "cache")
+    assert code == 0
+    assert models == []
+    assert [name for name in modules if is_under(name, "pydantic") or is_under(name, "yaml")] == []
+
+
+def test_the_scores_do_not_depend_on_the_kept_plans(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """The same lines give the same bytes with the catalog validated now, taken as checked
+    from the kept plans, or with no cache at all (``SCORECARD_CACHE_DIR`` empty)."""
+    declined = {**observation, "note": "an unknown field: the general path"}
+    source = tmp_path / "lines.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in (observation, declined)))
+    outputs = []
+    for cache in ("kept", "kept", ""):
+        environment = {**os.environ, "SCORECARD_CACHE_DIR": str(tmp_path / cache) if cache else ""}
+        done = subprocess.run(
+            [sys.executable, "-m", "scorecard", "score", str(source)],
+            capture_output=True,
+            check=False,
+            env=environment,
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0].count(b"\n") == 2
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["kept", "lines.jsonl"]
 
 
 def test_a_declined_line_loads_the_observation_models_where_used(
@@ -147,7 +183,8 @@ def test_the_command_line_does_not_search_for_pydantic_plugins(
     """Unless the user set ``PYDANTIC_DISABLE_PLUGINS``, a run does not read every installed
     distribution's entry points for pydantic plugins; set (empty: load them all), it does."""
     args = score_args(tmp_path, observation)
-    code, _, _, searched = run_reporting(*args)
+    # A catalog not seen before: pydantic validates it.
+    code, _, _, searched = run_reporting(*args, cache=tmp_path / "first")
     assert (code, searched) == (0, False)
-    code, _, _, searched = run_reporting(*args, disable_plugins="")
+    code, _, _, searched = run_reporting(*args, disable_plugins="", cache=tmp_path / "second")
     assert (code, searched) == (0, True)

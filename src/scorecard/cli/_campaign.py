@@ -73,8 +73,8 @@ def load_inputs(
     """Every row of ``paths`` (records files, Parquet, observations scored here); one
     ``--bundle-id`` names every record's bundle, one per path names each path's. Rejected
     records exit 2 (listed, and written to ``errors_file``)."""
-    from scorecard.contract import Policy, load_catalog
-    from scorecard.engine import LoadedRecords, load_records
+    from scorecard.contract import Policy
+    from scorecard.engine import LoadedRecords, load_records, scoring_catalog
 
     if len(bundle_ids) > 1 and len(bundle_ids) != len(paths):
         raise InputError(
@@ -82,7 +82,7 @@ def load_inputs(
             f"{len(bundle_ids)}",
             rule="usage",
         )
-    catalog = load_catalog(cases)
+    catalog = scoring_catalog(cases)
     chosen = policy if isinstance(policy, Policy) else None
     groups: list[tuple[list[str], str | None]]
     if len(bundle_ids) > 1:

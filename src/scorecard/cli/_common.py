@@ -150,10 +150,11 @@ def read_policy(policy_file: Path) -> Policy:
 
 def load_catalog_and_policy(cases: Path | None, policy_file: Path | None) -> tuple[Catalog, Policy]:
     """The case catalog and scoring policy a command scores with; a bad one exits 2, located."""
-    from scorecard.contract import Policy, load_catalog
+    from scorecard.contract import Policy
+    from scorecard.engine import scoring_catalog
 
     try:
-        return load_catalog(cases), (read_policy(policy_file) if policy_file else Policy())
+        return scoring_catalog(cases), (read_policy(policy_file) if policy_file else Policy())
     except InputError as error:
         print_errors([error])
         raise typer.Exit(EXIT_BAD_INPUT) from None

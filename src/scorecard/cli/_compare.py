@@ -355,9 +355,9 @@ def load_campaign(
         frame = records_frame(loaded, bundle_order=loaded.bundle_order)
         return CampaignInputs(frame, loaded.bundle_order)
     if cases is not None:
-        from scorecard.contract import load_catalog
+        from scorecard.engine import scoring_catalog
 
-        load_catalog(cases)  # a bad --cases is the error it is for any input
+        scoring_catalog(cases)  # a bad --cases is the error it is for any input
     frame, order = _parquet_frame(paths, errors_file)
     for path in paths:
         if on_file is not None:

@@ -296,7 +296,7 @@ def gate(
         },
         [current, *(baseline or [])],
     )
-    from scorecard.contract import load_catalog
+    from scorecard.engine import scoring_catalog
     from scorecard.gate import evaluate_gate, pool_sides
     from scorecard.report import (
         plot_images,
@@ -323,7 +323,7 @@ def gate(
 
         def catalog() -> Catalog:
             if not catalogs:
-                catalogs.append(load_catalog(cases))
+                catalogs.append(scoring_catalog(cases))
             return catalogs[0]
 
         # Only the per-run JUnit shows every run's reasons, failure and source.

@@ -24,8 +24,10 @@ _EXPORTS = {
     "folder_bundle_id": "_bundles",
     "manifest_json": "_bundles",
     "parse_manifest": "_bundles",
+    "CaseFiles": "_catalog",
     "Catalog": "_catalog",
     "load_catalog": "_catalog",
+    "read_case_files": "_catalog",
     "CaseError": "_errors",
     "InputError": "_errors",
     "ManifestError": "_errors",
@@ -39,14 +41,14 @@ _EXPORTS = {
     "NOT_PLAIN": "_json",
     "parse_json_document": "_json",
     "parse_plain_json": "_json",
-    "CASE_IDS": "_models",
+    "CASE_IDS": "_names",
     "CaseAssertions": "_models",
-    "Classification": "_models",
-    "DIMENSIONS": "_models",
-    "DimensionName": "_models",
-    "GATE_DIMENSIONS": "_models",
-    "OBSERVATION_SCHEMA": "_models",
-    "SCORECARD_V2_SCHEMA": "_models",
+    "Classification": "_names",
+    "DIMENSIONS": "_names",
+    "DimensionName": "_names",
+    "GATE_DIMENSIONS": "_names",
+    "OBSERVATION_SCHEMA": "_names",
+    "SCORECARD_V2_SCHEMA": "_names",
     "ScorecardV1": "_scorecards",
     "ScorecardV2": "_scorecards",
     "TraceAssertion": "_models",
@@ -119,6 +121,7 @@ __all__ = [
     "CandidateSpec",
     "CaseAssertions",
     "CaseError",
+    "CaseFiles",
     "Catalog",
     "CheckDict",
     "Classification",
@@ -167,6 +170,7 @@ __all__ = [
     "pointer_from_location",
     "printable",
     "raise_if_stopped",
+    "read_case_files",
     "record_row",
     "redact",
     "row_of",
@@ -193,7 +197,7 @@ if TYPE_CHECKING:
         parse_manifest,
     )
     from ._campaign import CampaignManifest, CandidateBudget, CandidateSpec
-    from ._catalog import Catalog, load_catalog
+    from ._catalog import CaseFiles, Catalog, load_catalog, read_case_files
     from ._errors import (
         CaseError,
         InputError,
@@ -205,17 +209,15 @@ if TYPE_CHECKING:
     )
     from ._jsformat import format_js_number, js_json, js_string
     from ._json import NOT_PLAIN, parse_json_document, parse_plain_json
-    from ._models import (
+    from ._models import CaseAssertions, TraceAssertion, WorkflowCase
+    from ._names import (
         CASE_IDS,
         DIMENSIONS,
         GATE_DIMENSIONS,
         OBSERVATION_SCHEMA,
         SCORECARD_V2_SCHEMA,
-        CaseAssertions,
         Classification,
         DimensionName,
-        TraceAssertion,
-        WorkflowCase,
     )
     from ._observation import WorkflowObservation
     from ._pointer import join, pointer_from_location

@@ -22,7 +22,6 @@ from ._errors import ManifestError
 from ._jsformat import canonical_json, js_json
 from ._pointer import join
 from ._secrets import find_secret, is_secret_key, redact
-from ._structure import structural_error
 
 if TYPE_CHECKING:
     from ._campaign import CampaignManifest, CandidateSpec
@@ -155,6 +154,7 @@ def parse_manifest(text: str, *, source: str | None = None) -> BundleInfo:
         from pydantic import ValidationError
 
         from ._campaign import CampaignManifest
+        from ._structure import structural_error
 
         try:
             campaign = CampaignManifest.model_validate(document)

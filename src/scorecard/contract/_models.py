@@ -35,6 +35,19 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from ._lazy import lazy_exports
+from ._names import (
+    CASE_IDS,
+    CASE_SCHEMA,
+    DIMENSIONS,
+    GATE_DIMENSIONS,
+    OBSERVATION_SCHEMA,
+    PROVIDERS,
+    SCORECARD_V1_SCHEMA,
+    SCORECARD_V2_SCHEMA,
+    Classification,
+    DimensionName,
+    Provider,
+)
 
 __all__ = [
     "CASE_IDS",
@@ -70,53 +83,6 @@ __all__ = [
     "WorkflowObservation",
 ]
 
-OBSERVATION_SCHEMA = "paperclip.runner.workflow-observation.v1"
-CASE_SCHEMA = "paperclip.runner.workflow-eval-case.v1"
-SCORECARD_V1_SCHEMA = "paperclip.runner.eval-scorecard.v1"
-SCORECARD_V2_SCHEMA = "paperclip.runner.eval-scorecard.v2"
-
-#: The 12 workflow case ids, in canonical catalog order.
-CASE_IDS: tuple[str, ...] = (
-    "final-response",
-    "rich-activity",
-    "verification-policy",
-    "governed-interaction",
-    "steering-causality",
-    "planning-lifecycle",
-    "review-lifecycle",
-    "delegation-return",
-    "completion-robustness",
-    "restart-recovery",
-    "cancellation-permissions",
-    "trace-lineage",
-)
-PROVIDERS: tuple[str, ...] = ("codex", "opencode", "acpx")
-
-DimensionName = Literal[
-    "hard_invariants",
-    "lifecycle_integrity",
-    "semantic_outcome",
-    "trajectory_restraint",
-    "trace_completeness",
-    "quality_efficiency",
-    "continuation_integrity",
-    "presentation_fidelity",
-]
-#: The eight v2 dimensions in canonical order (also the key order of ``dimensions``).
-DIMENSIONS: tuple[DimensionName, ...] = (
-    "hard_invariants",
-    "lifecycle_integrity",
-    "semantic_outcome",
-    "trajectory_restraint",
-    "trace_completeness",
-    "quality_efficiency",
-    "continuation_integrity",
-    "presentation_fidelity",
-)
-GATE_DIMENSIONS: tuple[DimensionName, ...] = ("hard_invariants", "lifecycle_integrity")
-
-Classification = Literal["completed", "candidate_failure", "infrastructure_failure", "skipped"]
-Provider = Literal["codex", "opencode", "acpx"]
 NonEmptyStr = Annotated[str, Field(min_length=1)]
 NonNegativeInt = Annotated[int, Field(ge=0)]
 NonNegativeNumber = Annotated[float, Field(ge=0)]

@@ -9,7 +9,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ._errors import PolicyError
-from ._models import DIMENSIONS, GATE_DIMENSIONS, DimensionName
+from ._names import DIMENSIONS, GATE_DIMENSIONS, DimensionName
 from ._pointer import join
 from ._yaml import parse_yaml
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal, NamedTuple, get_args
 
 from ._errors import InputError
-from ._models import DIMENSIONS, Classification
+from ._names import DIMENSIONS, Classification
 
 __all__ = [
     "CLASSIFICATIONS",

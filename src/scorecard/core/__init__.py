@@ -34,7 +34,7 @@ _EXPORTS = {
     "UNSCOREABLE_REASON": "_scoring",
     "score_observation": "_scoring",
     "score_wire": "_scoring",
-    "Notice": "_validation",
+    "Notice": "_notice",
     "accept_observation": "_validation",
     "identifier_secret": "_validation",
     "validate_observation": "_validation",
@@ -76,7 +76,8 @@ if TYPE_CHECKING:
     from ._audit import AuditSummary, Finding, audit_observation, summarize_findings
     from ._explain import explain_record, render_explanation
     from ._lines import dimension_json, json_scalar, json_string, reason_json, scorecard_line
+    from ._notice import Notice
     from ._recognize import NOT_PLAIN_ERRORS, OBSERVATION_DECODER
     from ._record import METRIC_KEYS, RECORD_SCHEMA, ScoredRecord, Tally, record_line
     from ._scoring import UNSCOREABLE_REASON, score_observation, score_wire
-    from ._validation import Notice, accept_observation, identifier_secret, validate_observation
+    from ._validation import accept_observation, identifier_secret, validate_observation

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from scorecard.contract import CaseAssertions, ObservationDict, WorkflowCase, redact
+from scorecard.contract import ObservationDict, redact
+
+if TYPE_CHECKING:
+    from scorecard.contract import CaseAssertions, WorkflowCase
 
 __all__ = ["AuditSummary", "Finding", "audit_observation", "summarize_findings"]
 

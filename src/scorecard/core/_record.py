@@ -27,7 +27,7 @@ from scorecard.contract import (
 
 from ._audit import AuditSummary, Finding, summarize_findings
 from ._lines import json_scalar, json_string, scorecard_line
-from ._validation import Notice
+from ._notice import Notice
 
 if TYPE_CHECKING:
     from scorecard.contract import ScorecardV2

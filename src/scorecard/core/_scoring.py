@@ -25,16 +25,14 @@ from scorecard.contract import (
     ObservationDict,
     Policy,
     ScorecardDict,
-    TraceAssertion,
     TraceDict,
     TraceLineageDict,
     WireEventDict,
-    WorkflowCase,
     format_js_number,
 )
 
 if TYPE_CHECKING:
-    from scorecard.contract import ScorecardV2, WorkflowObservation
+    from scorecard.contract import ScorecardV2, TraceAssertion, WorkflowCase, WorkflowObservation
 
 __all__ = [
     "DimensionResult",

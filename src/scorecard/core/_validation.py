@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import difflib
 import functools
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
-
-from pydantic import BaseModel, ValidationError
 
 from scorecard.contract import (
     CASE_IDS,
@@ -22,12 +19,14 @@ from scorecard.contract import (
     find_secret,
     join,
     matches_reference_secret,
-    structural_error,
 )
 
+from ._notice import Notice
 from ._recognize import is_plainly_valid
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from scorecard.contract import WorkflowObservation
 
 __all__ = [
@@ -42,16 +41,10 @@ _CASE_IDS = frozenset(CASE_IDS)
 _CHECK_LISTS = ("lifecycle", "continuation", "presentation")
 
 
-@dataclass(frozen=True)
-class Notice:
-    """Something worth telling the user that does not reject the record (an unknown field)."""
-
-    pointer: str
-    message: str
-
-
 def collect_unknown_fields(model: BaseModel, pointer: str = "") -> list[Notice]:
     """Notices for every field an open model kept without knowing it, depth first."""
+    from pydantic import BaseModel
+
     notices: list[Notice] = []
     for key in model.model_extra or {}:
         notices.append(Notice(f"{pointer}/{_escape(key)}", "unknown field kept"))
@@ -91,8 +84,10 @@ def _check_schema(document: Any) -> None:
 
 def _model(document: dict[str, Any]) -> WorkflowObservation:
     # Imported here: a run whose lines all take the fast path never creates the observation
-    # models (docs/performance.md, start-up).
-    from scorecard.contract import WorkflowObservation
+    # models, nor imports pydantic (docs/performance.md, start-up).
+    from pydantic import ValidationError
+
+    from scorecard.contract import WorkflowObservation, structural_error
 
     try:
         return WorkflowObservation.model_validate(document)

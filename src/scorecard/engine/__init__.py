@@ -41,6 +41,7 @@ _EXPORTS = {
     "is_records_file": "_rows",
     "record_row": "_rows",
     "scored_row": "_rows",
+    "scoring_catalog": "_catalog",
     "ScoringRun": "_run",
     "load_records": "_run",
     "score_paths": "_run",
@@ -77,6 +78,7 @@ __all__ = [
     "score_run",
     "score_text",
     "scored_row",
+    "scoring_catalog",
     "scoring_policy",
 ]
 
@@ -85,6 +87,7 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 
 
 if TYPE_CHECKING:
+    from ._catalog import scoring_catalog
     from ._detail import RecordDetail, record_detail
     from ._io import load_policy, read_json_lines, read_records, scoring_policy
     from ._output import (

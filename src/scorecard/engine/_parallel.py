@@ -23,17 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
-from scorecard.contract import (
-    BundleInfo,
-    Catalog,
-    InputError,
-    Policy,
-    load_catalog,
-    raise_if_stopped,
-)
+from scorecard.contract import BundleInfo, Catalog, InputError, Policy, raise_if_stopped
 from scorecard.core import Tally
 from scorecard.fast import Counts, FastScorer, Piece, RowPiece, fast_scorer
 
+from ._catalog import scoring_catalog
 from ._io import (
     STDIN,
     Discovery,
@@ -194,7 +188,7 @@ class _ChunkScorer:
 
     def __init__(self, catalog: Catalog | Path | None, policy: Policy, output_format: str):
         # A forked worker inherits a loaded catalog as it is; a spawned one unpickles it.
-        self.catalog = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
+        self.catalog = catalog if isinstance(catalog, Catalog) else scoring_catalog(catalog)
         self.policy = policy
         self.format = output_format
         fast = output_format in ("jsonl", _ROWS)

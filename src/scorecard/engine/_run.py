@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from scorecard.contract import Catalog, InputError, Policy, Row, load_catalog
+from scorecard.contract import Catalog, InputError, Policy, Row
 
+from ._catalog import scoring_catalog
 from ._io import check_bundle_id
 from ._parallel import CHUNK_BYTES, score_rows_parallel, score_scored_records, score_text
 from ._pipeline import RunSummary
@@ -182,7 +183,7 @@ def load_records(
 
     A ``.jsonl`` file whose first record is a ``scorecard.record.v1`` is read as records, a
     ``.parquet`` file or bundle-partitioned dataset (``scorecard score --out X.parquet``) as rows; any
-    other path is scored with ``catalog`` (default: :func:`~scorecard.contract.load_catalog`) and
+    other path is scored with ``catalog`` (default: :func:`~scorecard.engine.scoring_catalog`) and
     ``policy`` in one scoring run (:func:`~scorecard.engine.score_run`: the fast path where it
     accepts a line, on ``workers`` processes; one: in this process), so repetitions are
     numbered across all of them. ``on_file`` is called with each file name as reading reaches
@@ -197,7 +198,7 @@ def load_records(
     else:
         run = score_run(
             given,
-            catalog=catalog if catalog is not None else load_catalog(),
+            catalog=catalog if catalog is not None else scoring_catalog(),
             policy=policy,
             workers=workers,
             on_file=on_file,

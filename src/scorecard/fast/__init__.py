@@ -17,6 +17,8 @@ _EXPORTS = {
     "Piece": "_fastpath",
     "RowPiece": "_fastpath",
     "fast_scorer": "_fastpath",
+    "case_plans": "_plans",
+    "known_plans": "_plans",
     "reuse_freed_memory": "_memory",
 }
 
@@ -25,7 +27,9 @@ __all__ = [
     "FastScorer",
     "Piece",
     "RowPiece",
+    "case_plans",
     "fast_scorer",
+    "known_plans",
     "reuse_freed_memory",
 ]
 
@@ -35,3 +39,4 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 if TYPE_CHECKING:
     from ._fastpath import Counts, FastScorer, Piece, RowPiece, fast_scorer
     from ._memory import reuse_freed_memory
+    from ._plans import case_plans, known_plans

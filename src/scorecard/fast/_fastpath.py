@@ -17,7 +17,7 @@ takes the general path. ``docs/performance.md`` explains the design.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET
 
@@ -27,9 +27,6 @@ from scorecard.contract import (
     GATE_DIMENSIONS,
     ROW_COLUMNS,
     SCORECARD_V2_SCHEMA,
-    Catalog,
-    Policy,
-    WorkflowCase,
     format_js_number,
     matches_reference_secret,
 )
@@ -44,12 +41,17 @@ from scorecard.core import (
     reason_json,
 )
 
+from ._plans import case_plans
+
+if TYPE_CHECKING:
+    from scorecard.contract import Catalog, Policy
+
 try:
     from scorecard.fast import _fastscore
 except ImportError:  # pragma: no cover - built by every install that has a C compiler
     _fastscore = None  # type: ignore[assignment]
 
-__all__ = ["FastScorer", "case_plan", "compiled", "fast_scorer", "policy_plan", "row_plan"]
+__all__ = ["FastScorer", "compiled", "fast_scorer", "policy_plan", "row_plan"]
 
 _SAFE = 2**53
 _HEADS_LIMIT = 256
@@ -64,40 +66,6 @@ if _fastscore is not None:
         NOT_PLAIN_ERRORS,
         identifier_secret,
         matches_reference_secret,
-    )
-
-
-def case_plan(case: WorkflowCase) -> tuple[Any, ...]:
-    """What the C scorer needs of a case, in the order the C code reads it (``PLAN_*`` in
-    ``src/fastscore/fastscore.h``)."""
-    assertions = case.assertions
-    trace = assertions.trace
-
-    def items(values: list[str] | None) -> tuple[str, ...]:
-        return tuple(values or ())
-
-    return (
-        trace is not None,
-        trace.capture if trace is not None else "either",
-        items(trace.dispositions if trace is not None else None),
-        items(trace.lineage if trace is not None else None),
-        assertions.issue_status,
-        assertions.run_status,
-        assertions.semantic_disposition,
-        assertions.max_attempts,
-        assertions.max_runs,
-        assertions.recovery_owner,
-        assertions.comment_count,
-        assertions.response_source,
-        items(assertions.ordered_markers),
-        items(assertions.required_prp_event_types),
-        items(assertions.forbidden_prp_event_types),
-        items(assertions.required_activity_families),
-        items(assertions.artifact_digests),
-        items(assertions.required_operation_ids),
-        trace.digest_verified if trace is not None else None,
-        trace.ordered if trace is not None else None,
-        tuple(case.providers),
     )
 
 
@@ -191,9 +159,7 @@ class FastScorer:
     """Scores plainly valid JSON Lines records of one catalog and policy in compiled code."""
 
     def __init__(self, catalog: Catalog, policy_plan: tuple[Any, ...]) -> None:
-        self._plans: dict[str, tuple[Any, ...]] = {
-            case.id: case_plan(case) for case in catalog.cases.values()
-        }
+        self._plans = case_plans(catalog)
         self._policy = policy_plan
         self._heads: dict[str, dict[str, str]] = {}
 
