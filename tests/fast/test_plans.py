@@ -6,6 +6,7 @@ a catalog not seen before is validated, with its errors, as it always was."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -217,3 +218,38 @@ def test_a_checked_catalog_of_bad_files_fails_when_first_used() -> None:
     with pytest.raises(CaseError) as raised:
         catalog["final-response"]
     assert raised.value.source == path
+
+
+def test_a_cache_file_others_may_write_is_not_read(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kept file that group or others may write (or another user owns) could have been
+    planted: it is not read, and the catalog is validated again."""
+    scoring_catalog(ROOT / "cases")
+    [kept] = kept_files(cache)
+    assert kept.stat().st_mode & 0o777 == 0o600
+    forget(monkeypatch)
+    kept.chmod(0o620)
+    assert scoring_catalog(ROOT / "cases")._cases is not None
+    forget(monkeypatch)
+    kept.chmod(0o600)
+    assert scoring_catalog(ROOT / "cases")._cases is None
+    forget(monkeypatch)
+    monkeypatch.setattr(_plans.os, "getuid", lambda: kept.stat().st_uid + 1)
+    assert scoring_catalog(ROOT / "cases")._cases is not None
+
+
+def test_a_killed_writers_temporary_file_is_removed_later(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A temporary file left by a writer that was killed is removed by a later write once it is
+    old; a recent one (a writer at work) is left alone."""
+    cache.mkdir()
+    old, recent = cache / ".plans-old.tmp", cache / ".plans-recent.tmp"
+    for path in (old, recent):
+        path.write_text("{", encoding="utf-8")
+    hour_ago = old.stat().st_mtime - 3600
+    os.utime(old, (hour_ago, hour_ago))
+    scoring_catalog(copied_cases(tmp_path))
+    assert not old.exists()
+    assert recent.exists()

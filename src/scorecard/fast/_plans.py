@@ -14,7 +14,8 @@ A later run whose key finds a file takes the plans from it and loads its catalog
 :meth:`~scorecard.contract.Catalog.checked`: its cases are validated only if something asks
 for one (a line the C scorer declines, another output format). A file that cannot be read, or
 that does not hold plans of the 12 cases as JSON in this module's format, is ignored; writing is
-best effort and atomic. ``SCORECARD_CACHE_DIR`` names the folder (empty: no cache); the default
+best effort and atomic. A file that is not the user's own, or that others may write, is not
+read. ``SCORECARD_CACHE_DIR`` names the folder (empty: no cache); the default
 is ``$XDG_CACHE_HOME/scorecard`` or ``~/.cache/scorecard``.
 """
 
@@ -26,6 +27,7 @@ import importlib.util
 import json
 import os
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +43,8 @@ FORMAT = 1
 """Version of the cache file's layout."""
 KEEP = 32
 """Cache files kept: writing one removes the oldest beyond this many."""
+ABANDONED = 600
+"""Seconds after which a temporary file in the cache folder is a killed writer's, removed."""
 _PREFIX = "plans-"
 
 Plans = dict[str, tuple[Any, ...]]
@@ -165,11 +169,19 @@ def _read(key: str) -> Plans | None:
     if folder is None:
         return None
     try:
-        text = (folder / f"{_PREFIX}{key}.json").read_text(encoding="utf-8")
-        document = json.loads(text)
+        with open(folder / f"{_PREFIX}{key}.json", "rb") as stream:
+            if not _private(os.fstat(stream.fileno())):
+                return None
+            document = json.loads(stream.read())
     except (OSError, ValueError):
         return None
     return _plans_of(document, key)
+
+
+def _private(stat: os.stat_result) -> bool:
+    """Whether a cache file is this user's and no one else may write it: anyone who can write
+    one could change how every run with that catalog scores (the key is no secret)."""
+    return stat.st_uid == os.getuid() and not stat.st_mode & 0o022
 
 
 def _plans_of(document: Any, key: str) -> Plans | None:
@@ -221,12 +233,18 @@ def _write(key: str, plans: Mapping[str, tuple[Any, ...]]) -> None:
 
 
 def _prune(folder: Path) -> None:
-    """Remove the oldest cache files beyond :data:`KEEP`."""
+    """Remove the oldest cache files beyond :data:`KEEP`, and temporary files that a killed
+    writer left (older than :data:`ABANDONED` seconds)."""
     kept = []
     for path in folder.glob(f"{_PREFIX}*.json"):
         with contextlib.suppress(OSError):
             kept.append((path.stat().st_mtime_ns, path))
     kept.sort(reverse=True)
-    for _, path in kept[KEEP:]:
+    abandoned = []
+    for path in folder.glob(f".{_PREFIX}*.tmp"):
+        with contextlib.suppress(OSError):
+            if path.stat().st_mtime < time.time() - ABANDONED:
+                abandoned.append(path)
+    for path in [*(path for _, path in kept[KEEP:]), *abandoned]:
         with contextlib.suppress(OSError):
             path.unlink()
