@@ -235,7 +235,8 @@ def test_a_cache_file_others_may_write_is_not_read(
     kept.chmod(0o600)
     assert scoring_catalog(ROOT / "cases")._cases is None
     forget(monkeypatch)
-    monkeypatch.setattr(_plans.os, "getuid", lambda: kept.stat().st_uid + 1)
+    owner = kept.stat().st_uid
+    monkeypatch.setattr(os, "getuid", lambda: owner + 1)
     assert scoring_catalog(ROOT / "cases")._cases is not None
 
 
