@@ -138,6 +138,29 @@ def test_workers_die_with_a_killed_main_process(
     assert _no_survivors(marker) == []
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_worker_asks_the_kernel_to_kill_it_with_its_parent() -> None:
+    """The first guard is the kernel's: a worker's death signal is SIGKILL once its lifetime
+    starts, and starting it runs no other program (``ctypes.util.find_library`` would run
+    ``ldconfig`` in every worker)."""
+    code = """
+import ctypes, os, signal, subprocess
+started = []
+real = subprocess.Popen.__init__
+def spy(self, *args, **kwargs):
+    started.append(args)
+    real(self, *args, **kwargs)
+subprocess.Popen.__init__ = spy
+from scorecard.engine._lifetime import start_worker_lifetime
+start_worker_lifetime(os.getppid())
+death = ctypes.c_int()
+ctypes.CDLL(None).prctl(2, ctypes.byref(death), 0, 0, 0)  # PR_GET_PDEATHSIG
+print(death.value == signal.SIGKILL, started == [])
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+    assert done.stdout.split() == [b"True", b"True"]
+
+
 @pytest.mark.parametrize("output_format", ["jsonl", "records"])
 def test_a_reader_that_goes_away_leaves_no_worker(big_input: Path, output_format: str) -> None:
     """``| head -c 100``: the run ends (exit 1, no traceback) and takes its workers along."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import os
 import signal
 import sys
@@ -43,8 +42,10 @@ def _die_with_parent() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return bool(libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0)
+        # The symbols already loaded (the C library's among them): ``find_library`` would run
+        # ``ldconfig -p`` in every worker as it starts, a process of its own each time.
+        loaded = ctypes.CDLL(None, use_errno=True)
+        return bool(loaded.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
 
