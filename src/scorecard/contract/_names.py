@@ -6,7 +6,7 @@ catalog was checked before (``fast._plans``) reads these and never creates a mod
 (``docs/performance.md``, "Start-up without pydantic"). :mod:`._models` builds on them.
 """
 
-from typing import Literal
+from typing import Literal, get_args
 
 __all__ = [
     "CASE_IDS",
@@ -55,16 +55,7 @@ DimensionName = Literal[
     "presentation_fidelity",
 ]
 #: The eight v2 dimensions in canonical order (also the key order of ``dimensions``).
-DIMENSIONS: tuple[DimensionName, ...] = (
-    "hard_invariants",
-    "lifecycle_integrity",
-    "semantic_outcome",
-    "trajectory_restraint",
-    "trace_completeness",
-    "quality_efficiency",
-    "continuation_integrity",
-    "presentation_fidelity",
-)
+DIMENSIONS: tuple[DimensionName, ...] = get_args(DimensionName)
 GATE_DIMENSIONS: tuple[DimensionName, ...] = ("hard_invariants", "lifecycle_integrity")
 
 Classification = Literal["completed", "candidate_failure", "infrastructure_failure", "skipped"]

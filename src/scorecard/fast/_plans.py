@@ -181,7 +181,10 @@ def _read(key: str) -> Plans | None:
 def _private(stat: os.stat_result) -> bool:
     """Whether a cache file is this user's and no one else may write it: anyone who can write
     one could change how every run with that catalog scores (the key is no secret)."""
-    return stat.st_uid == os.getuid() and not stat.st_mode & 0o022
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # pragma: no cover - not POSIX: no owners or modes to check
+        return True
+    return stat.st_uid == getuid() and not stat.st_mode & 0o022
 
 
 def _plans_of(document: Any, key: str) -> Plans | None:
