@@ -12,6 +12,7 @@ asks (every line scored in C) imports neither YAML nor pydantic (``docs/performa
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections.abc import Iterator, Mapping
@@ -45,8 +46,10 @@ class CaseFiles:
     folder: str
     files: tuple[tuple[str, bytes], ...]
 
+    @functools.cached_property
     def digest(self) -> str:
-        """SHA-256 of the files' names and bytes, in order (the folder's own name aside)."""
+        """SHA-256 of the files' names and bytes, in order (the folder's own name aside),
+        hashed once."""
         hashed = hashlib.sha256()
         for path, data in self.files:
             name = os.path.basename(path).encode("utf-8", "surrogateescape")

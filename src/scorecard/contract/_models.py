@@ -44,6 +44,7 @@ from ._names import (
     PROVIDERS,
     SCORECARD_V1_SCHEMA,
     SCORECARD_V2_SCHEMA,
+    CaseId,
     Classification,
     DimensionName,
     Provider,
@@ -275,20 +276,7 @@ class WorkflowCase(_WireModel):
 
     schema_: Literal["paperclip.runner.workflow-eval-case.v1"] = Field(alias="schema")
     """Contract id."""
-    id: Literal[
-        "final-response",
-        "rich-activity",
-        "verification-policy",
-        "governed-interaction",
-        "steering-causality",
-        "planning-lifecycle",
-        "review-lifecycle",
-        "delegation-return",
-        "completion-robustness",
-        "restart-recovery",
-        "cancellation-permissions",
-        "trace-lineage",
-    ]
+    id: CaseId
     """One of the 12 catalog ids."""
     title: NonEmptyStr
     """Human-readable title."""

@@ -17,6 +17,7 @@ __all__ = [
     "PROVIDERS",
     "SCORECARD_V1_SCHEMA",
     "SCORECARD_V2_SCHEMA",
+    "CaseId",
     "Classification",
     "DimensionName",
     "Provider",
@@ -27,8 +28,7 @@ CASE_SCHEMA = "paperclip.runner.workflow-eval-case.v1"
 SCORECARD_V1_SCHEMA = "paperclip.runner.eval-scorecard.v1"
 SCORECARD_V2_SCHEMA = "paperclip.runner.eval-scorecard.v2"
 
-#: The 12 workflow case ids, in canonical catalog order.
-CASE_IDS: tuple[str, ...] = (
+CaseId = Literal[
     "final-response",
     "rich-activity",
     "verification-policy",
@@ -41,7 +41,9 @@ CASE_IDS: tuple[str, ...] = (
     "restart-recovery",
     "cancellation-permissions",
     "trace-lineage",
-)
+]
+#: The 12 workflow case ids, in canonical catalog order.
+CASE_IDS: tuple[str, ...] = get_args(CaseId)
 PROVIDERS: tuple[str, ...] = ("codex", "opencode", "acpx")
 
 DimensionName = Literal[

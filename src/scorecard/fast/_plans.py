@@ -5,7 +5,7 @@ models) needs PyYAML and pydantic, which together are most of a start (``docs/pe
 "Start-up without pydantic"), yet the result is the same for the same bytes under the same code.
 So once a catalog has validated, its plans (:func:`case_plan` of each case) are written to a cache file named by a key over:
 
-- the case files' names and bytes (:meth:`~scorecard.contract.CaseFiles.digest`);
+- the case files' names and bytes (:attr:`~scorecard.contract.CaseFiles.digest`);
 - this code: every module of ``scorecard.contract`` (what validates a case) and of
   ``scorecard.fast`` (what plans it), the package version, the Python version, and the files of
   pydantic, pydantic-core and PyYAML that change with their versions.
@@ -97,7 +97,7 @@ _VERSIONED = {"pydantic": "version.py", "pydantic_core": "__init__.py", "yaml": 
 
 def _key(files: CaseFiles) -> str | None:
     try:
-        return hashlib.sha256(f"{code_identity()}\0{files.digest()}".encode()).hexdigest()
+        return hashlib.sha256(f"{code_identity()}\0{files.digest}".encode()).hexdigest()
     except OSError:  # a module file that cannot be read: no cache
         return None
 
