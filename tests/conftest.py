@@ -4,11 +4,15 @@ the two scoring engines (the Python general path and the C fast path) behind one
 from __future__ import annotations
 
 import copy
+import faulthandler
 import json
 import os
 import shutil
+import sys
 import tempfile
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +51,34 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     else:
         os.environ["SCORECARD_CACHE_DIR"] = before
     shutil.rmtree(folder, ignore_errors=True)
+    # After the tests the interpreter joins every thread that is not a daemon (a process pool's
+    # manager among them): one that never ends hangs the run with no word of why, until CI's
+    # time limit. Past EXIT_SECONDS, print every thread's stack and exit 1.
+    faulthandler.dump_traceback_later(EXIT_SECONDS, exit=True, file=sys.__stderr__)
+
+
+EXIT_SECONDS = 120.0
+"""How long the test process may take to exit once the tests are done."""
+POOL_END_SECONDS = 10.0
+"""How long a test's process pools may take to end after it."""
+
+
+@pytest.fixture(autouse=True)
+def _no_pool_outlives_its_test() -> Iterator[None]:
+    """Every process pool a test starts (through the engine or not) has ended once it is done:
+    its manager thread gone, the engine's table of live pools empty. A pool left running would
+    be joined, forever if it is stuck, as the interpreter exits."""
+    yield
+    from concurrent.futures.process import _ExecutorManagerThread
+
+    lifetime = sys.modules.get("scorecard.engine._lifetime")
+    deadline = time.monotonic() + POOL_END_SECONDS
+    managers = [t for t in threading.enumerate() if isinstance(t, _ExecutorManagerThread)]
+    for manager in managers:
+        manager.join(timeout=max(0.0, deadline - time.monotonic()))
+    alive = [manager.name for manager in managers if manager.is_alive()]
+    pools = len(lifetime._pools) if lifetime is not None else 0
+    assert (alive, pools) == ([], 0), "a process pool outlived the test that started it"
 
 
 _CACHE_FOLDER = pytest.StashKey[tuple[str, "str | None"]]()

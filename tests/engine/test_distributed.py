@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +60,14 @@ def client() -> Iterator[Any]:
         distributed.Client(cluster) as connected,
     ):
         yield connected
+    # The cluster's worker processes end with it. One still ending (a slow machine) would be
+    # joined as the test process exits, for ever if it is stuck: it gets a while, then is killed.
+    deadline = time.monotonic() + 30
+    for child in multiprocessing.active_children():
+        child.join(timeout=max(0.0, deadline - time.monotonic()))
+        if child.is_alive():
+            child.kill()
+            child.join(timeout=5)
 
 
 def sample_lines() -> list[bytes]:
