@@ -54,7 +54,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     # After the tests the interpreter joins every thread that is not a daemon (a process pool's
     # manager among them): one that never ends hangs the run with no word of why, until CI's
     # time limit. Past EXIT_SECONDS, print every thread's stack and exit 1.
-    faulthandler.dump_traceback_later(EXIT_SECONDS, exit=True, file=sys.__stderr__)
+    faulthandler.dump_traceback_later(EXIT_SECONDS, exit=True, file=sys.__stderr__ or 2)
 
 
 EXIT_SECONDS = 120.0
