@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import io
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorecard.engine._io import count_newlines, line_blocks, line_ranges, numbered_lines, raw_lines
+from scorecard.engine._io import (
+    count_newlines,
+    line_blocks,
+    line_ranges,
+    line_spans,
+    numbered_lines,
+    raw_lines,
+)
 
 PROFILE = settings(max_examples=300, deadline=None, derandomize=True)
 TEXT = st.lists(
@@ -107,3 +116,55 @@ def test_ranges_tile_the_file_at_line_ends(data: bytes, size: int) -> None:
 def test_counting_newlines_agrees_with_bytes_count(data: bytes, end: int) -> None:
     """The compiled count equals ``bytes.count`` for every prefix length (beyond the end too)."""
     assert count_newlines(data, end) == data.count(b"\n", 0, end)
+
+
+def spanwise(data: bytes, size: int, probe: int, folder: Path) -> Iterator[tuple[int, bytes]]:
+    """The lines a pool's workers score from ``line_spans``: each span numbered from 1 at the
+    start of the file and from 2 elsewhere (no byte order mark is taken off inside the file),
+    then moved to the line after the newlines of the spans before it, as the main process does.
+    """
+    path = folder / "lines.jsonl"
+    path.write_bytes(data)
+    with path.open("rb") as stream:
+        spans = list(line_spans(stream, size, probe))
+    next_line = 1
+    for offset, length in spans:
+        block = data[offset : offset + length]
+        first = 1 if offset == 0 else 2
+        for number, raw in numbered_lines(block, first):
+            yield number - first + next_line, raw
+        next_line += block.count(b"\n") + 1
+
+
+@PROFILE
+@given(TEXT, st.integers(min_value=1, max_value=64), st.integers(min_value=1, max_value=9))
+def test_spans_numbered_by_their_newlines_give_the_same_lines(
+    data: bytes, size: int, probe: int
+) -> None:
+    """Spans found without reading the file (a few bytes after each cut, ``probe`` at a time)
+    cover the same lines with the same numbers as reading line by line, byte order marks and
+    carriage returns included."""
+    with tempfile.TemporaryDirectory() as folder:
+        assert list(spanwise(data, size, probe, Path(folder))) == line_by_line(data)
+
+
+@PROFILE
+@given(TEXT, st.integers(min_value=1, max_value=64), st.integers(min_value=1, max_value=9))
+def test_spans_tile_the_file_at_line_ends(data: bytes, size: int, probe: int) -> None:
+    """Each span ends where a newline is (or at the end), the next starts right after it, and
+    each is at least ``size`` bytes but for the last."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "lines.jsonl"
+        path.write_bytes(data)
+        with path.open("rb") as stream:
+            spans = list(line_spans(stream, size, probe))
+    position = 0
+    for index, (offset, length) in enumerate(spans):
+        assert offset == position
+        assert length > 0
+        position = offset + length
+        if position < len(data):
+            assert data[position : position + 1] == b"\n"
+            assert length >= size or index == len(spans) - 1
+            position += 1
+    assert position == len(data)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
+import multiprocessing
 from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -11,7 +14,14 @@ from scorecard.contract._bundles import BundleInfo
 from scorecard.contract._catalog import Catalog
 from scorecard.contract._errors import InputError
 from scorecard.contract._policy import Policy
-from scorecard.engine._parallel import _Chunk, _ChunkScorer, score_rows_parallel, score_text
+from scorecard.engine._parallel import (
+    PIPE_BYTES,
+    _Chunk,
+    _ChunkScorer,
+    score_rows_parallel,
+    score_text,
+    widen_pipes,
+)
 from scorecard.engine._pipeline import RunSummary, score_paths_serially
 from scorecard.engine._rows import scored_row
 from tests.conftest import ROOT
@@ -121,3 +131,91 @@ def test_a_file_that_shrank_before_its_span_was_read_is_reported(
         assert isinstance(error, InputError)
         assert (error.rule, error.source) == ("unreadable", str(path))
     assert summary.rejected == 1
+
+
+def awkward_file(folder: Path) -> tuple[Path, list[int]]:
+    """Sample observations with a byte order mark, blank and CRLF lines, broken lines (one a
+    stray byte order mark inside the file) and long lines spread through; and the line numbers
+    of the broken ones."""
+    good = (ROOT / "observations" / "2026-11-01-nightly" / "observations.jsonl").read_bytes()
+    lines = good.splitlines()
+    out: list[bytes] = [b"\xef\xbb\xbf" + lines[0]]
+    broken: list[int] = []
+    for index, line in enumerate(lines[1:], start=1):
+        if index % 7 == 0:
+            out.append(b"")
+        if index % 5 == 0:
+            out.append(line + b"\r")
+        elif index % 11 == 0:
+            out.append(b"\xef\xbb\xbf" + line)
+            broken.append(len(out))
+        elif index % 13 == 0:
+            out.append(line[: len(line) // 2])
+            broken.append(len(out))
+        else:
+            out.append(line)
+    path = folder / "observations.jsonl"
+    path.write_bytes(b"\n".join(out) + b"\n")
+    return path, broken
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 3_000, 40_000])
+def test_workers_that_number_their_own_lines_locate_errors_as_the_serial_run(
+    tmp_path: Path, catalog: Catalog, chunk_bytes: int
+) -> None:
+    """A pool's main process does not count lines for ``jsonl`` and rows (workers number each
+    chunk's lines, the main process moves its errors): every error still names its line of the
+    file, for chunk cuts anywhere, and the scored lines and rows are the serial run's."""
+    path, broken = awkward_file(tmp_path)
+    serial_summary = RunSummary()
+    serial = list(score_paths_serially([str(path)], catalog=catalog, summary=serial_summary))
+    assert [r.line for r in serial if isinstance(r, InputError)] == broken
+    assert len(broken) > 10
+
+    def located(items: Iterable[object]) -> list[object]:
+        return [
+            (item.source, item.line, item.rule, item.pointer)
+            if isinstance(item, InputError)
+            else item
+            for item in items
+        ]
+
+    expected_text = [
+        result if isinstance(result, InputError) else result.render("jsonl") for result in serial
+    ]
+    summary = RunSummary()
+    text = lines_of(
+        score_text(
+            [str(path)],
+            catalog=catalog,
+            policy=Policy(),
+            workers=2,
+            summary=summary,
+            chunk_bytes=chunk_bytes,
+        )
+    )
+    assert located(text) == located(expected_text)
+    assert summary == serial_summary
+
+    expected_rows = [
+        result if isinstance(result, InputError) else scored_row(result) for result in serial
+    ]
+    rows = list(
+        score_rows_parallel(
+            [str(path)], catalog=catalog, policy=Policy(), workers=2, chunk_bytes=chunk_bytes
+        )
+    )
+    assert [repr(row) for row in located(rows)] == [repr(row) for row in located(expected_rows)]
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_GETPIPE_SZ"), reason="pipe sizes are Linux's")
+def test_a_pools_pipes_hold_a_chunks_output() -> None:
+    """The pipes a pool's results and calls travel through are widened to ``PIPE_BYTES``."""
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        widen_pipes(pool)
+        readers = [pool._result_queue._reader, pool._call_queue._reader]  # type: ignore[attr-defined]
+        sizes = [fcntl.fcntl(reader.fileno(), fcntl.F_GETPIPE_SZ) for reader in readers]
+    finally:
+        pool.shutdown()
+    assert sizes == [PIPE_BYTES, PIPE_BYTES]

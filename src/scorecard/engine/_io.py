@@ -8,6 +8,7 @@ records in file order. Every problem is yielded as an :class:`InputError` locate
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ __all__ = [
     "in_array",
     "line_blocks",
     "line_ranges",
+    "line_spans",
     "load_policy",
     "numbered_lines",
     "parse_json_file",
@@ -275,6 +277,41 @@ def line_ranges(stream: IO[bytes], size: int = BLOCK_SIZE) -> Iterator[tuple[int
         position += len(block)
     if position > start:
         yield first_line, start, position - start
+
+
+SPAN_PROBE = 1 << 16
+"""Bytes read at a time where :func:`line_spans` looks for a line end."""
+
+
+def line_spans(
+    stream: IO[bytes], size: int = BLOCK_SIZE, probe: int = SPAN_PROBE
+) -> Iterator[tuple[int, int]]:
+    """(offset, length) of ranges of whole lines of a regular file, about ``size`` bytes each
+    (more when one line is longer), without the newline that ends a range.
+
+    Like :func:`line_ranges` without the line numbers, and without reading the file: only the
+    bytes after each cut (``probe`` at a time) are read, to find the line end there.
+    Whoever scores a range numbers its lines; the file is as long as it was when asked.
+    """
+    length = os.fstat(stream.fileno()).st_size
+    start = 0
+    while start < length:
+        search = start + max(size, 1)
+        cut = -1
+        while cut < 0 and search < length:
+            stream.seek(search)
+            read = stream.read(probe)
+            if not read:
+                break
+            found = read.find(b"\n")
+            if found >= 0:
+                cut = search + found
+            search += len(read)
+        if cut < 0:
+            yield start, length - start
+            return
+        yield start, cut - start
+        start = cut + 1
 
 
 def line_blocks(stream: IO[bytes], size: int = BLOCK_SIZE) -> Iterator[tuple[int, bytes]]:
