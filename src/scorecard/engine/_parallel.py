@@ -1,8 +1,9 @@
 """Scoring in chunks, on one process or several, with output identical to the serial run.
 
-The main process discovers inputs and reads raw lines in chunks of whole lines; each chunk is
-parsed, validated, scored, audited and rendered by a worker process (or, with one worker, right
-here), and only the output text and a small tally come back (sending records back costs more
+The main process discovers inputs and cuts them into chunks of whole lines (with a pool, a
+file's chunks are byte ranges its workers read, and for ``jsonl`` and rows number, themselves);
+each chunk is parsed, validated, scored, audited and rendered by a worker process (or, with one
+worker, right here), and only the output text and a small tally come back (sending records back costs more
 than scoring them). Plain ``jsonl`` records take the compiled fast path
 (:mod:`scorecard.fast._fastpath`). Chunks come back in submission order; the main process numbers
 repetitions and counts the summary exactly as the serial path does, so the bytes written do not
@@ -424,7 +425,7 @@ class _LineNumbers:
 
     def moved(self, chunk: _Chunk, counted: _Uncounted[T]) -> T:
         """The result of ``chunk``, its errors moved to their lines in the file."""
-        if chunk.span is None or chunk.span[0] == 0:
+        if chunk.span is None or chunk.span[0] == 0:  # a file's first chunk
             self.next_line = 1
         shift = self.next_line - chunk.first_line
         self.next_line += counted.newlines + 1
