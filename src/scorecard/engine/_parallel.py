@@ -47,6 +47,7 @@ from ._io import (
 from ._output import is_special_file
 from ._pipeline import STREAMING_FORMATS, RunSummary, score_record
 from ._rows import ROW_FIELDS, Row, is_scored_input, scored_input_rows, scored_row
+from ._slots import OutputSlots
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -374,23 +375,47 @@ def run_key(row: Row) -> RunKey:
 
 # Set in each worker by `_start_worker`.
 _scorer: _ChunkScorer | None = None
+_slots: OutputSlots | None = None
 
 
 def _start_worker(
-    parent: int, catalog: Catalog | Path | None, policy: Policy, output_format: str
+    parent: int,
+    catalog: Catalog | Path | None,
+    policy: Policy,
+    output_format: str,
+    slots: OutputSlots | None = None,
 ) -> None:
-    global _scorer
+    global _scorer, _slots
     from ._lifetime import start_worker_lifetime
 
     start_worker_lifetime(parent)
     _scorer = _ChunkScorer(catalog, policy, output_format)
+    _slots = slots
 
 
-def _in_worker(work: Callable[[_ChunkScorer, _Chunk], T], chunk: _Chunk) -> T | _Uncounted[T]:
-    """``work`` on one chunk in a worker; only its small result travels back."""
+def _in_worker(
+    work: Callable[[_ChunkScorer, _Chunk], T], chunk: _Chunk, slot: int | None = None
+) -> T | _Uncounted[T]:
+    """``work`` on one chunk in a worker; only its small result travels back (with ``slot``,
+    its text is written into that output slot and only where it lies travels)."""
     if _scorer is None:
         raise RuntimeError("worker not started")
-    return _worked(_scorer, work, chunk)
+    result = _worked(_scorer, work, chunk)
+    if slot is None or _slots is None:
+        return result
+    slots = _slots
+    return cast(
+        "T | _Uncounted[T]", _items_mapped(result, lambda items: slots.written(items, slot))
+    )
+
+
+def _items_mapped(result: Any, change: Callable[[list[Any]], list[Any]]) -> Any:
+    """A chunk's ``(items, summary)`` result (or one :class:`_Uncounted`) with ``change`` made to
+    its items."""
+    if isinstance(result, _Uncounted):
+        return _Uncounted(_items_mapped(result.result, change), result.newlines)
+    items, summary = result
+    return change(items), summary
 
 
 @dataclass(frozen=True)
@@ -524,22 +549,35 @@ class _Run:
         # Only a run with a pool needs the workers' lifetime (threads, ctypes, signals).
         from ._lifetime import end_pool, track_pool
 
-        methods = multiprocessing.get_all_start_methods()
+        forked = "fork" in multiprocessing.get_all_start_methods()
+        window = WINDOW * self.workers
+        # Text comes back through shared memory where workers are forked (they inherit it).
+        slots = (
+            OutputSlots(window, slot_bytes(self.chunk_bytes)) if forked and work is _text else None
+        )
         executor = ProcessPoolExecutor(
             max_workers=self.workers,
-            mp_context=multiprocessing.get_context("fork" if "fork" in methods else "spawn"),
+            mp_context=multiprocessing.get_context("fork" if forked else "spawn"),
             initializer=_start_worker,
-            initargs=(os.getpid(), self.catalog, self.policy, self.output_format),
+            initargs=(os.getpid(), self.catalog, self.policy, self.output_format, slots),
         )
         track_pool(executor)
         widen_pipes(executor)
         finished = False
         try:
-            yield from _in_order(chunks, executor, work, read, WINDOW * self.workers)
+            yield from _in_order(chunks, executor, work, read, window, slots)
             finished = True
         finally:
             # Cut short (an error, a stop, the reader gone, the view dropped): kill the workers.
             end_pool(executor, finished=finished)
+            if slots is not None:
+                slots.close()
+
+
+def slot_bytes(chunk_bytes: int) -> int:
+    """How much output text a chunk's slot holds: twice its input (scorecards are smaller than
+    the observations they score; more is sent through the pipe), and at least 1 MiB."""
+    return max(2 * chunk_bytes, 1 << 20)
 
 
 PIPE_BYTES = 1 << 20
@@ -582,10 +620,11 @@ def _in_order(
     work: Callable[[_ChunkScorer, _Chunk], T],
     read: Callable[[_ScoredInput], T] | None,
     window: int,
+    slots: OutputSlots | None = None,
 ) -> Iterator[tuple[_Chunk | _ScoredInput | InputError, T | _Uncounted[T] | InputError]]:
-    pending: deque[tuple[_Chunk | _ScoredInput | InputError, Future[T | _Uncounted[T]] | None]] = (
-        deque()
-    )
+    pending: deque[
+        tuple[_Chunk | _ScoredInput | InputError, Future[T | _Uncounted[T]] | None, int | None]
+    ] = deque()
     exhausted = False
     while pending or not exhausted:
         raise_if_stopped()  # a stop whose first raise was swallowed ends the run here
@@ -594,15 +633,21 @@ def _in_order(
             if item is None:
                 exhausted = True
             elif isinstance(item, _Chunk):
-                pending.append((item, executor.submit(_in_worker, work, item)))
-            else:
-                pending.append((item, None))  # errors and scored inputs: here, in their turn
+                slot = slots.take() if slots is not None else None
+                pending.append((item, executor.submit(_in_worker, work, item, slot), slot))
+            else:  # errors and scored inputs: here, in their turn
+                pending.append((item, None, None))
         if pending:
-            item, future = pending.popleft()
-            if future is not None:
-                yield item, future.result()
-            elif not isinstance(item, _Chunk):
-                yield item, _here(item, read)
+            item, future, slot = pending.popleft()
+            if future is None:
+                if not isinstance(item, _Chunk):
+                    yield item, _here(item, read)
+                continue
+            result = future.result()
+            if slot is not None and slots is not None:
+                result = _items_mapped(result, slots.read)
+                slots.give_back(slot)  # read: the next chunk may be written there
+            yield item, result
 
 
 def _scored_rows(scored: _ScoredInput) -> Rows:
