@@ -23,7 +23,12 @@ time: it moves far less than wall time when other work shares the cores), and th
 memory of the largest process (``getrusage`` of the children). In a fresh process
 (so that ``--compare-with`` measures another checkout's code): the share of lines the fast path
 declines, and how many times faster a worker's scoring of the corpus in memory (fast path and
-general path for the declined lines, no start-up, reading or writing) is than ``json.loads``. Configurations take turns for
+general path for the declined lines, no start-up, reading or writing) is than ``json.loads``.
+With one and two workers among the worker counts, the scaling table sets two workers' speed-up
+over one against the best this machine gives in the same rounds: two one-worker runs side by
+side, each scoring half of the variant's lines ("halves at once": start-up, reading and writing
+included, nothing shared). Its last column is how much of that best two workers reach.
+Configurations take turns for
 ``--repeat`` rounds and each shows its fastest round. The outputs of every variant (and worker
 count, and checkout) must be byte-identical: the same observations give the same scorecards.
 Machines here are shared and noisy: quote ratios from one run.
@@ -48,6 +53,7 @@ from score_benchmark import (
     in_process_rate,
     load_average,
     measure_score,
+    measure_scores_at_once,
     run_score,
 )
 
@@ -74,6 +80,37 @@ def write_variants(own: Path, folder: Path) -> dict[str, Path]:
             for document in documents:
                 stream.write(write(document) + "\n")
     return paths
+
+
+def write_halves(corpus: Path, folder: Path) -> tuple[Path, Path]:
+    """The first and second half of ``corpus``'s lines, one file each."""
+    lines = corpus.read_bytes().splitlines(keepends=True)
+    middle = len(lines) // 2
+    first, second = folder / f"{corpus.stem}-half-1.jsonl", folder / f"{corpus.stem}-half-2.jsonl"
+    first.write_bytes(b"".join(lines[:middle]))
+    second.write_bytes(b"".join(lines[middle:]))
+    return first, second
+
+
+def print_scaling(
+    best: dict[tuple[str, int, Path | None], tuple[float, float]],
+    split: dict[tuple[str, Path | None], float],
+) -> None:
+    """Two workers against one, and against what a perfect split of the same work gives on
+    this machine in the same rounds: two one-worker runs, each scoring half the lines, side by
+    side (start-up, reading and writing included, nothing shared; their slower one's time)."""
+    print(
+        f"\n{'variant':9} {'checkout':9} {'2 workers / 1':>15} "
+        f"{'halves at once / 1':>18} {'share of it':>11}"
+    )
+    for (name, source), halves in split.items():
+        one = best[(name, 1, source)][0]
+        several = best[(name, 2, source)][0]
+        checkout = "this" if source is None else source.name
+        print(
+            f"{name:9} {checkout:9} {one / several:15.2f} {one / halves:18.2f} "
+            f"{halves / several:11.0%}"
+        )
 
 
 _IN_PROCESS = """
@@ -140,7 +177,8 @@ def main() -> int:
         "--compare-with",
         type=Path,
         metavar="CHECKOUT",
-        help="also time another checkout of this repository (one worker), e.g. a git worktree",
+        help="also time another checkout of this repository (every worker count), e.g. a git "
+        "worktree",
     )
     parser.add_argument("--keep", type=Path, help="keep the corpora and outputs in this folder")
     arguments = parser.parse_args()
@@ -165,12 +203,15 @@ def main() -> int:
             warm.write_bytes(stream.readline())
         for source in sources:
             run_score(warm, folder / "warm-out.jsonl", 2, source)
-        # (variant, workers, checkout): the worker counts for this code, one worker for another.
+        # (variant, workers, checkout): every worker count, for this code and another.
         configurations = [
-            (name, workers, None) for name in corpora for workers in arguments.workers
+            (name, workers, source)
+            for source in sources
+            for name in corpora
+            for workers in arguments.workers
         ]
-        if arguments.compare_with is not None:
-            configurations += [(name, 1, arguments.compare_with) for name in corpora]
+        halves = {name: write_halves(path, folder) for name, path in corpora.items()}
+        split: dict[tuple[str, Path | None], float] = {}
         baselines = dict.fromkeys(corpora, 0.0)
         baselines_cpu = dict.fromkeys(corpora, 0.0)
         best: dict[tuple[str, int, Path | None], tuple[float, float]] = {}
@@ -192,6 +233,17 @@ def main() -> int:
                 key = (name, workers, source)
                 best[key] = min(best.get(key, (elapsed, peak)), (elapsed, peak))
                 least_cpu[key] = min(least_cpu.get(key, cpu), cpu)
+            if {1, 2} <= set(arguments.workers):
+                for name, source in ((name, source) for source in sources for name in corpora):
+                    first, second = halves[name]
+                    both = measure_scores_at_once(
+                        [
+                            (first, folder / "half-1-out.jsonl", 1, source),
+                            (second, folder / "half-2-out.jsonl", 1, source),
+                        ]
+                    )
+                    slower = max(elapsed for elapsed, _, _ in both)
+                    split[(name, source)] = min(split.get((name, source), slower), slower)
         measured_in_process = {
             (name, source): in_process(path, arguments.repeat, source)
             for name, path in corpora.items()
@@ -219,6 +271,8 @@ def main() -> int:
             digests.add(hashlib.sha256(out.read_bytes()).hexdigest())
         identical = len(digests) == 1
         print(f"\noutputs identical across variants, worker counts and checkouts: {identical}")
+        if split:
+            print_scaling(best, split)
         print(f"at the end, {load_average()}")
     return 0 if identical else 1
 

@@ -135,35 +135,52 @@ def measure_score(
     corpus folder (``PYTHONPYCACHEPREFIX``) even where ``PYTHONDONTWRITEBYTECODE`` is set, as it
     is on this project's machines, which would otherwise compile every module at every start.
     """
-    command = [
-        sys.executable,
-        "-c",
-        _MEASURE,
-        sys.executable,
-        "-m",
-        "scorecard",
-        "score",
-        str(corpus),
-        "--out",
-        str(out),
-        "--workers",
-        str(workers),
-    ]
-    # Each run writes a new file: replacing the previous round's output would also time the
-    # file system freeing it, which is not scoring.
-    out.unlink(missing_ok=True)
-    environment = dict(os.environ)
-    environment.pop("PYTHONDONTWRITEBYTECODE", None)
-    environment["PYTHONPYCACHEPREFIX"] = str(corpus.parent / "bytecode")
-    if source is not None:
-        environment["PYTHONPATH"] = str(source.resolve() / "src")
-    printed = subprocess.run(
-        command, capture_output=True, text=True, check=True, env=environment
-    ).stdout.split()
-    returncode, elapsed, peak_kib = int(printed[0]), float(printed[1]), int(printed[2])
-    if returncode != 0:
-        raise SystemExit(f"scorecard score exited {returncode}")
-    return elapsed, peak_kib / 1024, float(printed[3])
+    return measure_scores_at_once([(corpus, out, workers, source)])[0]
+
+
+def measure_scores_at_once(
+    runs: list[tuple[Path, Path, int, Path | None]],
+) -> list[tuple[float, float, float]]:
+    """:func:`measure_score` of each (corpus, out, workers, source), all started together and
+    running side by side; each run's figures are its own."""
+    started = []
+    for corpus, out, workers, source in runs:
+        command = [
+            sys.executable,
+            "-c",
+            _MEASURE,
+            sys.executable,
+            "-m",
+            "scorecard",
+            "score",
+            str(corpus),
+            "--out",
+            str(out),
+            "--workers",
+            str(workers),
+        ]
+        # Each run writes a new file: replacing the previous round's output would also time
+        # the file system freeing it, which is not scoring.
+        out.unlink(missing_ok=True)
+        environment = dict(os.environ)
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
+        environment["PYTHONPYCACHEPREFIX"] = str(corpus.parent / "bytecode")
+        if source is not None:
+            environment["PYTHONPATH"] = str(source.resolve() / "src")
+        started.append(
+            subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=environment)
+        )
+    measured = []
+    for process in started:
+        printed, _ = process.communicate()
+        if process.returncode != 0:
+            raise SystemExit(f"the measuring process exited {process.returncode}")
+        fields = printed.split()
+        returncode, elapsed, peak_kib = int(fields[0]), float(fields[1]), int(fields[2])
+        if returncode != 0:
+            raise SystemExit(f"scorecard score exited {returncode}")
+        measured.append((elapsed, peak_kib / 1024, float(fields[3])))
+    return measured
 
 
 def _spin(count: int) -> int:
