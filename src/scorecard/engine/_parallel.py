@@ -3,8 +3,9 @@
 The main process discovers inputs and cuts them into chunks of whole lines (with a pool, a
 file's chunks are byte ranges its workers read, and for ``jsonl`` and rows number, themselves);
 each chunk is parsed, validated, scored, audited and rendered by a worker process (or, with one
-worker, right here), and only the output text and a small tally come back (sending records back costs more
-than scoring them). Plain ``jsonl`` records take the compiled fast path
+worker, right here), and only the output text and a small tally come back (sending records back
+costs more than scoring them; forked workers write ``jsonl`` text into shared memory,
+:mod:`._slots`, and send back where it lies). Plain ``jsonl`` records take the compiled fast path
 (:mod:`scorecard.fast._fastpath`). Chunks come back in submission order; the main process numbers
 repetitions and counts the summary exactly as the serial path does, so the bytes written do not
 depend on the worker count. At most ``WINDOW x workers`` chunks are in flight, which bounds
