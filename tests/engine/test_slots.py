@@ -17,6 +17,7 @@ from scorecard.engine._parallel import score_text
 from scorecard.engine._pipeline import RunSummary, score_paths_serially
 from scorecard.engine._slots import InSlot, OutputSlots
 from tests.conftest import ROOT
+from tests.engine.test_parallel import lines_of
 
 FORKS = "fork" in multiprocessing.get_all_start_methods()
 
@@ -107,29 +108,30 @@ def test_a_pool_through_slots_writes_what_the_serial_run_does(
     monkeypatch.setattr(OutputSlots, "read", counted)
     serial_summary = RunSummary()
     serial = [
-        result if isinstance(result, InputError) else result.render("jsonl") + "\n"
+        result if isinstance(result, InputError) else result.render("jsonl")
         for result in score_paths_serially([str(root)], catalog=catalog, summary=serial_summary)
     ]
     summary = RunSummary()
-    pieces = list(
-        score_text(
-            [str(root)],
-            catalog=catalog,
-            policy=Policy(),
-            workers=2,
-            summary=summary,
-            chunk_bytes=30_000,
-        )
+    run = score_text(
+        [str(root)],
+        catalog=catalog,
+        policy=Policy(),
+        workers=2,
+        summary=summary,
+        chunk_bytes=30_000,
     )
-    lines: list[str | InputError] = []
-    for piece in pieces:
-        lines.extend([piece] if isinstance(piece, InputError) else piece.splitlines(True))
-    assert [str(item) for item in lines] == [str(item) for item in serial]
-    errors = [item for item in lines if isinstance(item, InputError)]
-    assert [(error.rule, error.line) for error in errors] == [
-        (item.rule, item.line) for item in serial if isinstance(item, InputError)
+    lines = [
+        (item.source, item.line, item.rule, item.pointer) if isinstance(item, InputError) else item
+        for item in lines_of(run)
     ]
-    assert len(errors) == 2
+    assert lines == [
+        (item.source, item.line, item.rule, item.pointer) if isinstance(item, InputError) else item
+        for item in serial
+    ]
+    assert [item[1:3] for item in lines if isinstance(item, tuple)] == [
+        (41, "malformed_json"),
+        (92, "unsupported_schema"),
+    ]
     assert summary == serial_summary
     assert len(through) > 1  # every chunk was given a slot
     if size == 10:  # no line fits: all of it came through the pipe
