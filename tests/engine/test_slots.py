@@ -3,6 +3,7 @@ scored, whether it fits in its slot or not."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 from pathlib import Path
 from typing import Any
@@ -120,10 +121,13 @@ def test_a_pool_through_slots_writes_what_the_serial_run_does(
         summary=summary,
         chunk_bytes=30_000,
     )
-    lines = [
-        (item.source, item.line, item.rule, item.pointer) if isinstance(item, InputError) else item
-        for item in lines_of(run)
-    ]
+    with contextlib.closing(run):  # a failed assertion inside still ends the pool
+        lines = [
+            (item.source, item.line, item.rule, item.pointer)
+            if isinstance(item, InputError)
+            else item
+            for item in lines_of(run)
+        ]
     assert lines == [
         (item.source, item.line, item.rule, item.pointer) if isinstance(item, InputError) else item
         for item in serial
