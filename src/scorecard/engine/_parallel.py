@@ -21,7 +21,7 @@ import itertools
 import os
 import sys
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar, cast
@@ -735,7 +735,7 @@ def score_text(
     stdin: IO[bytes] | None = None,
     chunk_bytes: int = CHUNK_BYTES,
     on_file: Callable[[str], None] | None = None,
-) -> Iterator[str | InputError]:
+) -> Generator[str | InputError, None, None]:
     """Text of a streaming format (``jsonl``, ``records``, ``audit``) in pieces of whole lines,
     each ending in a newline, and the errors between them, in input order; scored on ``workers``
     processes (one: in this process), identical to rendering
@@ -743,6 +743,7 @@ def score_text(
 
     ``catalog`` is a loaded catalog (handed to the workers as it is), or the folder each worker
     loads it from (``None``: the bundled cases). ``summary`` is counted as pieces come.
+    Closing the generator early ends the pool.
     """
     if output_format not in STREAMING_FORMATS:
         raise ValueError(f"not a streaming format: {output_format}")
