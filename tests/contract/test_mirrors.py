@@ -17,8 +17,9 @@ import msgspec
 from annotated_types import Ge, MinLen
 from pydantic import BaseModel
 
-from scorecard.contract._models import WorkflowObservation
-from scorecard.contract._wire import ObservationDict
+from scorecard.contract._models import DimensionName, WorkflowObservation
+from scorecard.contract._scorecards import DimensionScore, Overall, ScorecardV2
+from scorecard.contract._wire import DimensionDict, ObservationDict, OverallDict, ScorecardDict
 from scorecard.core._recognize import PlainObservation
 from scorecard.fast import _fastscore
 
@@ -44,6 +45,9 @@ def model_shape(annotation: Any, metadata: list[Any]) -> Any:
     if get_origin(annotation) is list:
         return ("list", model_shape(get_args(annotation)[0], []))
     if get_origin(annotation) is dict:
+        value = get_args(annotation)[1]
+        if isinstance(value, type) and issubclass(value, BaseModel):
+            return ("map", model_shape(value, []))
         return ("object", None)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return ("fields", annotation)
@@ -98,7 +102,8 @@ def view_shape(annotation: Any) -> Any:
     if get_origin(annotation) is list:
         return ("list", view_shape(get_args(annotation)[0]))
     if get_origin(annotation) is dict:
-        return ("object", None)
+        value = get_args(annotation)[1]
+        return ("map", view_shape(value)) if is_typeddict(value) else ("object", None)
     if is_typeddict(annotation):
         return ("fields", annotation)
     return ({str: "string", bool: "boolean", int: "integer", float: "number"}[annotation], None)
@@ -149,7 +154,7 @@ def differences(
 def _compare(shape: Any, theirs: Any, fields_of: Any, path: str, *, exact: bool) -> list[str]:
     if shape[0] == "fields" and theirs[0] == "fields":
         return differences(shape[1], theirs[1], fields_of, path, exact=exact)
-    if shape[0] == "list" and theirs[0] == "list":
+    if shape[0] == theirs[0] and shape[0] in ("list", "map"):
         return _compare(shape[1], theirs[1], fields_of, f"{path}/*", exact=exact)
     if not exact and theirs[0] != "literal":
         shape = coarse(shape)
@@ -163,7 +168,7 @@ def all_keys(model: type[BaseModel]) -> set[str]:
     pending: list[Any] = [("fields", model)]
     while pending:
         kind, detail = pending.pop()
-        if kind == "list":
+        if kind in ("list", "map"):
             pending.append(detail)
         elif kind == "fields":
             for key, (_, shape) in model_fields(detail).items():
@@ -181,6 +186,23 @@ def test_the_recogniser_restates_the_observation_models_exactly() -> None:
 def test_the_typed_views_list_every_model_field() -> None:
     """The scorer's TypedDict views have every field of the models, no other, with its kind."""
     assert differences(WorkflowObservation, ObservationDict, view_fields, "", exact=False) == []
+
+
+def test_the_scorecard_views_list_every_scorecard_model_field_in_contract_order() -> None:
+    """What the scorer builds (``ScorecardDict``) is what ``ScorecardV2`` reads back: the same
+    keys at every level, with their kinds, in the order the contract writes them."""
+    assert differences(ScorecardV2, ScorecardDict, view_fields, "", exact=False) == []
+    for model, view in [(ScorecardV2, ScorecardDict), (DimensionScore, DimensionDict)]:
+        assert list(view_fields(view)) == list(model_fields(model))
+    assert (
+        list(view_fields(OverallDict))
+        == list(model_fields(Overall))
+        == [
+            "score",
+            "gatePassed",
+            "passed",
+        ]
+    )
 
 
 def test_the_c_code_reads_only_fields_the_models_define() -> None:
@@ -202,4 +224,18 @@ def test_a_field_added_to_a_model_only_is_named() -> None:
     ]
     assert differences(Grown, ObservationDict, view_fields, "", exact=False) == [
         "/extraField: in the models only"
+    ]
+
+
+def test_a_field_added_to_a_scorecard_dimension_only_is_named() -> None:
+    """The comparison looks inside the dimensions' map, not only at its keys' container."""
+
+    class GrownDimension(DimensionScore):
+        extra_field: int | None = None
+
+    class GrownScorecard(ScorecardV2):
+        dimensions: dict[DimensionName, GrownDimension]
+
+    assert differences(GrownScorecard, ScorecardDict, view_fields, "", exact=False) == [
+        "/dimensions/*/extraField: in the models only"
     ]

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from ._models import Classification, DimensionName, NonEmptyStr, _WireModel
+from ._names import DIMENSIONS
 
 __all__ = ["DimensionScore", "Overall", "ScorecardV1", "ScorecardV2"]
 
@@ -50,9 +52,7 @@ class Overall(_WireModel):
 class ScorecardV2(_WireModel):
     """Eight-dimension workflow scorecard (``eval-scorecard.v2``), closed."""
 
-    schema_: Literal["paperclip.runner.eval-scorecard.v2"] = Field(
-        alias="schema", default="paperclip.runner.eval-scorecard.v2"
-    )
+    schema_: Literal["paperclip.runner.eval-scorecard.v2"] = Field(alias="schema")
     """Contract id."""
     bundle_id: NonEmptyStr
     """Bundle the run belongs to."""
@@ -67,13 +67,22 @@ class ScorecardV2(_WireModel):
     overall: Overall
     """Overall result."""
 
+    @field_validator("dimensions")
+    @classmethod
+    def _every_dimension(cls, value: dict[str, DimensionScore]) -> dict[str, DimensionScore]:
+        # The published schema requires all eight (unknown names the key type rejects).
+        missing = [name for name in DIMENSIONS if name not in value]
+        if missing:
+            raise PydanticCustomError(
+                "missing_dimensions", "missing dimensions: {names}", {"names": ", ".join(missing)}
+            )
+        return value
+
 
 class ScorecardV1(_WireModel):
     """Five-dimension scorecard of an observation's ``base`` (``eval-scorecard.v1``), closed."""
 
-    schema_: Literal["paperclip.runner.eval-scorecard.v1"] = Field(
-        alias="schema", default="paperclip.runner.eval-scorecard.v1"
-    )
+    schema_: Literal["paperclip.runner.eval-scorecard.v1"] = Field(alias="schema")
     """Contract id."""
     bundle_id: NonEmptyStr
     """Bundle the run belongs to."""
