@@ -192,7 +192,11 @@ def test_the_scorecard_views_list_every_scorecard_model_field_in_contract_order(
     """What the scorer builds (``ScorecardDict``) is what ``ScorecardV2`` reads back: the same
     keys at every level, with their kinds, in the order the contract writes them."""
     assert differences(ScorecardV2, ScorecardDict, view_fields, "", exact=False) == []
-    for model, view in [(ScorecardV2, ScorecardDict), (DimensionScore, DimensionDict)]:
+    pairs: list[tuple[type[BaseModel], Any]] = [
+        (ScorecardV2, ScorecardDict),
+        (DimensionScore, DimensionDict),
+    ]
+    for model, view in pairs:
         assert list(view_fields(view)) == list(model_fields(model))
     assert (
         list(view_fields(OverallDict))
@@ -234,7 +238,7 @@ def test_a_field_added_to_a_scorecard_dimension_only_is_named() -> None:
         extra_field: int | None = None
 
     class GrownScorecard(ScorecardV2):
-        dimensions: dict[DimensionName, GrownDimension]
+        dimensions: dict[DimensionName, GrownDimension]  # type: ignore[assignment]
 
     assert differences(GrownScorecard, ScorecardDict, view_fields, "", exact=False) == [
         "/dimensions/*/extraField: in the models only"

@@ -41,7 +41,7 @@ def model_accepts(card: dict[str, Any]) -> bool:
 
 
 def schema_accepts(card: dict[str, Any]) -> bool:
-    return SCORECARD_SCHEMA.is_valid(card)
+    return bool(SCORECARD_SCHEMA.is_valid(card))
 
 
 def _removed(*path: str) -> Change:
