@@ -118,12 +118,16 @@ import json, sys, time
 from scorecard.contract._bundles import BundleInfo
 from scorecard.contract._policy import Policy
 from scorecard.engine._io import line_blocks
-from scorecard.engine._parallel import _Chunk, _ChunkScorer
+try:
+    from scorecard.engine._chunk_scorer import ChunkScorer
+    from scorecard.engine._chunks import Chunk
+except ImportError:  # a checkout from before the engine's chunks had modules of their own
+    from scorecard.engine._parallel import _Chunk as Chunk, _ChunkScorer as ChunkScorer
 
-scorer = _ChunkScorer(None, Policy(), "jsonl")
+scorer = ChunkScorer(None, Policy(), "jsonl")
 bundle = BundleInfo(id="local-benchmark", kind="override")
 with open(sys.argv[1], "rb") as stream:
-    chunks = [_Chunk("c.jsonl", bundle, block, first) for first, block in line_blocks(stream)]
+    chunks = [Chunk("c.jsonl", bundle, block, first) for first, block in line_blocks(stream)]
 lines = [line for chunk in chunks for line in chunk.block.split(b"\\n") if line]
 scored = declined = 0
 for chunk in chunks:
@@ -148,7 +152,7 @@ def in_process(corpus: Path, rounds: int, source: Path | None = None) -> tuple[f
     """(share of ``corpus``'s lines the fast path hands back, how many times faster a worker's
     scoring of the corpus in memory gets through it than ``json.loads``), in a fresh process that
     imports ``source``'s ``src`` when given (another checkout). The scoring is
-    ``_ChunkScorer.text`` on each block: the fast path, and the general path for the lines it
+    ``ChunkScorer.text`` on each block: the fast path, and the general path for the lines it
     declines, as a worker does it, without start-up, reading or writing. The two take turns,
     ``rounds`` times, each keeping its fastest."""
     environment = dict(os.environ)

@@ -221,9 +221,10 @@ def fast_path_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
     from scorecard.contract._bundles import BundleInfo
     from scorecard.contract._policy import Policy
     from scorecard.core._recognize import OBSERVATION_DECODER
+    from scorecard.engine._chunk_scorer import ChunkScorer
+    from scorecard.engine._chunks import Chunk
     from scorecard.engine._detail import _detailed
     from scorecard.engine._io import line_blocks
-    from scorecard.engine._parallel import _Chunk, _ChunkScorer
     from scorecard.fast._fastpath import fast_scorer
     from scorecard.fast._fastscore import is_unambiguous
 
@@ -252,8 +253,8 @@ def fast_path_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
         for first_line, block in blocks:
             scorer.score_rows(block, first_line, "local-benchmark", {})
 
-    chunks = [_Chunk(str(corpus), bundle, block, first_line) for first_line, block in blocks]
-    gate_worker = _ChunkScorer(None, Policy(), "rows")
+    chunks = [Chunk(str(corpus), bundle, block, first_line) for first_line, block in blocks]
+    gate_worker = ChunkScorer(None, Policy(), "rows")
 
     def detailed() -> None:
         for chunk in chunks:
@@ -281,7 +282,7 @@ from scorecard.fast import reuse_freed_memory
 if sys.argv[2] == "reuse":
     reuse_freed_memory()
 from scorecard.contract._bundles import BundleInfo
-from scorecard.engine._parallel import CHUNK_BYTES, _line_chunks
+from scorecard.engine._chunks import CHUNK_BYTES, line_chunks
 bundle = BundleInfo(id="local-benchmark", kind="override")
 best = lines = float("inf")
 for _ in range(int(sys.argv[3])):
@@ -289,7 +290,7 @@ for _ in range(int(sys.argv[3])):
     with open(sys.argv[1], "rb") as stream:
         lines = sum(
             chunk.block.count(b"\\n") + 1
-            for chunk in _line_chunks(stream, "c.jsonl", bundle, CHUNK_BYTES)
+            for chunk in line_chunks(stream, "c.jsonl", bundle, CHUNK_BYTES)
         )
     best = min(best, time.perf_counter() - start)
 print(best / lines * 1e6)
@@ -298,7 +299,7 @@ print(best / lines * 1e6)
 
 def read_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
     """Microseconds per observation of reading the corpus into a one-worker run's chunks
-    (``_line_chunks``), in a fresh process with the allocator as it is and in one with the
+    (``line_chunks``), in a fresh process with the allocator as it is and in one with the
     command line's settings (``fast.reuse_freed_memory``: they hold for the whole process, so
     each is its own process). Fastest of ``rounds`` each; the file is in the page cache."""
     costs = []

@@ -14,15 +14,11 @@ from scorecard.contract._bundles import BundleInfo
 from scorecard.contract._catalog import Catalog
 from scorecard.contract._errors import InputError
 from scorecard.contract._policy import Policy
-from scorecard.engine._parallel import (
-    PIPE_BYTES,
-    _Chunk,
-    _ChunkScorer,
-    score_rows_parallel,
-    score_text,
-    widen_pipes,
-)
+from scorecard.engine._chunk_scorer import ChunkScorer
+from scorecard.engine._chunks import Chunk
+from scorecard.engine._parallel import score_rows_parallel, score_text
 from scorecard.engine._pipeline import RunSummary, score_paths_serially
+from scorecard.engine._pool import PIPE_BYTES, widen_pipes
 from scorecard.engine._rows import scored_row
 from tests.conftest import ROOT
 
@@ -122,8 +118,8 @@ def test_a_file_that_shrank_before_its_span_was_read_is_reported(
     instead of scoring part of a line."""
     path = tmp_path / "observations.jsonl"
     path.write_bytes(b"{}\n")
-    chunk = _Chunk(str(path), BundleInfo(id="local-x", kind="folder"), span=(0, 100))
-    scorer = _ChunkScorer(catalog, Policy(), output_format)
+    chunk = Chunk(str(path), BundleInfo(id="local-x", kind="folder"), span=(0, 100))
+    scorer = ChunkScorer(catalog, Policy(), output_format)
     items, summary = scorer.text(chunk)
     for found in (scorer.outcomes(chunk), items):
         assert len(found) == 1

@@ -15,7 +15,7 @@ import pytest
 from scorecard.contract._catalog import Catalog
 from scorecard.contract._errors import InputError
 from scorecard.core._record import ScoredRecord
-from scorecard.engine import _parallel
+from scorecard.engine import _chunk_scorer
 from scorecard.engine._pipeline import score_paths_serially, score_record
 from scorecard.engine._rows import record_row, scored_row
 from scorecard.engine._run import load_records, score_run
@@ -111,7 +111,7 @@ def test_plain_lines_take_the_fast_path_and_declined_ones_the_general_path(
         generally_scored.append(getattr(record, "line", None))
         return score_record(record, **options)
 
-    monkeypatch.setattr(_parallel, "score_record", counting)
+    monkeypatch.setattr(_chunk_scorer, "score_record", counting)
     loaded = load_records([SAMPLE], catalog=catalog)
     assert len(loaded.rows) == 560
     assert generally_scored == []

@@ -13,7 +13,7 @@ import pytest
 from scorecard.contract._catalog import Catalog
 from scorecard.contract._errors import InputError
 from scorecard.contract._policy import Policy
-from scorecard.engine import _parallel
+from scorecard.engine import _pool
 from scorecard.engine._parallel import score_text
 from scorecard.engine._pipeline import RunSummary, score_paths_serially
 from scorecard.engine._slots import InSlot, OutputSlots
@@ -98,7 +98,7 @@ def test_a_pool_through_slots_writes_what_the_serial_run_does(
     """Two workers, their text through slots that hold all of it, part of it, or none of it
     (the rest through the pipe), give the serial run's lines, errors and counts, in order."""
     root = _bad_lines_file(tmp_path)
-    monkeypatch.setattr(_parallel, "slot_bytes", lambda chunk_bytes: size)
+    monkeypatch.setattr(_pool, "slot_bytes", lambda chunk_bytes: size)
     through: list[int] = []
     read = OutputSlots.read
 

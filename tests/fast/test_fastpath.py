@@ -27,7 +27,10 @@ from scorecard.contract._models import DIMENSIONS, GATE_DIMENSIONS, WorkflowObse
 from scorecard.contract._policy import Policy
 from scorecard.core._recognize import OBSERVATION_DECODER, PlainObservation, is_plainly_valid
 from scorecard.core._validation import validate_observation
-from scorecard.engine._parallel import _ROWS, _Chunk, _ChunkScorer, score_rows_parallel, score_text
+from scorecard.engine._chunk_scorer import ROWS as ROWS_FORMAT
+from scorecard.engine._chunk_scorer import ChunkScorer
+from scorecard.engine._chunks import Chunk
+from scorecard.engine._parallel import score_rows_parallel, score_text
 from scorecard.engine._pipeline import RunSummary
 from scorecard.fast import _fastpath as fastpath
 from scorecard.simulate.producers import WRITERS, shuffle_keys
@@ -430,8 +433,8 @@ def test_a_block_with_lines_to_decline_equals_the_general_path(
     lines (and a byte order mark) gives the general path's text, errors, line numbers and
     summary."""
     block = _mixed_block(producer)
-    chunk = _Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), block, first_line)
-    compiled = _ChunkScorer(catalog, Policy(), "jsonl")
+    chunk = Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), block, first_line)
+    compiled = ChunkScorer(catalog, Policy(), "jsonl")
     assert compiled.fast is not None
     fast = _text_and_summary(chunk, compiled)
     monkeypatch.setattr(compiled, "fast", None)
@@ -459,8 +462,8 @@ def _rows_and_summary(chunk: Any, scorer: Any) -> tuple[list[Any], str]:
 def rows_of(raw: bytes, catalog: Catalog, policy: Policy) -> tuple[list[Any], list[Any]]:
     """The rows of one plain line through the fast path (the C code made its row: it did not
     decline it) and through the general path."""
-    chunk = _Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), raw, 1)
-    scorer = _ChunkScorer(catalog, policy, _ROWS)
+    chunk = Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), raw, 1)
+    scorer = ChunkScorer(catalog, policy, ROWS_FORMAT)
     assert scorer.fast is not None
     pieces, _ = scorer.fast.score_rows(raw, 1, BUNDLE, {}, 0)
     assert [len(piece) for piece in pieces] == [3]  # a row, not a declined line
@@ -520,8 +523,8 @@ def test_a_block_with_lines_to_decline_gives_the_general_path_rows(
     """Rows of plain lines (from C) and of declined lines (general path) keep their places
     among blank, CRLF, broken and secret-shaped lines; errors keep their line numbers."""
     block = _mixed_block(producer)
-    chunk = _Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), block, first_line)
-    scorer = _ChunkScorer(catalog, Policy(), _ROWS)
+    chunk = Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), block, first_line)
+    scorer = ChunkScorer(catalog, Policy(), ROWS_FORMAT)
     assert scorer.fast is not None
     fast = _rows_and_summary(chunk, scorer)
     scorer.fast = None
@@ -772,8 +775,8 @@ def test_what_the_strict_parser_objects_to_is_declined_and_the_general_path_answ
             assert expected[1] is None or expected[1] in general[0]
         plain = _sample_lines()[1]
         block = b"\n".join([plain, marked, plain])
-        chunk = _Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), block, 1)
-        compiled = _ChunkScorer(catalog, Policy(), "jsonl")
+        chunk = Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), block, 1)
+        compiled = ChunkScorer(catalog, Policy(), "jsonl")
         fast = _text_and_summary(chunk, compiled)
         monkeypatch.setattr(compiled, "fast", None)
         assert fast == _text_and_summary(chunk, compiled)

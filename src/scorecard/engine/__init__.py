@@ -26,7 +26,7 @@ _EXPORTS = {
     "is_special_file": "_output",
     "output_problems": "_output",
     "collection_paused": "_parallel",
-    "default_workers": "_parallel",
+    "default_workers": "_pool",
     "score_rows_parallel": "_parallel",
     "score_text": "_parallel",
     "RecordDetail": "_detail",
@@ -97,8 +97,9 @@ if TYPE_CHECKING:
         is_special_file,
         output_problems,
     )
-    from ._parallel import collection_paused, default_workers, score_rows_parallel, score_text
+    from ._parallel import collection_paused, score_rows_parallel, score_text
     from ._pipeline import RunSummary, score_records
+    from ._pool import default_workers
     from ._rows import (
         CLASSIFICATIONS,
         ROW_FIELDS,

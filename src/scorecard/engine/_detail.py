@@ -24,18 +24,12 @@ import msgspec
 from scorecard.contract import DIMENSIONS, InputError, redact, written_name
 from scorecard.core import ScoredRecord, audit_observation
 
+from ._chunk_scorer import ROWS, ChunkScorer, RunKey, run_key
+from ._chunks import Chunk
 from ._io import numbered_lines, parse_json_file, parse_line, unreadable
-from ._parallel import (
-    _ROWS,
-    RunKey,
-    _Chunk,
-    _ChunkScorer,
-    _Run,
-    merged_items,
-    numbered_row,
-    run_key,
-)
+from ._parallel import merged_items, numbered_row
 from ._pipeline import RunSummary, score_record
+from ._pool import Run
 from ._rows import ROW_FIELDS, Row, scored_row
 
 __all__ = ["RecordDetail", "detailed_rows", "record_detail"]
@@ -122,7 +116,7 @@ def _needs_detail(row: Row, findings: int, every: bool) -> bool:
     return every or findings > 0 or row[_GATE] is False
 
 
-def _general(scorer: _ChunkScorer, record: Any, summary: RunSummary, every: bool) -> DetailedItem:
+def _general(scorer: ChunkScorer, record: Any, summary: RunSummary, every: bool) -> DetailedItem:
     result = score_record(record, catalog=scorer.catalog, policy=scorer.policy)
     if isinstance(result, InputError):
         summary.rejected += 1
@@ -135,7 +129,7 @@ def _general(scorer: _ChunkScorer, record: Any, summary: RunSummary, every: bool
 
 
 def _fast_detail(
-    scorer: _ChunkScorer, card_line: str, raw: bytes, source: str, number: int, findings: int
+    scorer: ChunkScorer, card_line: str, raw: bytes, source: str, number: int, findings: int
 ) -> RecordDetail:
     """The detail of a line the C code scored, made as the general path's record holds it."""
     card = _DECODER.decode(card_line)
@@ -171,7 +165,7 @@ class _Failure(msgspec.Struct):
 _FAILURE = msgspec.json.Decoder(_Failure)
 
 
-def _detailed(scorer: _ChunkScorer, chunk: _Chunk, every: bool) -> DetailedRows:
+def _detailed(scorer: ChunkScorer, chunk: Chunk, every: bool) -> DetailedRows:
     """``chunk`` as rows with detail, counted here (the worker's view)."""
     summary = RunSummary()
     fast = scorer.fast
@@ -199,7 +193,7 @@ def _detailed(scorer: _ChunkScorer, chunk: _Chunk, every: bool) -> DetailedRows:
 
 
 def _general_chunk(
-    scorer: _ChunkScorer, chunk: _Chunk, summary: RunSummary, every: bool
+    scorer: ChunkScorer, chunk: Chunk, summary: RunSummary, every: bool
 ) -> list[DetailedItem]:
     """Every record of ``chunk`` through the general path (no compiled scorer, or a ``.json``
     file)."""
@@ -228,19 +222,19 @@ class _Detailed:
     def __init__(self, every: bool) -> None:
         self.every = every
 
-    def __call__(self, scorer: _ChunkScorer, chunk: _Chunk) -> DetailedRows:
+    def __call__(self, scorer: ChunkScorer, chunk: Chunk) -> DetailedRows:
         return _detailed(scorer, chunk, self.every)
 
 
 def detailed_rows(
-    run: _Run, summary: RunSummary, *, every: bool
+    run: Run, summary: RunSummary, *, every: bool
 ) -> Iterator[tuple[Row, RecordDetail | None] | InputError]:
-    """Every row of ``run`` (``_ROWS`` format), numbered as the rows view numbers them, with the
+    """Every row of ``run`` (``ROWS`` format), numbered as the rows view numbers them, with the
     detail of the runs that need it (gate failed, failed findings; ``every``: all), and the
     errors between them, in input order."""
     from collections import Counter
 
-    if run.output_format != _ROWS:
+    if run.output_format != ROWS:
         raise ValueError("a detailed run scores rows")
     repetitions: Counter[RunKey] = Counter()
     for item in merged_items(run.map(_Detailed(every)), summary):

@@ -1,6 +1,6 @@
 """Worker lifetime: workers never outlive the run that started them.
 
-Workers (forked or spawned by :mod:`scorecard.engine._parallel`) ignore SIGINT (the main
+Workers (forked or spawned by :mod:`scorecard.engine._pool`) ignore SIGINT (the main
 process decides; see :mod:`scorecard.contract._stops`), die with the main process
 (``PR_SET_PDEATHSIG`` on Linux; elsewhere, and as a fallback, a thread that watches the
 parent's pid), a pool cut short has its workers killed (:func:`end_pool`, in a ``finally``), and

@@ -26,8 +26,9 @@ from typing import IO, TYPE_CHECKING
 from scorecard.contract import Catalog, InputError, Policy, Row
 
 from ._catalog import scoring_catalog
+from ._chunks import CHUNK_BYTES
 from ._io import check_bundle_id
-from ._parallel import CHUNK_BYTES, score_rows_parallel, score_scored_records, score_text
+from ._parallel import score_rows_parallel, score_scored_records, score_text
 from ._pipeline import RunSummary
 from ._rows import LoadedRecords, is_scored_input, scored_input_rows
 
@@ -106,15 +107,16 @@ class ScoringRun:
         :func:`~scorecard.engine.record_detail`) for the runs a verdict shows: those whose
         effective gate failed or whose audit failed findings (``every``: all runs), else None;
         and the errors between them. Plain lines take the fast path."""
+        from ._chunk_scorer import ROWS
         from ._detail import detailed_rows
-        from ._parallel import _ROWS, _Run
+        from ._pool import Run
 
-        run = _Run(
+        run = Run(
             self.paths,
             self.catalog,
             self.policy,
             self.workers,
-            _ROWS,
+            ROWS,
             self.bundle_id,
             self.stdin,
             self.chunk_bytes,

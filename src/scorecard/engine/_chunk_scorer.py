@@ -1,0 +1,232 @@
+"""What a worker does with a chunk: parse, validate, score, audit and render its records.
+
+One :class:`ChunkScorer` per process holds the catalog, the policy, the output format and the
+compiled fast path; :func:`chunk_text`, :func:`chunk_rows` and :func:`chunk_outcomes` are the
+picklable calls a pool sends with each chunk. Plain ``jsonl`` lines and rows are scored in C a
+block at a time (:mod:`scorecard.fast`); what the C scorer declines, and every other format,
+goes through the general path (:func:`._pipeline.score_record`), line by line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from scorecard.contract import Catalog, InputError, Policy
+from scorecard.core import Tally
+from scorecard.fast import Counts, FastScorer, Piece, RowPiece, fast_scorer
+
+from ._catalog import scoring_catalog
+from ._chunks import Chunk
+from ._io import RawRecord, numbered_lines, parse_json_file, parse_line, unreadable
+from ._pipeline import RunSummary, score_record
+from ._rows import ROW_FIELDS, Row, scored_row
+
+__all__ = [
+    "RECORDS",
+    "ROWS",
+    "ChunkScorer",
+    "Outcome",
+    "Rows",
+    "RunKey",
+    "Text",
+    "chunk_outcomes",
+    "chunk_rows",
+    "chunk_text",
+    "run_key",
+]
+
+
+# Workers asked for aggregation rows instead of lines; the main process sets the run number.
+ROWS = "rows"
+
+
+# Workers asked for the scored records themselves (what explain and the gate read).
+RECORDS = "scored records"
+
+
+Outcome = tuple[Tally, Any] | InputError
+"""A record's tally and output (a line, or the aggregation row), or its error."""
+
+
+Text = tuple[list[str | InputError], RunSummary]
+"""A chunk of ``jsonl``: runs of whole output lines and the errors between them, in input order,
+and the chunk's counts."""
+
+
+RunKey = tuple[str, str, str]
+
+
+Rows = tuple[list[tuple[RunKey | None, Row] | InputError], RunSummary]
+"""A chunk as aggregation rows: each with its run key (the main process numbers the runs; None
+for a row read already scored, which keeps its number) or an error, in input order, and the
+chunk's counts."""
+
+
+class ChunkScorer:
+    """Parses, scores and renders chunks for one catalog, policy and output format."""
+
+    def __init__(self, catalog: Catalog | Path | None, policy: Policy, output_format: str):
+        # A forked worker inherits a loaded catalog as it is; a spawned one unpickles it.
+        self.catalog = catalog if isinstance(catalog, Catalog) else scoring_catalog(catalog)
+        self.policy = policy
+        self.format = output_format
+        fast = output_format in ("jsonl", ROWS)
+        self.fast = fast_scorer(self.catalog, policy) if fast else None
+
+    def outcomes(self, chunk: Chunk) -> list[Outcome]:
+        """The outcome of every record of ``chunk``, in order."""
+        try:
+            block = chunk.text()
+        except OSError as error:
+            return [unreadable(chunk.source, error)]
+        if block is None:
+            records = parse_json_file(
+                chunk.whole_file or b"", source=chunk.source, bundle=chunk.bundle
+            )
+            return [self._general(record) for record in records]
+        # Each document is parsed, scored and freed before the next is parsed; a thousand live
+        # documents cost measurably more in cache misses.
+        return [
+            self._line(number, raw, chunk)
+            for number, raw in numbered_lines(block, chunk.first_line)
+        ]
+
+    def text(self, chunk: Chunk) -> Text:
+        """``chunk`` as ``jsonl`` text, counted here: its lines need no run numbers, so the main
+        process only writes them. Plain lines are scored in C, a block at a time."""
+        summary = RunSummary()
+        if self.fast is None or chunk.whole_file is not None:
+            return [self._counted(outcome, summary) for outcome in self.outcomes(chunk)], summary
+        scored = self._fast_block(self.fast, chunk, summary)
+        if isinstance(scored, InputError):
+            return [scored], summary
+        _, pieces = scored
+        items = [
+            piece if isinstance(piece, str) else self._counted(self._line(*piece, chunk), summary)
+            for piece in pieces
+        ]
+        return items, summary
+
+    def rows(self, chunk: Chunk) -> Rows:
+        """``chunk`` as aggregation rows, counted here. Plain lines are scored in C, which makes
+        their rows as the one definition of a row says (``contract.ROW_COLUMNS``; the C code
+        reads it through ``fast.row_plan``)."""
+        summary = RunSummary()
+        if self.fast is None or chunk.whole_file is not None:
+            return [self._keyed(outcome, summary) for outcome in self.outcomes(chunk)], summary
+        pieces = self.fast_rows(
+            self.fast, chunk, summary, detail=0, audit_gates=self.policy.audit_gate
+        )
+        if isinstance(pieces, InputError):
+            return [pieces], summary
+        items: list[tuple[RunKey | None, Row] | InputError] = []
+        for piece in pieces:
+            if len(piece) == 2:  # declined: (line number, line)
+                items.append(self._keyed(self._line(*piece, chunk), summary))
+            else:
+                items.append((run_key(piece[0]), piece[0]))
+        return items, summary
+
+    @staticmethod
+    def _fast_block(
+        fast: FastScorer, chunk: Chunk, summary: RunSummary
+    ) -> tuple[bytes, list[Piece]] | InputError:
+        """``chunk``'s block and its pieces from the C scorer, the lines it scored counted into
+        ``summary``; or, counted too, the error that the block could not be read."""
+        block = _block_of(chunk, summary)
+        if isinstance(block, InputError):
+            return block
+        pieces, counts = fast.score_block(block, chunk.first_line, chunk.bundle.id)
+        _count_block(summary, counts, chunk.bundle.id)
+        return block, pieces
+
+    @staticmethod
+    def fast_rows(
+        fast: FastScorer, chunk: Chunk, summary: RunSummary, *, detail: int, audit_gates: bool
+    ) -> list[RowPiece] | InputError:
+        """``chunk``'s lines from the C scorer as rows (:meth:`FastScorer.score_rows`, with
+        ``detail`` and ``audit_gates``), the lines it scored counted into ``summary``; or,
+        counted too, the error that the block could not be read."""
+        block = _block_of(chunk, summary)
+        if isinstance(block, InputError):
+            return block
+        labels: dict[str, tuple[str | None, str | None]] = {
+            candidate: (spec.model, spec.tier)
+            for candidate, spec in chunk.bundle.candidates.items()
+        }
+        pieces, counts = fast.score_rows(
+            block, chunk.first_line, chunk.bundle.id, labels, detail, audit_gates=audit_gates
+        )
+        _count_block(summary, counts, chunk.bundle.id)
+        return pieces
+
+    @staticmethod
+    def _keyed(outcome: Outcome, summary: RunSummary) -> tuple[RunKey | None, Row] | InputError:
+        """A rows outcome counted into ``summary``: its run key and row, or its error."""
+        if isinstance(outcome, InputError):
+            summary.rejected += 1
+            return outcome
+        tally, row = outcome
+        summary.count(tally)
+        return tally.run_key, row
+
+    @staticmethod
+    def _counted(outcome: Outcome, summary: RunSummary) -> str | InputError:
+        """A ``jsonl`` outcome counted into ``summary``: its line (with newline) or its error."""
+        if isinstance(outcome, InputError):
+            summary.rejected += 1
+            return outcome
+        tally, line = outcome
+        summary.count(tally)
+        return f"{line}\n"
+
+    def _line(self, number: int, raw: bytes, chunk: Chunk) -> Outcome:
+        record = parse_line(raw, number=number, source=chunk.source, bundle=chunk.bundle)
+        return self._general(record)
+
+    def _general(self, record: RawRecord | InputError) -> Outcome:
+        result = score_record(record, catalog=self.catalog, policy=self.policy)
+        if isinstance(result, InputError):
+            return result
+        if self.format == ROWS:
+            return result.tally(), scored_row(result.numbered(1))  # the main process renumbers it
+        if self.format == RECORDS:
+            return result.tally(), result
+        return result.tally(), result.render(self.format)
+
+
+def chunk_outcomes(scorer: ChunkScorer, chunk: Chunk) -> list[Outcome]:
+    return scorer.outcomes(chunk)
+
+
+def chunk_text(scorer: ChunkScorer, chunk: Chunk) -> Text:
+    return scorer.text(chunk)
+
+
+def chunk_rows(scorer: ChunkScorer, chunk: Chunk) -> Rows:
+    return scorer.rows(chunk)
+
+
+def _block_of(chunk: Chunk, summary: RunSummary) -> bytes | InputError:
+    """``chunk``'s block for the C scorer, or (counted as rejected) why it could not be read."""
+    try:
+        return chunk.text() or b""
+    except OSError as error:
+        summary.rejected += 1
+        return unreadable(chunk.source, error)
+
+
+def _count_block(summary: RunSummary, counts: Counts, bundle_id: str) -> None:
+    summary.scored, summary.gate_failures, summary.unscoreable, summary.audit_failed = counts
+    if summary.scored:
+        summary.bundles.add(bundle_id)
+
+
+_KEY_COLUMNS = tuple(ROW_FIELDS.index(name) for name in ("bundle", "candidate", "case"))
+
+
+def run_key(row: Row) -> RunKey:
+    """The (bundle, candidate, case) of a row."""
+    bundle, candidate, case = _KEY_COLUMNS
+    return row[bundle], row[candidate], row[case]
