@@ -145,6 +145,7 @@ def record_dicts(frame: pd.DataFrame, count: int) -> list[dict[str, Any]]:
                 "tier": str(row["tier"]),
                 "repetition": int(row["repetition"]),
                 "classification": str(row["classification"]),
+                "gatePassed": nullable(row["gate_passed"]),  # the effective gate (no audit here)
                 "metrics": {
                     "attempts": int(row["attempts"]),
                     "toolCount": int(row["tool_count"]),

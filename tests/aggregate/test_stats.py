@@ -11,6 +11,7 @@ import pytest
 from scipy.stats import binomtest
 
 from scorecard.aggregate._stats import (
+    _smallest_keys_sums,
     cluster_bootstrap_means,
     holm_adjust,
     mcnemar_exact,
@@ -336,6 +337,23 @@ def test_the_stratified_permutation_test_equals_a_brute_force_count() -> None:
     exact = sum(statistic(list(parts)) <= observed + 1e-12 for parts in assignments)
     p_value = stratified_permutation_test(strata, seed=0, resamples=40_000)
     assert p_value == pytest.approx(exact / len(assignments), abs=0.01)
+
+
+@pytest.mark.parametrize(("a", "b", "width"), [(2, 3, 1), (5, 5, 2), (20, 19, 2), (29, 40, 3)])
+def test_a_draws_current_side_is_the_runs_with_the_smallest_keys(
+    a: int, b: int, width: int
+) -> None:
+    """Each draw's sum is that of the ``a`` runs its keys rank first, as sorting every row
+    says (up to the sums' rounding); ties at a cutoff still pick exactly ``a`` runs."""
+    rng = np.random.default_rng(a * 100 + b)
+    keys = rng.random((500, a + b))
+    values = np.round(rng.random((a + b, width)), 2)
+    expected = np.array([values[np.argsort(row)[:a]].sum(axis=0) for row in keys])
+    assert np.allclose(_smallest_keys_sums(keys, a, values), expected, rtol=0, atol=1e-12)
+    tied = np.round(keys, 1)  # ten distinct keys at most: many rows tie at their cutoff
+    sums = _smallest_keys_sums(tied, a, np.ones((a + b, 1)))
+    assert sums.shape == (500, 1)
+    assert np.all(sums == a)
 
 
 def test_one_run_a_side_permutes_as_the_exact_sign_flip_test() -> None:

@@ -260,6 +260,21 @@ def _lower_p_value(
     return float((extra + hits) / total)
 
 
+def _smallest_keys_sums(keys: FloatArray, a: int, values: FloatArray) -> FloatArray:
+    """Per row of ``keys`` (draws x runs, uniform), the sum of the ``values`` rows (runs x
+    statistics) of the ``a`` runs with the smallest keys: a draw's current side. A mask of them
+    times ``values`` is one matrix product, three times faster than gathering every run; where
+    two keys tie at a row's cutoff (equal doubles: rarer than once in 10**10 strata) the runs are
+    picked by index so that each draw still has exactly ``a``."""
+    cutoff = np.partition(keys, a - 1, axis=1)[:, a - 1 : a]
+    current = keys <= cutoff
+    if np.count_nonzero(current) == current.shape[0] * a:
+        return current.astype(np.float64) @ values
+    order = np.argpartition(keys, a - 1, axis=1)[:, :a]
+    sums: FloatArray = values[order].sum(axis=1)
+    return sums
+
+
 def stratified_permutation_test(
     strata: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]],
     *,
@@ -322,8 +337,7 @@ def stratified_permutation_test(
         elif a == 1:  # one current run: which of the case's runs it is
             chosen = values[rng.integers(0, a + b, size=resamples)]
         else:
-            order = np.argpartition(rng.random((resamples, a + b)), a - 1, axis=1)[:, :a]
-            chosen = values[order].sum(axis=1)
+            chosen = _smallest_keys_sums(rng.random((resamples, a + b)), a, values)
         # current mean - baseline mean of the draw: chosen / a - (total - chosen) / b
         statistic += weight * (chosen * (1 / a + 1 / b) - values.sum(axis=0) / b)
     return _lower_p_value(observed, statistic, 1e-12 * (1.0 + scale), exact=False)
