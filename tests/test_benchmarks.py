@@ -1,0 +1,73 @@
+"""Every benchmark still runs, at a tiny size, and its own identity checks hold.
+
+The figures in the docs come from these scripts; one that breaks unnoticed (the aggregate
+benchmark's record dicts once lacked a field the records contract requires, and its last stage
+stopped with an error) leaves figures nobody can reproduce. Nothing here is timed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+RUNS = [
+    (
+        "aggregate_benchmark.py",
+        ["--records", "600", "--bundles", "3", "--candidates", "3", "--dict-records", "100"],
+        ["frames + all aggregates", "records_frame from 100 record dicts"],
+    ),
+    (
+        "producer_benchmark.py",
+        ["--observations", "300", "--repeat", "1"],
+        ["outputs identical across variants, worker counts and checkouts: True"],
+    ),
+    (
+        "score_benchmark.py",
+        ["--observations", "300", "--repeat", "1", "--startup-repeat", "1"],
+        ["outputs identical across configurations (per format): True"],
+    ),
+    (
+        "load_benchmark.py",
+        ["--observations", "300", "--repeat", "1"],
+        ["rows identical across configurations (value and type): True"],
+    ),
+    (
+        "campaign_benchmark.py",
+        ["--scale", "0.001", "--repeat", "1"],
+        ["compare outputs identical (observations, Parquet): True", "gate verdict:"],
+    ),
+    (
+        "gate_benchmark.py",
+        ["--pairs", "4", "--coverage-trials", "2", "--truth-runs", "50"],
+        ["12 cases x 2", "sample schedule"],
+    ),
+]
+
+
+def test_every_benchmark_is_run_here() -> None:
+    assert sorted(path.name for path in (ROOT / "benchmarks").glob("*_benchmark.py")) == sorted(
+        script for script, _, _ in RUNS
+    )
+
+
+@pytest.mark.parametrize(("script", "arguments", "expected"), RUNS, ids=[run[0] for run in RUNS])
+def test_a_benchmark_runs_at_a_tiny_size(
+    script: str, arguments: list[str], expected: list[str], tmp_path: Path
+) -> None:
+    finished = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), *arguments],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert finished.returncode == 0, finished.stderr[-2000:]
+    assert "Traceback" not in finished.stderr
+    for line in expected:
+        assert line in finished.stdout, finished.stdout[-2000:]
