@@ -2,8 +2,9 @@
 
 The main process discovers the inputs (:class:`._io.Discovery`) and cuts each into chunks: the
 unit one worker call scores (:mod:`._chunk_scorer`). Without a pool, a chunk carries its block of
-lines; with one, a JSON Lines file's chunk says only where its block lies (a span) and its
-worker reads it. For ``jsonl`` and rows the main process does not even count a file's lines: a
+lines; with one, a regular JSON Lines file's chunk says only where its block lies (a span) and
+its worker reads it (standard input and other streams are read once, here, and their blocks
+travel). For ``jsonl`` and rows the main process does not even count a file's lines: a
 worker numbers its chunk's lines from 1 or 2, sends back how many newlines the block held
 (:class:`Uncounted`), and :class:`LineNumbers` moves the errors in its results to their true
 lines, the chunks coming back in input order.
