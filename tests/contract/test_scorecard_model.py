@@ -9,7 +9,6 @@ value of the wrong kind or out of range), is given to both: they must agree on e
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,18 +17,13 @@ from pydantic import ValidationError
 
 from scorecard.contract import DIMENSIONS
 from scorecard.contract._scorecards import ScorecardV2
-from tests.conftest import SCORECARD_SCHEMA, SHARED
+from tests.conftest import SCORECARD_SCHEMA, conformance_rows
 
 Change = Callable[[dict[str, Any]], None]
 
 
-def reference_cards() -> list[dict[str, Any]]:
-    lines = (SHARED / "conformance" / "scoring-v2.jsonl").read_text(encoding="utf-8").splitlines()
-    rows = [json.loads(line) for line in lines if line.strip()]
-    return [row["expected"] for row in rows if "schema" in row["expected"]]  # else an error
-
-
-CARDS = reference_cards()
+CARDS = [row["expected"] for row in conformance_rows() if "schema" in row["expected"]]
+"""The reference scorecards (the other rows expect an error)."""
 
 
 def model_accepts(card: dict[str, Any]) -> bool:
@@ -44,24 +38,18 @@ def schema_accepts(card: dict[str, Any]) -> bool:
     return bool(SCORECARD_SCHEMA.is_valid(card))
 
 
-def _removed(*path: str) -> Change:
-    def change(card: dict[str, Any]) -> None:
-        *parents, last = path
-        for key in parents:
-            card = card[key]
-        del card[last]
+def _parent(card: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+    for key in path[:-1]:
+        card = card[key]
+    return card
 
-    return change
+
+def _removed(*path: str) -> Change:
+    return lambda card: _parent(card, path).pop(path[-1])
 
 
 def _set(value: Any, *path: str) -> Change:
-    def change(card: dict[str, Any]) -> None:
-        *parents, last = path
-        for key in parents:
-            card = card[key]
-        card[last] = value
-
-    return change
+    return lambda card: _parent(card, path).__setitem__(path[-1], value)
 
 
 def changes() -> Iterator[tuple[str, Change]]:
