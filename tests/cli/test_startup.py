@@ -107,17 +107,19 @@ def test_scoring_jsonl_to_jsonl_loads_no_heavy_module(
 def test_a_command_loads_only_its_own_command_module(
     tmp_path: Path, observation: dict[str, Any]
 ) -> None:
-    """A run of `score` imports no other command's module, nor the worker pool for one chunk."""
+    """A run of `score` imports no other command's module (in the command line or in the
+    library layer behind it), nor the worker pool for one chunk."""
     code, modules = loaded_by(*score_args(tmp_path, observation))
     assert code == 0
     commands = {name for name in modules if is_under(name, "scorecard.cli")}
     assert commands == {
         "scorecard.cli",
         "scorecard.cli._app",
-        "scorecard.cli._campaign",
         "scorecard.cli._common",
         "scorecard.cli._score",
     }
+    calls = {name for name in modules if is_under(name, "scorecard.api")}
+    assert calls == {"scorecard.api", "scorecard.api._inputs", "scorecard.api._score"}
     assert [name for name in modules if is_under(name, "concurrent.futures.process")] == []
 
 

@@ -8,28 +8,19 @@ from typing import Annotated
 
 import typer
 
-from scorecard.contract import ManifestError
+from ._common import library_errors
 
-from ._common import EXIT_BAD_INPUT
+ManifestArgument = Annotated[
+    Path, typer.Argument(help="A bundle.json (eval-bundle.v1 or campaign).")
+]
 
 
-def bundle_id(
-    manifest: Annotated[Path, typer.Argument(help="A bundle.json (eval-bundle.v1 or campaign).")],
-) -> None:
+def bundle_id(manifest: ManifestArgument) -> None:
     """Print the bundle id of MANIFEST (content-addressed for eval-bundle.v1 manifests)."""
-    try:
-        text = manifest.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        sys.stderr.write(f"error: {manifest}: cannot read manifest: {type(error).__name__}\n")
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    from scorecard.contract import parse_manifest
+    from scorecard.api import bundle_id as manifest_id
 
-    try:
-        info = parse_manifest(text, source=str(manifest))
-    except ManifestError as error:
-        sys.stderr.write(f"error: {error}\n")
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    sys.stdout.write(info.id + "\n")
+    with library_errors():
+        sys.stdout.write(manifest_id(manifest) + "\n")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,18 +1,17 @@
-"""One module per CLI command; each exposes ``register(app)``. Shared helpers live here."""
+"""What every command shares: its options, spelt and documented once, the one mapping of
+library errors to messages and exit codes, and output checks made before any work."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from scorecard.contract import InputError
-
-if TYPE_CHECKING:
-    from scorecard.contract import Catalog, Policy
+from scorecard.contract import InputError, ScorecardError
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -24,15 +23,14 @@ __all__ = [
     "CaseIdsOption",
     "CasesOption",
     "ErrorsOption",
+    "OutOption",
     "PolicyOption",
+    "SeedOption",
     "WorkersOption",
-    "check_known",
-    "load_catalog_and_policy",
-    "policy_text",
+    "check_outputs",
+    "input_paths",
+    "library_errors",
     "print_errors",
-    "read_policy",
-    "suggest",
-    "worker_count",
     "write_errors",
 ]
 
@@ -51,7 +49,7 @@ PolicyOption = Annotated[
     typer.Option(
         "--policy",
         help="YAML/JSON policy file: weights, thresholds, auditGate, and the gate section "
-        "(one file for every command; each reads the sections it needs).",
+        "(one file for every command; each reads the sections it needs, all are checked).",
     ),
 ]
 BundleIdOption = Annotated[
@@ -80,6 +78,10 @@ ErrorsOption = Annotated[
     Path | None,
     typer.Option("--errors", help="Write one JSON line per rejected record here."),
 ]
+OutOption = Annotated[
+    Path | None, typer.Option("--out", help="Write here (atomically) instead of stdout.")
+]
+SeedOption = Annotated[int, typer.Option("--seed", min=0, help="Seed of the bootstrap resampling.")]
 WorkersOption = Annotated[
     int | None,
     typer.Option(
@@ -92,7 +94,7 @@ WorkersOption = Annotated[
 ]
 
 
-def print_errors(errors: Iterable[InputError], *, limit: int = MAX_ERRORS_SHOWN) -> None:
+def print_errors(errors: Iterable[ScorecardError], *, limit: int = MAX_ERRORS_SHOWN) -> None:
     """One line per error on stderr (``error: file:line /pointer: message [rule]``), bounded."""
     shown = 0
     hidden = 0
@@ -104,60 +106,6 @@ def print_errors(errors: Iterable[InputError], *, limit: int = MAX_ERRORS_SHOWN)
             hidden += 1
     if hidden:
         sys.stderr.write(f"error: ... and {hidden} more (write them all with --errors FILE)\n")
-
-
-def check_outputs(
-    outputs: dict[str, Path | None], inputs: Sequence[str] = (), *, folders: Sequence[str] = ()
-) -> None:
-    """Exit 2, before any work, when an output path is empty, a folder or one of the inputs."""
-    from scorecard.engine import output_problems
-
-    problems = output_problems(outputs, inputs, folders=folders)
-    if problems:
-        print_errors(problems)
-        raise typer.Exit(EXIT_BAD_INPUT)
-
-
-def policy_text(policy_file: Path) -> str:
-    """The text of a policy file (a BOM allowed); unreadable, a located :class:`PolicyError`."""
-    from scorecard.contract import PolicyError
-
-    try:
-        return policy_file.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise PolicyError(
-            f"cannot read policy file: {type(error).__name__}",
-            rule="unreadable",
-            source=str(policy_file),
-        ) from None
-
-
-def read_policy(policy_file: Path) -> Policy:
-    """The scoring section of a policy file (score, explain): the file may hold a ``gate``
-    section too (one file for every command), which is checked as the gate checks it."""
-    from scorecard.contract import Policy, parse_policy_file
-
-    text = policy_text(policy_file)
-    parsed = parse_policy_file(text, source=str(policy_file))
-    if parsed.gate is not None:
-        from scorecard.gate import gate_policy
-
-        gate_policy(
-            text, source=str(policy_file)
-        )  # a typo in the gate section is an error here too
-    return parsed.policy if parsed.policy is not None else Policy()
-
-
-def load_catalog_and_policy(cases: Path | None, policy_file: Path | None) -> tuple[Catalog, Policy]:
-    """The case catalog and scoring policy a command scores with; a bad one exits 2, located."""
-    from scorecard.contract import Policy
-    from scorecard.engine import scoring_catalog
-
-    try:
-        return scoring_catalog(cases), (read_policy(policy_file) if policy_file else Policy())
-    except InputError as error:
-        print_errors([error])
-        raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
 def write_errors(errors_file: Path | None, errors: Iterable[InputError]) -> None:
@@ -173,32 +121,49 @@ def write_errors(errors_file: Path | None, errors: Iterable[InputError]) -> None
             stream.write(json.dumps(error.to_record(), ensure_ascii=False) + "\n")
 
 
-def suggest(kind: str, given: str, known: Sequence[str], *, option: str) -> InputError:
-    """An unknown id given as an option: the error lists the known ids and the closest one."""
-    import difflib
+@contextlib.contextmanager
+def library_errors(
+    *, errors_file: Path | None = None, stdout_line: str | None = None
+) -> Iterator[None]:
+    """The one place library errors become what a person reads and an exit code: every error
+    of the block is printed, located, on stderr (several at once: each, and all of them into
+    ``errors_file``), ``stdout_line`` goes to stdout (a verdict line saying nothing was
+    judged), and the command exits 2 (bad input, bad usage, an output that cannot be written)."""
+    from scorecard.contract import InputErrors
 
-    from scorecard.contract import printable
+    try:
+        yield
+    except InputErrors as many:
+        print_errors(many.errors)
+        write_errors(errors_file, many.errors)
+    except ScorecardError as error:
+        print_errors([error])
+    else:
+        return
+    if stdout_line is not None:
+        sys.stdout.write(stdout_line + "\n")
+    raise typer.Exit(EXIT_BAD_INPUT)
 
-    close = difflib.get_close_matches(given, list(known), n=1, cutoff=0.6)
-    hint = f"; did you mean {printable(close[0])!r}?" if close else ""
-    listed = ", ".join(printable(name) for name in known) or "none"
-    return InputError(
-        f"no {kind} {printable(given)!r} in the records{hint} (known: {listed})",
-        rule=f"unknown_{kind.replace(' ', '_')}",
-        source=option,
-    )
 
+def check_outputs(
+    outputs: dict[str, Path | None], inputs: Sequence[str] = (), *, folders: Sequence[str] = ()
+) -> None:
+    """Exit 2, before any work, when an output path is empty, a folder or one of the inputs."""
+    from scorecard.engine import output_problems
 
-def check_known(kind: str, given: Sequence[str], known: Sequence[str], *, option: str) -> None:
-    """Every id of ``given`` is one of ``known``, else exit 2 naming the known ones."""
-    problems = [suggest(kind, name, known, option=option) for name in given if name not in known]
+    problems = output_problems(outputs, inputs, folders=folders)
     if problems:
         print_errors(problems)
         raise typer.Exit(EXIT_BAD_INPUT)
 
 
-def worker_count(workers: int | None) -> int:
-    """The processes a command scores on: ``--workers``, or every core this process may use."""
-    from scorecard.engine import default_workers
-
-    return workers or default_workers()
+def input_paths(paths: Sequence[str] | None) -> list[str]:
+    """``paths``, or ``-`` (stdin) when none is given and stdin is not a terminal."""
+    if paths:
+        return list(paths)
+    if not sys.stdin.isatty():
+        return ["-"]
+    print_errors(
+        [InputError("give PATH... (files or folders), or pipe JSON Lines into stdin", rule="usage")]
+    )
+    raise typer.Exit(EXIT_BAD_INPUT)

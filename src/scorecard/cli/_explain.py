@@ -1,38 +1,27 @@
-"""``scorecard explain PATH...``: why runs lost points, field by field."""
+"""``scorecard explain PATH...``: why runs lost points, field by field (``scorecard.api.explain``)."""
 
 from __future__ import annotations
 
 import contextlib
 import enum
 import sys
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Any
+from typing import IO, Annotated
 
 import typer
 
-from scorecard.contract import InputError
-
-from ._campaign import input_paths
 from ._common import (
-    EXIT_BAD_INPUT,
     BundleIdOption,
     CandidatesOption,
     CaseIdsOption,
     CasesOption,
     ErrorsOption,
+    OutOption,
     PolicyOption,
     WorkersOption,
-    check_known,
     check_outputs,
-    load_catalog_and_policy,
-    print_errors,
-    worker_count,
-    write_errors,
+    input_paths,
+    library_errors,
 )
-from ._compare import is_parquet_input
-
-if TYPE_CHECKING:
-    from scorecard.core import ScoredRecord
 
 
 class ExplainFormat(enum.StrEnum):
@@ -42,64 +31,38 @@ class ExplainFormat(enum.StrEnum):
     json = "json"
 
 
-def _failure(record: ScoredRecord) -> dict[str, Any] | None:
-    """The observation's failure (code, category, message; secret-shaped text redacted)."""
-    from scorecard.contract import redact
-
-    failure = record.observation.get("failure")
-    if not failure:
-        return None
-    return {
-        "code": failure.get("code"),
-        "category": failure.get("category"),
-        "retryable": failure.get("retryable"),
-        "message": redact(str(failure.get("message", ""))),
-    }
-
-
-def _text(explanation: dict[str, Any]) -> str:
-    from scorecard.contract import printable
-    from scorecard.core import render_explanation
-
-    text = render_explanation(explanation)
-    failure = explanation.get("failure")
-    if failure is None:
-        return text
-    lines = text.split("\n")
-    shown = f"  failure {failure['code']} ({failure['category']}): {failure['message']}"
-    lines.insert(2, printable(shown))
-    return "\n".join(lines)
+PathsArgument = Annotated[
+    list[str] | None,
+    typer.Argument(
+        help="Observation files or folders (as for `score`), or -; stdin when none is given.",
+        show_default=False,
+    ),
+]
+BundleOption = Annotated[
+    str | None, typer.Option("--bundle", help="Only runs of this bundle.", show_default=False)
+]
+FailingOnlyOption = Annotated[
+    bool, typer.Option("--failing-only", help="Only runs that did not pass.")
+]
+FormatOption = Annotated[
+    ExplainFormat | None,
+    typer.Option(
+        "--format",
+        help="text for people, json for tools. Default: json for an --out name ending in "
+        ".json, else text.",
+        show_default=False,
+    ),
+]
 
 
 def explain(
-    paths: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="Observation files or folders (as for `score`), or -; stdin when none is given.",
-            show_default=False,
-        ),
-    ] = None,
+    paths: PathsArgument = None,
     case_id: CaseIdsOption = None,
     candidate: CandidatesOption = None,
-    bundle: Annotated[
-        str | None,
-        typer.Option("--bundle", help="Only runs of this bundle.", show_default=False),
-    ] = None,
-    failing_only: Annotated[
-        bool, typer.Option("--failing-only", help="Only runs that did not pass.")
-    ] = False,
-    output_format: Annotated[
-        ExplainFormat | None,
-        typer.Option(
-            "--format",
-            help="text for people, json for tools. Default: json for an --out name ending in "
-            ".json, else text.",
-            show_default=False,
-        ),
-    ] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Write here (atomically) instead of stdout.")
-    ] = None,
+    bundle: BundleOption = None,
+    failing_only: FailingOnlyOption = False,
+    output_format: FormatOption = None,
+    out: OutOption = None,
     errors_file: ErrorsOption = None,
     policy_file: PolicyOption = None,
     bundle_id: BundleIdOption = None,
@@ -114,75 +77,34 @@ def explain(
     --candidate, --case-id or --bundle (the error lists the known ones).
     """
     check_outputs({"--out": out, "--errors": errors_file}, paths or [])
+    from scorecard.api import explain as explain_runs
+    from scorecard.api import explanation_text
     from scorecard.contract import js_json
-    from scorecard.core import explain_record
-    from scorecard.engine import atomic_writer, score_run
+    from scorecard.engine import atomic_writer
 
     given = input_paths(paths)
-    scored = next((path for path in given if is_parquet_input(path)), None)
-    if scored is not None:
-        print_errors(
-            [
-                InputError(
-                    "explain reads observations; Parquet holds scores but no reasons, "
-                    "pointers or audit findings (explain the observations it was scored from)",
-                    rule="not_observations",
-                    source=scored,
-                )
-            ]
-        )
-        raise typer.Exit(EXIT_BAD_INPUT)
     if output_format is None:
         json_out = out is not None and out.suffix.lower() == ".json"
         output_format = ExplainFormat.json if json_out else ExplainFormat.text
-    catalog, policy = load_catalog_and_policy(cases, policy_file)
-    errors: list[InputError] = []
-    records: list[ScoredRecord] = []
-    run = score_run(
-        given, catalog=catalog, policy=policy, workers=worker_count(workers), bundle_id=bundle_id
-    )
-    for result in run.records():
-        if isinstance(result, InputError):
-            errors.append(result)
-        else:
-            records.append(result)
-    print_errors(errors)
-    write_errors(errors_file, errors)
-    if errors:
-        raise typer.Exit(EXIT_BAD_INPUT)
-    cards = [record.scorecard for record in records]
-    check_known(
-        "candidate", candidate or [], sorted({c.candidate_id for c in cards}), option="--candidate"
-    )
-    check_known("case", case_id or [], sorted({c.case_id for c in cards}), option="--case-id")
-    check_known(
-        "bundle",
-        [bundle] if bundle else [],
-        sorted({c.bundle_id for c in cards}),
-        option="--bundle",
-    )
-    explanations = []
-    for record, card in zip(records, cards, strict=True):
-        if case_id and card.case_id not in case_id:
-            continue
-        if candidate and card.candidate_id not in candidate:
-            continue
-        if bundle is not None and card.bundle_id != bundle:
-            continue
-        if failing_only and card.overall.passed is not False:
-            continue
-        explanation = explain_record(record, catalog)
-        failure = _failure(record)
-        if failure is not None:
-            explanation["failure"] = failure
-        explanations.append(explanation)
+    with library_errors(errors_file=errors_file):
+        explanations = explain_runs(
+            given,
+            case_ids=case_id or [],
+            candidates=candidate or [],
+            bundle=bundle,
+            failing_only=failing_only,
+            policy=policy_file,
+            bundle_id=bundle_id,
+            cases=cases,
+            workers=workers,
+        )
     with contextlib.ExitStack() as stack:
         stream: IO[str] = stack.enter_context(atomic_writer(out)) if out is not None else sys.stdout
         if output_format is ExplainFormat.json:
             stream.write(js_json(explanations, 2) + "\n")
         else:
             for explanation in explanations:
-                stream.write(_text(explanation) + "\n")
+                stream.write(explanation_text(explanation) + "\n")
 
 
 def register(app: typer.Typer) -> None:

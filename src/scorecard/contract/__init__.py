@@ -34,6 +34,7 @@ _EXPORTS = {
     "ObservationError": "_errors",
     "OutputError": "_errors",
     "PolicyError": "_errors",
+    "InputErrors": "_errors",
     "ScorecardError": "_errors",
     "format_js_number": "_jsformat",
     "js_json": "_jsformat",
@@ -57,6 +58,10 @@ _EXPORTS = {
     "join": "_pointer",
     "pointer_from_location": "_pointer",
     "DEFAULT_WEIGHTS": "_policy",
+    "GATE_METRICS": "_gate_section",
+    "GATE_SAFETY_DIMENSIONS": "_gate_section",
+    "GateMetric": "_gate_section",
+    "gate_settings": "_gate_section",
     "Policy": "_policy",
     "PolicyFile": "_policy",
     "SCORING_KEYS": "_policy",
@@ -104,6 +109,8 @@ __all__ = [
     "DEFAULT_WEIGHTS",
     "DIMENSIONS",
     "GATE_DIMENSIONS",
+    "GATE_METRICS",
+    "GATE_SAFETY_DIMENSIONS",
     "MANIFEST_NAME",
     "METRIC_KEYS",
     "NOT_PLAIN",
@@ -129,7 +136,9 @@ __all__ = [
     "ColumnKind",
     "DimensionDict",
     "DimensionName",
+    "GateMetric",
     "InputError",
+    "InputErrors",
     "ManifestError",
     "ObservationDict",
     "ObservationError",
@@ -154,6 +163,7 @@ __all__ = [
     "find_secret",
     "folder_bundle_id",
     "format_js_number",
+    "gate_settings",
     "install_stop_handlers",
     "join",
     "js_json",
@@ -201,12 +211,14 @@ if TYPE_CHECKING:
     from ._errors import (
         CaseError,
         InputError,
+        InputErrors,
         ManifestError,
         ObservationError,
         OutputError,
         PolicyError,
         ScorecardError,
     )
+    from ._gate_section import GATE_METRICS, GATE_SAFETY_DIMENSIONS, GateMetric, gate_settings
     from ._jsformat import format_js_number, js_json, js_string
     from ._json import NOT_PLAIN, parse_json_document, parse_plain_json
     from ._models import CaseAssertions, TraceAssertion, WorkflowCase

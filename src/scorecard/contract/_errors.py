@@ -8,7 +8,8 @@
         ├── CaseError              a catalog case is malformed or the catalog is incomplete
         ├── PolicyError            a weights/thresholds policy is invalid
         ├── ManifestError          a bundle manifest is malformed
-        └── OutputError            an output cannot be written (source: the path or option)
+        ├── OutputError            an output cannot be written (source: the path or option)
+        └── InputErrors            several at once (rejected records, unknown ids): each located
 
 Messages never contain the offending value when it may be a secret: they name the rule and the
 JSON Pointer instead. Gate failures are results, not exceptions.
@@ -16,12 +17,15 @@ JSON Pointer instead. Gate failures are results, not exceptions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ._printable import printable, written_name
 from ._secrets import redact
 
 __all__ = [
     "CaseError",
     "InputError",
+    "InputErrors",
     "ManifestError",
     "ObservationError",
     "OutputError",
@@ -141,3 +145,20 @@ def _rebuild(
     index: int | None,
 ) -> InputError:
     return kind(message, rule=rule, pointer=pointer, source=source, line=line, index=index)
+
+
+class InputErrors(InputError):
+    """Several input problems found at once (rejected records, unknown ids), so nothing was
+    judged or written from the inputs.
+
+    ``errors`` holds each located error, in input order (the message counts them); a command
+    lists them all, and ``--errors FILE`` writes them.
+    """
+
+    def __init__(self, errors: Sequence[InputError]) -> None:
+        count = len(errors)
+        super().__init__(f"{count} input error{'s' if count != 1 else ''}", rule="input_errors")
+        self.errors = tuple(errors)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (InputErrors, (self.errors,))

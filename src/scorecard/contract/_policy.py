@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ._errors import PolicyError
+from ._gate_section import gate_settings
 from ._names import DIMENSIONS, GATE_DIMENSIONS, DimensionName
 from ._pointer import join
 from ._yaml import parse_yaml
@@ -163,23 +164,20 @@ class PolicyFile:
 
     policy: Policy | None
     """The scoring section as a :class:`Policy`; None when the file has no scoring key."""
-    gate: Any
-    """The ``gate`` section as written (None when absent), for the gate to check."""
+    gate: Mapping[str, Any]
+    """The ``gate`` section's checked values by ``GateRules`` field name (empty when absent)."""
     lines: Mapping[str, int]
-    """Line of each value by JSON Pointer, to locate the gate section's errors."""
+    """Line of each value by JSON Pointer."""
 
 
-def parse_policy_file(text: str, *, source: str, gate: bool = True) -> PolicyFile:
+def parse_policy_file(text: str, *, source: str) -> PolicyFile:
     """The sections of a policy file's text (YAML or JSON): ``weights``, ``thresholds`` and
     ``auditGate`` (``docs/policy.md``), and a ``gate`` section (``docs/gate.md``).
 
-    One file serves every command: each reads the sections it needs (``score`` and ``explain``
-    the scoring keys; ``compare``, ``plot`` and ``gate`` both), so a ``gate`` section is never an
-    unknown key. ``gate`` is kept for callers that pass it; every file may hold the section.
-    Any other key, a document that is not a mapping and a bad scoring value raise a
-    :class:`PolicyError` located by JSON Pointer and line.
+    One file serves every command and every section is checked whoever reads it, so every entry
+    point refuses the same files. Any other key, a document that is not a mapping and a bad
+    value in any section raise a :class:`PolicyError` located by JSON Pointer and line.
     """
-    del gate  # every policy file may hold a gate section
     parsed = parse_yaml(text, source=source, error_type=PolicyError)
     document = parsed.data
     sections = (*SCORING_KEYS, "gate")
@@ -203,7 +201,8 @@ def parse_policy_file(text: str, *, source: str, gate: bool = True) -> PolicyFil
     policy = None
     if any(key in document for key in SCORING_KEYS):
         policy = scoring_policy(document, source=source, lines=parsed.lines)
-    return PolicyFile(policy, document.get("gate"), parsed.lines)
+    gate = gate_settings(document.get("gate"), source=source, lines=parsed.lines)
+    return PolicyFile(policy, MappingProxyType(gate), parsed.lines)
 
 
 def scoring_policy(

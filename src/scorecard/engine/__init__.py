@@ -17,6 +17,7 @@ from scorecard.contract import lazy_exports
 _EXPORTS = {
     "check_bundle_id": "_io",
     "load_policy": "_io",
+    "read_policy_file": "_io",
     "read_json_lines": "_io",
     "read_records": "_io",
     "scoring_policy": "_io",
@@ -69,6 +70,7 @@ __all__ = [
     "load_records",
     "output_problems",
     "read_json_lines",
+    "read_policy_file",
     "read_records",
     "record_detail",
     "record_row",
@@ -89,7 +91,13 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 if TYPE_CHECKING:
     from ._catalog import scoring_catalog
     from ._detail import RecordDetail, record_detail
-    from ._io import load_policy, read_json_lines, read_records, scoring_policy
+    from ._io import (
+        load_policy,
+        read_json_lines,
+        read_policy_file,
+        read_records,
+        scoring_policy,
+    )
     from ._output import (
         atomic_binary_writer,
         atomic_folder,

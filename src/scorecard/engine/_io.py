@@ -23,6 +23,7 @@ from scorecard.contract import (
     ManifestError,
     Policy,
     PolicyError,
+    PolicyFile,
     find_secret,
     folder_bundle_id,
     parse_json_document,
@@ -58,6 +59,7 @@ __all__ = [
     "parse_line",
     "raw_lines",
     "read_json_lines",
+    "read_policy_file",
     "read_records",
     "reads_as_lines",
     "scoring_policy",
@@ -496,8 +498,11 @@ def read_records(
             yield unreadable(item.path, error)
 
 
-def load_policy(path: str | Path) -> Policy:
-    """Read a YAML or JSON policy file: ``{weights: {...}, thresholds: {...}, auditGate: bool}``."""
+def read_policy_file(path: str | Path) -> PolicyFile:
+    """Every section of a YAML or JSON policy file (a BOM allowed), each checked: the scoring
+    keys (``weights``, ``thresholds``, ``auditGate``) and the ``gate`` section. The one reader
+    of policy files: every command and :func:`load_policy` refuse the same files, each with a
+    located :class:`PolicyError`."""
     source = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
@@ -505,5 +510,12 @@ def load_policy(path: str | Path) -> Policy:
         raise PolicyError(
             f"cannot read policy file: {type(error).__name__}", rule="unreadable", source=source
         ) from None
-    policy = parse_policy_file(text, source=source).policy
+    return parse_policy_file(text, source=source)
+
+
+def load_policy(path: str | Path) -> Policy:
+    """The scoring policy of a YAML or JSON policy file (``{weights: {...}, thresholds: {...},
+    auditGate: bool}``, the reference defaults where it says nothing). The whole file is checked,
+    its ``gate`` section too (:func:`read_policy_file`)."""
+    policy = read_policy_file(path).policy
     return Policy() if policy is None else policy

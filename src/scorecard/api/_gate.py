@@ -1,0 +1,332 @@
+"""``gate``: a bundle judged for CI (the safety gate, and paired regressions against baseline
+bundles), and the reports a CI job keeps written from the one result."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from scorecard.contract import InputError, InputErrors, OutputError
+
+from ._inputs import PathLike, PolicySource, gate_rules_of, policy_file, scoring_catalog_of
+
+if TYPE_CHECKING:
+    from scorecard.contract import Catalog, Policy, Row
+    from scorecard.gate import GateResult, GateRules, GateSide, RunFacts
+
+__all__ = ["GateReports", "Judgement", "judge", "write_gate_reports"]
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What :func:`judge` found: the verdict as data, its one line, and notes for the reader."""
+
+    result: GateResult
+    """Every check, outcome and the verdict (``scorecard.gate.GateResult``)."""
+    line: str
+    """The verdict line (``gate: PASS ...``), agreeing with the verdict."""
+    rules: GateRules
+    """The rules the verdict was reached under (the policy's, options applied)."""
+    notes: list[str] = field(default_factory=list)
+    """Choices or facts the reader should know (e.g. a policy that did not apply), one each."""
+
+    @property
+    def failed(self) -> bool:
+        """Whether the gate failed: a failing verdict, or an inconclusive one when the rules
+        ask that inconclusive fail."""
+        return self.result.verdict == "fail" or (
+            self.result.verdict == "inconclusive" and self.rules.fail_on_inconclusive
+        )
+
+
+def _read_records_file(path: str) -> tuple[list[RunFacts], list[InputError]]:
+    """The runs of a JSON Lines records file, with every bad line's located error."""
+    from scorecard.engine import read_json_lines
+    from scorecard.gate import run_facts
+
+    found: list[RunFacts] = []
+    errors: list[InputError] = []
+    for item in read_json_lines(path):
+        if isinstance(item, InputError):
+            errors.append(item)
+            continue
+        number, document = item
+        try:
+            found.append(run_facts(document))
+        except InputError as error:
+            errors.append(error.located(source=path, line=number))
+    return found, errors
+
+
+def _parquet_side(path: str, bundle_id: str | None) -> GateSide:
+    """A side from Parquet, read column by column through Arrow into the records frame that
+    ``compare`` reads; a given ``bundle_id`` names its bundle, as it does a records file's."""
+    from scorecard.aggregate import records_frame
+    from scorecard.engine.parquet import parquet_input_error, unreadable_parquet
+    from scorecard.gate import frame_side
+
+    refused = parquet_input_error(path)
+    if refused is not None:
+        raise refused
+    try:
+        frame = records_frame(Path(path))
+        if not len(frame):
+            raise InputError("no scored records found", rule="no_records", source=path)
+        return frame_side(frame, source=path, bundle=bundle_id)
+    except InputError as error:
+        raise error if error.source else error.located(source=path) from None
+    except (OSError, ValueError) as error:  # pyarrow's errors derive from these
+        raise unreadable_parquet(path, error) from None
+
+
+def _without_errors(
+    items: Iterable[tuple[Row, Any] | InputError], errors: list[InputError]
+) -> Iterator[tuple[Row, Any]]:
+    """``items`` but the errors, which are appended to ``errors`` (in order) as they come."""
+    for item in items:
+        if isinstance(item, InputError):
+            errors.append(item)
+        else:
+            yield item
+
+
+@dataclass
+class _Loader:
+    """Reads the sides of a verdict from paths: the catalog made once, when first needed."""
+
+    cases: PathLike | None
+    policy: Policy | None
+    workers: int
+    notes: list[str]
+    _catalog: Catalog | None = None
+
+    def catalog(self) -> Catalog:
+        if self._catalog is None:
+            self._catalog = scoring_catalog_of(self.cases)
+        return self._catalog
+
+    def side(
+        self, path: str, bundle_id: str | None, *, every_detail: bool = False, shown: bool = True
+    ) -> GateSide:
+        """One side from a records file or Parquet, or from observations scored here (rows on
+        the fast path; the detail a verdict shows only for the runs that need it,
+        ``every_detail``: for all; a side not ``shown``, a baseline, keeps only the failed
+        findings the rules read). Rejected records raise :class:`InputErrors`."""
+        from scorecard.engine import is_records_file, score_run
+        from scorecard.gate import gate_side, rows_side
+
+        if path.endswith(".parquet") and Path(path).exists():
+            return _parquet_side(path, bundle_id)
+        errors: list[InputError] = []
+        if is_records_file(path):
+            if self.policy is not None:
+                self.notes.append(
+                    f"{path} is already scored; the policy's weights, thresholds and auditGate "
+                    "do not apply to it"
+                )
+            facts, errors = _read_records_file(path)
+            if errors:
+                raise InputErrors(errors)
+            if bundle_id is not None:
+                facts = [dataclasses.replace(run, bundle=bundle_id) for run in facts]
+            return gate_side(facts, source=path)
+        run = score_run(
+            [path],
+            catalog=self.catalog(),
+            policy=self.policy,
+            workers=self.workers,
+            bundle_id=bundle_id,
+        )
+        # The rows are read as columns while they come.
+        runs = _without_errors(run.detailed_rows(every=every_detail), errors)
+        try:
+            side = rows_side(runs, source=path, shown=shown)
+        except InputError as error:
+            raise InputErrors(errors or [error]) from None
+        if errors:
+            raise InputErrors(errors)
+        return side
+
+
+def judge(
+    current: PathLike,
+    baselines: Sequence[PathLike] = (),
+    *,
+    policy: PolicySource = None,
+    tolerance: float | None = None,
+    fail_on_inconclusive: bool = False,
+    seed: int = 0,
+    bundle_id: str | None = None,
+    baseline_bundle_id: str | None = None,
+    cases: PathLike | None = None,
+    workers: int | None = None,
+    every_detail: bool = False,
+) -> Judgement:
+    """Judge the bundle at ``current`` (an observation folder, a records file or Parquet)
+    against ``baselines`` (the same forms, pooled per candidate and case; none: only the safety,
+    infrastructure and audit rules apply) under ``policy``'s gate rules (``tolerance`` and
+    ``fail_on_inconclusive`` overriding). ``every_detail`` keeps every current run's reasons,
+    failure and source (the per-run JUnit shows them); otherwise only the runs a report shows.
+
+    Bad input raises (:class:`InputError`, :class:`InputErrors` with every rejected record);
+    the verdict is data, never an exception.
+    """
+    from scorecard.engine import check_bundle_id, default_workers
+    from scorecard.gate import evaluate_gate, pool_sides
+    from scorecard.report import verdict_line
+
+    if baseline_bundle_id is not None and len(baselines) > 1:
+        raise InputError(
+            "--baseline-bundle-id names one baseline's bundle; several --baseline nights keep "
+            "their own bundle ids",
+            rule="usage",
+            source="--baseline-bundle-id",
+        )
+    check_bundle_id(bundle_id)  # a given id is written in every report: refused before reading
+    check_bundle_id(baseline_bundle_id, option="--baseline-bundle-id")
+    settings = policy_file(policy)
+    rules = gate_rules_of(settings)
+    if tolerance is not None:
+        rules = dataclasses.replace(rules, tolerance=tolerance)
+    if fail_on_inconclusive:
+        rules = dataclasses.replace(rules, fail_on_inconclusive=True)
+    loader = _Loader(cases, settings.policy, workers or default_workers(), [])
+    errors: list[InputError] = []
+    current_side: GateSide | None = None
+    try:
+        current_side = loader.side(os.fspath(current), bundle_id, every_detail=every_detail)
+    except InputErrors as rejected:
+        errors.extend(rejected.errors)
+    except InputError as error:
+        errors.append(error)
+    baseline_sides: list[GateSide] = []
+    for path in baselines:
+        try:
+            baseline_sides.append(loader.side(os.fspath(path), baseline_bundle_id, shown=False))
+        except InputErrors as rejected:
+            errors.extend(rejected.errors)
+        except InputError as error:
+            errors.append(error)
+    if errors or current_side is None:
+        raise InputErrors(errors)
+    baseline_side = pool_sides(baseline_sides) if baseline_sides else None
+    result = evaluate_gate(current_side, baseline_side, rules, seed=seed)
+    line = verdict_line(result, fail_on_inconclusive=rules.fail_on_inconclusive)
+    return Judgement(result, line, rules, loader.notes)
+
+
+@dataclass(frozen=True)
+class GateReports:
+    """Where the gate's reports go (None: not written); each is written atomically."""
+
+    markdown: Path | None = None
+    """The bounded markdown summary."""
+    junit: Path | None = None
+    """JUnit XML, one test case per check."""
+    junit_runs: Path | None = None
+    """JUnit XML, one test case per run of the current bundle."""
+    json: Path | None = None
+    """The result as JSON (``scorecard.gate.v1``)."""
+    html: Path | None = None
+    """The self-contained HTML page."""
+    step_summary: Path | None = None
+    """A file the markdown summary is appended to (a CI job summary, e.g.
+    ``$GITHUB_STEP_SUMMARY``)."""
+    site_url: str | None = None
+    """Where ``scorecard report`` publishes the site: the markdown and JUnit link each
+    gate-failed run to its page there."""
+
+    def linked_to(self, site_url: str | None) -> GateReports:
+        """These reports linking each gate-failed run to its page at ``site_url`` (None: no
+        links); an address that cannot sit in a markdown link and an XML attribute as it is,
+        or that is secret-shaped, raises :class:`InputError`."""
+        if site_url is not None and bad_site_url(site_url):
+            raise InputError(
+                "must be an address or path without spaces, quotes, brackets, control "
+                "characters or anything secret-shaped",
+                rule="bad_site_url",
+                source="--site-url",
+            )
+        return dataclasses.replace(self, site_url=site_url)
+
+    def paths(self) -> dict[str, Path | None]:
+        """The written files by the option that names them (for the output checks)."""
+        return {
+            "--markdown": self.markdown,
+            "--junit": self.junit,
+            "--junit-runs": self.junit_runs,
+            "--json": self.json,
+            "--html": self.html,
+        }
+
+
+def bad_site_url(url: str) -> bool:
+    """Whether ``url`` cannot sit in a markdown link and an XML attribute as it is (or would
+    publish a secret)."""
+    from scorecard.contract import find_secret
+
+    return (
+        not url
+        or any(character.isspace() or not character.isprintable() for character in url)
+        or any(character in url for character in "()<>[]\"'`\\")
+        or find_secret(url) is not None
+    )
+
+
+def write_gate_reports(judgement: Judgement, reports: GateReports) -> list[str]:
+    """Write the reports ``reports`` asks for, from the one result; returns warnings (a job
+    summary that could not be appended to: the verdict stands). A report that cannot be
+    written raises :class:`~scorecard.contract.OutputError`."""
+    from scorecard.engine import atomic_writer
+    from scorecard.report import (
+        plot_images,
+        render_gate_json,
+        render_html,
+        render_junit,
+        render_markdown,
+        write_junit_runs,
+    )
+
+    reports = reports.linked_to(reports.site_url)
+    result, site_url = judgement.result, reports.site_url
+    # The markdown lists every failure: made only when a file or the job summary takes it.
+    summary = ""
+    if reports.markdown is not None or reports.step_summary is not None:
+        summary = render_markdown(result, judgement.line, site_url=site_url)
+    writers: list[tuple[Path | None, Callable[[IO[str]], object]]] = [
+        (reports.markdown, lambda stream: stream.write(summary)),
+        (reports.junit, lambda stream: stream.write(render_junit(result, site_url=site_url))),
+        # A test case per run: written as made.
+        (reports.junit_runs, lambda stream: write_junit_runs(result, stream, site_url=site_url)),
+        (reports.json, lambda stream: stream.write(render_gate_json(result))),
+        (
+            reports.html,
+            lambda stream: stream.write(
+                render_html(result, judgement.line, images=plot_images(result))
+            ),
+        ),
+    ]
+    for path, write in writers:
+        if path is None:
+            continue
+        try:
+            with atomic_writer(path) as stream:
+                write(stream)
+        except OSError as error:
+            raise OutputError(
+                f"cannot write report: {error.strerror or type(error).__name__}",
+                rule="unwritable",
+                source=str(path),
+            ) from None
+    warnings: list[str] = []
+    if reports.step_summary is not None:
+        try:
+            with open(reports.step_summary, "a", encoding="utf-8") as stream:
+                stream.write(summary + "\n")
+        except OSError as error:
+            warnings.append(f"cannot append to GITHUB_STEP_SUMMARY: {error.strerror}")
+    return warnings

@@ -1,0 +1,137 @@
+"""``report`` and ``view``: the campaign's static report site, built as files and written to a
+folder (``docs/report.md``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from scorecard.contract import InputError, InputErrors, OutputError
+
+from ._inputs import PathLike, PolicySource, gate_rules_of, policy_file
+
+if TYPE_CHECKING:
+    from scorecard.core import ScoredRecord
+
+__all__ = ["build_report", "check_site_folder", "serve_folder", "write_report"]
+
+
+def build_report(
+    paths: Sequence[PathLike],
+    *,
+    policy: PolicySource = None,
+    seed: int = 0,
+    bundle_id: str | None = None,
+    cases: PathLike | None = None,
+    workers: int | None = None,
+) -> dict[str, bytes]:
+    """The report site of the observations under ``paths``, as its files (relative name ->
+    bytes): overview with the gate's verdict (newest bundle against the previous one), plots,
+    pages per candidate, case, bundle pair and run. Scored inputs (records, Parquet) are
+    refused: the site shows each run's observation. Rejected records raise
+    :class:`InputErrors`."""
+    from scorecard.contract import load_catalog
+    from scorecard.engine import default_workers, is_records_file, score_run
+    from scorecard.report import build_site
+
+    given = [os.fspath(path) for path in paths]
+    for path in given:
+        if path != "-" and (is_records_file(path) or path.endswith(".parquet")):
+            raise InputError(
+                "is already scored; the report shows each run's observation, so give the "
+                "observation files or folders",
+                rule="scored_input",
+                source=path,
+            )
+    settings = policy_file(policy)
+    catalog = load_catalog(None if cases is None else Path(cases))
+    run = score_run(
+        given,
+        catalog=catalog,
+        policy=settings.policy,
+        workers=workers or default_workers(),
+        bundle_id=bundle_id,
+    )
+    records: list[ScoredRecord] = []
+    errors: list[InputError] = []
+    for item in run.records():
+        if isinstance(item, InputError):
+            errors.append(item)
+        else:
+            records.append(item)
+    if errors:
+        raise InputErrors(errors)
+    return build_site(records, catalog, rules=gate_rules_of(settings), seed=seed)
+
+
+def check_site_folder(out: PathLike, paths: Sequence[PathLike]) -> None:
+    """Refuse a site folder that is, or holds, one of the inputs: writing it would replace
+    them."""
+    target = Path(out).resolve()
+    for given in paths:
+        if os.fspath(given) == "-":
+            continue
+        source = Path(given).resolve()
+        if source == target or target in source.parents:
+            raise InputError(
+                "the site folder is or holds one of the inputs; writing it would replace them",
+                rule="bad_output",
+                source="--out",
+            )
+
+
+def write_report(files: dict[str, bytes], out: PathLike) -> int:
+    """Write the site's ``files`` to the folder ``out`` atomically (built beside it, then
+    renamed); returns the number of pages."""
+    from scorecard.report import write_site
+
+    try:
+        write_site(files, Path(out))
+    except OSError as error:
+        raise OutputError(
+            f"cannot write the site: {error.strerror or type(error).__name__}",
+            rule="unwritable",
+            source=os.fspath(out),
+        ) from None
+    return sum(1 for name in files if name.endswith(".html"))
+
+
+def serve_folder(folder: PathLike, *, port: int = 0, on_ready: Callable[[str], None]) -> None:
+    """Serve the files of ``folder`` on 127.0.0.1:``port`` (0: any free port) until Ctrl-C or
+    SIGTERM, calling ``on_ready`` with the address first. While serving, Ctrl-C and SIGTERM are
+    the normal way to stop; before, they interrupt as anywhere else. A port that cannot be
+    bound raises :class:`InputError`."""
+    import functools
+    import http.server
+    import signal
+
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        """Static files, no request log on the terminal."""
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    handler = functools.partial(QuietHandler, directory=os.fspath(folder))
+    try:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    except OSError as error:
+        raise InputError(
+            f"cannot serve on 127.0.0.1:{port}: {error.strerror or error}", rule="unservable"
+        ) from None
+    previous = {signum: signal.signal(signum, _stop) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        on_ready(f"http://127.0.0.1:{server.server_port}/")
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        for signum, before in previous.items():
+            signal.signal(signum, before)
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
