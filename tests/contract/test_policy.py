@@ -179,7 +179,7 @@ def test_one_file_holds_every_section(tmp_path: Path) -> None:
     assert load_policy(path) == Policy()
     parsed = parse_policy_file(path.read_text(encoding="utf-8"), source="p.yaml")
     assert parsed.policy == Policy()
-    assert parsed.gate == {"failOnInconclusive": True}
+    assert parsed.gate == {"fail_on_inconclusive": True}  # checked, by GateRules field
     assert parse_policy_file("gate: {}\n", source="p.yaml").policy is None
     path.write_text("weights: {}\ngates: {}\n", encoding="utf-8")
     with pytest.raises(PolicyError) as raised:
