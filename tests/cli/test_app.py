@@ -66,3 +66,28 @@ def test_other_arguments_run_the_full_app() -> None:
 
     for args in ([], ["nope"], ["--help"], ["--version"]):
         assert app_for(args) is app
+
+
+def test_every_command_function_is_a_thin_veneer() -> None:
+    """Each registered command is under 60 lines and calls one ``scorecard.api`` function: the
+    logic lives in the library, where Python callers reach it too."""
+    import ast
+    import inspect
+
+    from scorecard.cli._app import COMMANDS, full_app
+
+    for command in full_app().registered_commands:
+        function = command.callback
+        assert function is not None
+        source = inspect.getsource(function)
+        lines = len(source.splitlines())
+        assert lines < 60, f"{command.name}: {lines} lines"
+        tree = ast.parse(source)
+        called = {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module == "scorecard.api"
+            for alias in node.names
+        }
+        assert called, f"{command.name} calls no scorecard.api function"
+    assert {command.name for command in full_app().registered_commands} == set(COMMANDS)

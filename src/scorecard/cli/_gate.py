@@ -10,7 +10,7 @@ import enum
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -24,6 +24,9 @@ from ._common import (
     check_outputs,
     library_errors,
 )
+
+if TYPE_CHECKING:
+    from scorecard.api import Judgement
 
 __all__ = ["EXIT_INCONCLUSIVE", "gate", "register"]
 
@@ -153,9 +156,9 @@ def gate(
     $GITHUB_STEP_SUMMARY when that is set."""
     from scorecard.api import GateReports, judge, write_gate_reports
 
-    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
     reports = GateReports(
-        markdown, junit, junit_runs, json_file, html, Path(step_summary) if step_summary else None
+        markdown, junit, junit_runs, json_file, html, Path(summary) if summary else None
     )
     with library_errors(stdout_line=_BAD_INPUT_LINE):
         reports = reports.linked_to(site_url)  # a bad address is refused before any reading
@@ -177,6 +180,12 @@ def gate(
             sys.stderr.write(f"note: {note}\n")
         for warning in write_gate_reports(judgement, reports):
             sys.stderr.write(f"warning: {warning}\n")
+    raise typer.Exit(_verdict(judgement, output_format))
+
+
+def _verdict(judgement: Judgement, output_format: GateFormat) -> int:
+    """Print the verdict (the line, or the result as JSON with the line on stderr) and return
+    the exit status it means."""
     if output_format is GateFormat.json:
         from scorecard.report import render_gate_json
 
@@ -185,8 +194,8 @@ def gate(
     else:
         sys.stdout.write(judgement.line + "\n")
     if judgement.result.verdict == "pass":
-        raise typer.Exit(EXIT_OK)
-    raise typer.Exit(EXIT_FAILED if judgement.failed else EXIT_INCONCLUSIVE)
+        return EXIT_OK
+    return EXIT_FAILED if judgement.failed else EXIT_INCONCLUSIVE
 
 
 def register(app: typer.Typer) -> None:
