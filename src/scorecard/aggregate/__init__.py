@@ -36,12 +36,14 @@ from ._frames import (
     select_rows,
     stack_frames,
 )
+from ._history import OUTCOMES, Outcome, history_frames
 from ._reference import Alert, alerts, report_aggregate
 from ._stats import reference_p95
 from ._tables import cost_frame, dimension_frame, reliability_frame, summary_frame, trend_frame
 
 __all__ = [
     "METRICS",
+    "OUTCOMES",
     "POOLED",
     "Alert",
     "CampaignAnalysis",
@@ -52,6 +54,7 @@ __all__ = [
     "Exclusions",
     "GroupTables",
     "Metric",
+    "Outcome",
     "PairedComparison",
     "Side",
     "adjust_family",
@@ -66,6 +69,7 @@ __all__ = [
     "compare_to_baseline",
     "cost_frame",
     "dimension_frame",
+    "history_frames",
     "observed_categories",
     "pair_analysis",
     "records_frame",
