@@ -63,6 +63,7 @@ COMMANDS = {
     "compare": "compare",
     "plot": "plot",
     "gate": "gate",
+    "history": "history",
     "score-dask": "distributed",
     "report": "report",
     "view": "view",

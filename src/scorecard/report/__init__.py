@@ -17,6 +17,7 @@ from ._compare import (
 )
 from ._dispatch import verdict_line
 from ._gate_json import render_gate_json
+from ._history import HISTORY_SCHEMA, history_csv, history_json, render_history
 from ._html import plot_images, render_html
 from ._junit import render_junit, render_junit_runs, write_junit_runs
 from ._markdown import render_markdown
@@ -25,6 +26,7 @@ from ._site_paths import run_page_path
 from ._terminal import scorecard_table
 
 __all__ = [
+    "HISTORY_SCHEMA",
     "BundleView",
     "CampaignView",
     "GateStatus",
@@ -32,8 +34,11 @@ __all__ = [
     "build_site",
     "bundle_view",
     "campaign_view",
+    "history_csv",
+    "history_json",
     "plot_images",
     "render_gate_json",
+    "render_history",
     "render_html",
     "render_junit",
     "render_junit_runs",
