@@ -116,7 +116,17 @@ def test_under_the_switch_the_command_line_never_loads_the_extension(
     )
     out = tmp_path / "scored.jsonl"
     done = subprocess.run(
-        [sys.executable, "-c", _COMMAND_LINE, "score", *inputs, "--workers", "2", "--out", str(out)],
+        [
+            sys.executable,
+            "-c",
+            _COMMAND_LINE,
+            "score",
+            *inputs,
+            "--workers",
+            "2",
+            "--out",
+            str(out),
+        ],
         capture_output=True,
         text=True,
         check=False,

@@ -18,7 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scorecard.fast._fastscore import is_unambiguous
+from tests.conftest import skip_module_without_c
+
+skip_module_without_c("these test the C scanner itself")
+
+from scorecard.fast._fastscore import is_unambiguous  # noqa: E402
 
 PROFILE = settings(
     max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
