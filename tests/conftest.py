@@ -242,18 +242,35 @@ def fast_path(
     return pieces[0], counts
 
 
+def _numbers_c_reads(value: Any) -> bool:
+    """Whether every number in ``value`` is one the C scanner reads (``strict.c``): integers
+    JavaScript holds exactly (up to 2**53 in magnitude), other numbers below 1e308."""
+    if isinstance(value, dict):
+        return all(_numbers_c_reads(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_numbers_c_reads(item) for item in value)
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return True
+    if isinstance(value, int):
+        return abs(value) <= 2**53
+    return isinstance(value, float) and abs(value) < 1e308
+
+
 def must_be_scored_in_c(raw: bytes, policy: Policy, general: Scored | InputError) -> bool:
     """Whether the fast path has to answer ``raw``: a plainly valid observation in runner
-    order that the general path scores, under a policy C arithmetic holds exactly."""
+    order that the general path scores, under a policy C arithmetic holds exactly, holding
+    no number the scanner declines wherever it is (the byte-level fuzzer found one in an open
+    provenance field)."""
     try:
         document = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return (
         not isinstance(general, InputError)
         and fastpath.policy_plan(policy) is not None
         and is_plainly_valid(document, parsed_json=True)
         and runner_line(document) == raw
+        and _numbers_c_reads(document)
     )
 
 
