@@ -242,13 +242,13 @@ def fast_path(
     return pieces[0], counts
 
 
-def _numbers_c_reads(value: Any) -> bool:
-    """Whether every number in ``value`` is one the C scanner reads (``strict.c``): integers
-    JavaScript holds exactly (up to 2**53 in magnitude), other numbers below 1e308."""
-    if isinstance(value, dict):
-        return all(_numbers_c_reads(item) for item in value.values())
-    if isinstance(value, list):
-        return all(_numbers_c_reads(item) for item in value)
+def _what_c_reads(value: Any, depth: int = 1) -> bool:
+    """Whether the C scanner reads every value in ``value`` (``strict.c``), a container
+    ``depth`` levels deep: containers at most 256 deep, integers JavaScript holds exactly (up
+    to 2**53 in magnitude), other numbers below 1e308."""
+    if isinstance(value, dict | list):
+        items = value.values() if isinstance(value, dict) else value
+        return depth <= 256 and all(_what_c_reads(item, depth + 1) for item in items)
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return True
     if isinstance(value, int):
@@ -259,8 +259,8 @@ def _numbers_c_reads(value: Any) -> bool:
 def must_be_scored_in_c(raw: bytes, policy: Policy, general: Scored | InputError) -> bool:
     """Whether the fast path has to answer ``raw``: a plainly valid observation in runner
     order that the general path scores, under a policy C arithmetic holds exactly, holding
-    no number the scanner declines wherever it is (the byte-level fuzzer found one in an open
-    provenance field)."""
+    nothing the scanner declines wherever it is (the byte-level fuzzer found such numbers and
+    nesting in an open provenance field)."""
     try:
         document = json.loads(raw)
     except (ValueError, RecursionError):
@@ -270,7 +270,7 @@ def must_be_scored_in_c(raw: bytes, policy: Policy, general: Scored | InputError
         and fastpath.policy_plan(policy) is not None
         and is_plainly_valid(document, parsed_json=True)
         and runner_line(document) == raw
-        and _numbers_c_reads(document)
+        and _what_c_reads(document)
     )
 
 
