@@ -49,13 +49,6 @@ def c_only(why: str) -> pytest.MarkDecorator:
     return pytest.mark.skipif(PYTHON_ONLY, reason=f"{ENGINE_VARIABLE}=python: {why}")
 
 
-def skip_module_without_c(why: str) -> None:
-    """Skips the whole calling test module under ``SCORECARD_ENGINE=python`` (call it before
-    the module imports the extension, which that pass refuses)."""
-    if PYTHON_ONLY:
-        pytest.skip(f"{ENGINE_VARIABLE}=python: {why}", allow_module_level=True)
-
-
 class _ExtensionRefused(importlib.abc.MetaPathFinder):
     """Under ``SCORECARD_ENGINE=python``, fails any import of the C extension loudly (not as
     the ImportError that would read as "not built"): a code path that ignored the switch would

@@ -18,11 +18,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import skip_module_without_c
+from scorecard.fast._extension import ENGINE_VARIABLE
+from tests.conftest import PYTHON_ONLY
 
-skip_module_without_c("these test the C scanner itself")
+if PYTHON_ONLY:  # before the import below, which that pass refuses
+    pytest.skip(
+        f"{ENGINE_VARIABLE}=python: these test the C scanner itself", allow_module_level=True
+    )
 
-from scorecard.fast._fastscore import is_unambiguous  # noqa: E402
+from scorecard.fast._fastscore import is_unambiguous
 
 PROFILE = settings(
     max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
