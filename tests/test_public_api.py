@@ -320,6 +320,7 @@ PACKAGES = {
         "Piece",
         "RowPiece",
         "case_plans",
+        "count_newlines",
         "fast_scorer",
         "known_plans",
         "reuse_freed_memory",

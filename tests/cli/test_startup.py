@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import c_only
+
 HEAVY = ("pandas", "numpy", "matplotlib", "pyarrow", "rich", "dask")
 """Modules a JSON Lines to JSON Lines run never needs."""
 
@@ -123,6 +125,7 @@ def test_a_command_loads_only_its_own_command_module(
     assert [name for name in modules if is_under(name, "concurrent.futures.process")] == []
 
 
+@c_only("a start without pydantic stands on the C scorer scoring every plain line")
 def test_scoring_plain_lines_creates_no_observation_or_scorecard_model(
     tmp_path: Path, observation: dict[str, Any]
 ) -> None:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import c_only
+
 _FAULTS = """
 import resource, sys
 from scorecard.fast import reuse_freed_memory
@@ -34,6 +36,7 @@ def faults(path: Path, mode: str) -> tuple[str, int, int]:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+@c_only("the C extension applies the allocator settings")
 def test_the_blocks_of_a_file_reuse_freed_memory(tmp_path: Path) -> None:
     """A 48 MiB file split into 2 MiB blocks as a run reads it: by default the blocks fault in
     fresh pages for much of what they hold; with the settings, the memory of the first blocks

@@ -127,10 +127,10 @@ def main() -> None:
     # faulting in fresh pages for each (scorecard.fast._memory; forked workers inherit it).
     from scorecard.fast import reuse_freed_memory
 
-    reuse_freed_memory()
     install_stop_handlers()
     code: str | int | None
     try:
+        reuse_freed_memory()  # the first to read SCORECARD_ENGINE, which may name no engine
         app_for(sys.argv[1:])()
         code = 0
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (contract.Stopped): _end says which

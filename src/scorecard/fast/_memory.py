@@ -22,9 +22,10 @@ TRIM_THRESHOLD = 32 << 20
 
 def reuse_freed_memory() -> bool:
     """Keep this process's freed blocks for reuse (glibc; elsewhere, or without the compiled
-    extension, nothing changes). Whether the settings were applied."""
-    try:
-        from scorecard.fast._fastscore import reuse_freed_memory as apply
-    except ImportError:  # pragma: no cover - built by every install that has a C compiler
+    extension, or with ``SCORECARD_ENGINE=python``, nothing changes). Whether the settings were
+    applied."""
+    from ._extension import extension
+
+    if extension is None:
         return False
-    return apply(MMAP_THRESHOLD, TRIM_THRESHOLD)
+    return extension.reuse_freed_memory(MMAP_THRESHOLD, TRIM_THRESHOLD)
