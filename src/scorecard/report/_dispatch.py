@@ -5,7 +5,7 @@
     verdict_line(result)          one line for stdout, e.g. ``gate: FAIL - cand: ...``
     render_markdown(result, line) CI job summary, verdict first, bounded in size
     render_junit(result)          JUnit XML, one test case per gate check (candidate x rule)
-    render_junit_runs(result)     JUnit XML, one test case per rule outcome and per run
+    render_junit_runs(result)     JUnit XML, one test case per run (a suite per candidate)
     render_gate_json(result)      the result as ``scorecard.gate.v1`` JSON
     render_html(result, line)     one self-contained page (plots from ``plot_images``)
 
