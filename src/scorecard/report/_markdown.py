@@ -38,8 +38,11 @@ __all__ = [
     "DETAILS_KEPT",
     "DETAILS_LEFT_OUT",
     "MARKDOWN_LIMIT",
+    "audit_detail",
+    "audited_runs",
     "detail_block_count",
     "detail_blocks",
+    "failure_detail",
     "render_markdown",
     "truncation_note",
 ]
@@ -300,35 +303,47 @@ def _exclusions(result: GateResult, budget: MarkdownBudget) -> None:
     )
 
 
+def failure_detail(result: GateResult, index: int) -> tuple[str, str]:
+    """What the details block of gate failure ``index`` says after the repetition, and its
+    untrusted text."""
+    failure = result.failures[index]
+    run = failure.run
+    lines = [f"{name}: {reason}" for name in failure.dimensions for reason in run.reasons_for(name)]
+    if run.failure:
+        lines.append(f"failure: {run.failure}")
+    failed = ", ".join(f"`{name}`" for name in failure.dimensions)
+    return f"gate failed: {failed}", "\n".join(lines) or "(no reason recorded)"
+
+
+def audit_detail(result: GateResult, run: RunFacts) -> tuple[str, str]:
+    """What an audited run's details block says after the repetition, and its untrusted text."""
+    kind = "advisory" if result.rules.audit_mode == "advisory" else "required"
+    lines = [
+        f"{finding.code} at {finding.pointer}: expected {finding.expected}, actual "
+        f"{finding.actual}" + (f" ({finding.hint})" if finding.hint else "")
+        for finding in run.findings
+    ]
+    return f"failed audit findings ({kind})", "\n".join(lines)
+
+
+def audited_runs(result: GateResult) -> Sequence[RunFacts]:
+    """The runs whose failed audit findings the details show (none with the audit rule off)."""
+    return result.runs_with_findings if result.rules.audit_mode != "off" else ()
+
+
 def detail_blocks(result: GateResult) -> Iterator[tuple[str, RunFacts, str, str]]:
     """Each block of the details: its key (``failure-N`` for the N-th gate failure, whose row
     refers to it; ``audit-N``), its run, what its heading line says after the repetition, and
     the untrusted text fenced under it."""
     for index, failure in enumerate(result.failures):
-        run = failure.run
-        lines = [
-            f"{name}: {reason}" for name in failure.dimensions for reason in run.reasons_for(name)
-        ]
-        if run.failure:
-            lines.append(f"failure: {run.failure}")
-        failed = ", ".join(f"`{name}`" for name in failure.dimensions)
-        text = "\n".join(lines) or "(no reason recorded)"
-        yield f"failure-{index}", run, f"gate failed: {failed}", text
-    if result.rules.audit_mode != "off":
-        kind = "advisory" if result.rules.audit_mode == "advisory" else "required"
-        for index, run in enumerate(result.runs_with_findings):
-            lines = [
-                f"{finding.code} at {finding.pointer}: expected {finding.expected}, actual "
-                f"{finding.actual}" + (f" ({finding.hint})" if finding.hint else "")
-                for finding in run.findings
-            ]
-            yield f"audit-{index}", run, f"failed audit findings ({kind})", "\n".join(lines)
+        yield (f"failure-{index}", failure.run, *failure_detail(result, index))
+    for index, run in enumerate(audited_runs(result)):
+        yield (f"audit-{index}", run, *audit_detail(result, run))
 
 
 def detail_block_count(result: GateResult) -> int:
     """How many blocks :func:`detail_blocks` yields (without making them)."""
-    audited = len(result.runs_with_findings) if result.rules.audit_mode != "off" else 0
-    return len(result.failures) + audited
+    return len(result.failures) + len(audited_runs(result))
 
 
 def _details(result: GateResult, budget: MarkdownBudget) -> None:
@@ -347,24 +362,33 @@ def _details(result: GateResult, budget: MarkdownBudget) -> None:
     budget.leave_out("detail", detail_block_count(result) - tried)
 
 
-def truncation_note(what: str, limit: int, left_out: LeftOut) -> str:
-    """The closing note of a bounded ``what`` ("summary", "comment") that left things out."""
+def truncation_note(
+    bounds: str,
+    left_out: LeftOut,
+    *,
+    row: str = "table row",
+    block: str = "details block",
+    dropped: str = DETAILS_LEFT_OUT.strip(" ()"),
+) -> str:
+    """The closing note of a bounded text that left things out: ``bounds`` says what bounds it
+    ("this summary is limited to 60,000 bytes"), ``row`` and ``block`` name the rows and
+    blocks counted, ``dropped`` is what a reference to a left-out block says."""
     parts = [
         f"{count:,} {name}{'s' if count != 1 else ''}"
         for count, name in (
             (left_out.sections, "section"),
-            (left_out.rows, "table row"),
-            (left_out.details, "details block"),
+            (left_out.rows, row),
+            (left_out.details, block),
         )
         if count
     ]
     listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
-    text = f"\n> **Truncated:** this {what} is limited to {limit:,} bytes; left out: {listed}."
+    text = f"\n> **Truncated:** {bounds}; left out: {listed}."
     if left_out.references:
         plural = left_out.references != 1
         text += (
             f" {left_out.references:,} gate failure{'s' if plural else ''} shown above "
-            f"say{'' if plural else 's'} *details left out*."
+            f"say{'' if plural else 's'} *{dropped}*."
         )
     return text + " The HTML report (`--html`) holds everything.\n"
 
@@ -391,4 +415,5 @@ def render_markdown(
     budget.add(
         f"---\n*`scorecard gate`, seed {result.seed}; inline text is limited to {INLINE_LIMIT} characters.*\n"
     )
-    return budget.text(lambda left_out: truncation_note("summary", budget.limit, left_out))
+    bounds = f"this summary is limited to {budget.limit:,} bytes"
+    return budget.text(lambda left_out: truncation_note(bounds, left_out))

@@ -1,8 +1,9 @@
 """A size budget for bounded markdown (the job summary and the PR comment).
 
 Pieces are added in order of importance while they fit; the first that does not ends the text
-(nothing after it is added, so what is shown is always a prefix of the whole), and what was left
-out is counted by kind: sections, table rows, detail blocks. A closing note says how much.
+(nothing after it is added, so what is shown is in order, with nothing skipped to fit something
+later), and what was left out is counted by kind: sections, table rows, detail blocks, those a
+renderer chose not to show at all included. A closing note says how much.
 
 A piece may *refer* to a detail block added later ("details below"). A reference is written as
 a placeholder and settled when the text is made: the words for a kept block when that block was
@@ -55,14 +56,15 @@ class MarkdownBudget:
         self._parts: list[str] = []
         self._size = 0
         self._sections = self._rows = self._details = 0
+        self._stopped = False
         self._wordings: list[tuple[str, str, str]] = []  # (block key, kept, left out)
         self._shown: list[int] = []  # the references in the pieces added
         self._kept: set[str] = set()
 
     @property
     def full(self) -> bool:
-        """Whether something was left out (nothing more is added then)."""
-        return bool(self._sections or self._rows or self._details)
+        """Whether a piece did not fit (nothing more is added then)."""
+        return self._stopped
 
     def reference(self, key: str, kept: str, dropped: str) -> str:
         """A placeholder for a reference to detail block ``key``: ``kept`` when that block is
@@ -85,7 +87,8 @@ class MarkdownBudget:
         (``section``, ``row`` or ``detail``). A detail block names its ``key`` so references to
         it can say it is there."""
         size = self._measure(text)
-        if self.full or self._size + size > self._room:
+        if self._stopped or self._size + size > self._room:
+            self._stopped = True
             self.leave_out(kind)
             return False
         self._parts.append(text)
@@ -97,7 +100,8 @@ class MarkdownBudget:
         return True
 
     def leave_out(self, kind: str, count: int = 1) -> None:
-        """Count ``count`` pieces of ``kind`` as left out without making them."""
+        """Count ``count`` pieces of ``kind`` as left out without making them (pieces past
+        the budget, or that a renderer chose not to show: more can be added after these)."""
         if kind == "row":
             self._rows += count
         elif kind == "detail":
@@ -119,6 +123,25 @@ class MarkdownBudget:
             self.add(markdown_row(row), kind="row")
         if not self.full:
             self.add("\n")
+
+    def fold(self, opening: str, pieces: Sequence[str], closing: str, *, kind: str = "row") -> None:
+        """``opening`` with the first of ``pieces``, the other pieces while they fit, then
+        ``closing``, whose room is kept from the start: a fold opened (``<details>``) is always
+        closed. When the opening and first piece do not fit, the fold is left out whole (a
+        section and its pieces)."""
+        if not pieces:
+            return
+        reserved = self._measure(closing)
+        self._room -= reserved
+        first, *rest = pieces
+        if self.add(opening + first):
+            for piece in rest:
+                self.add(piece, kind=kind)
+            self._parts.append(closing)
+            self._size += reserved
+        else:
+            self.leave_out(kind, len(pieces))
+        self._room += reserved
 
     def left_out(self) -> LeftOut:
         """What was left out so far."""
