@@ -205,6 +205,14 @@ def gate(
     markdown: Annotated[
         Path | None, typer.Option("--markdown", help="Write the markdown summary here.")
     ] = None,
+    pr_comment: Annotated[
+        Path | None,
+        typer.Option(
+            "--pr-comment",
+            help="Write a pull-request comment here (markdown, at most 64,000 bytes, first line "
+            "<!-- scorecard-gate --> to find and update it by).",
+        ),
+    ] = None,
     junit: Annotated[
         Path | None,
         typer.Option(
@@ -289,6 +297,7 @@ def gate(
     check_outputs(
         {
             "--markdown": markdown,
+            "--pr-comment": pr_comment,
             "--junit": junit,
             "--junit-runs": junit_runs,
             "--json": json_file,
@@ -304,6 +313,7 @@ def gate(
         render_html,
         render_junit,
         render_markdown,
+        render_pr_comment,
         verdict_line,
         write_junit_runs,
     )
@@ -353,6 +363,8 @@ def gate(
     try:
         if markdown is not None:
             _write(markdown, summary)
+        if pr_comment is not None:
+            _write(pr_comment, render_pr_comment(result, line, site_url=site_url))
         if junit is not None:
             _write(junit, render_junit(result, site_url=site_url))
         if junit_runs is not None:
