@@ -380,6 +380,7 @@ PACKAGES = {
         "render_junit",
         "render_junit_runs",
         "render_markdown",
+        "render_pr_comment",
         "render_view",
         "run_page_path",
         "scorecard_table",

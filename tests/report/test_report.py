@@ -150,20 +150,21 @@ def test_per_check_junit_is_red_exactly_where_the_gate_fails(
     golden_result: GateResult, tmp_path: Path
 ) -> None:
     """One test case per candidate (and the bundle) and rule in force, as junitparser reads
-    them: alpha fails on safety, beta on its drop (0.9 -> 0.5 on every case), and nothing else
-    is red (the pooled comparison is shown, never gated)."""
+    them (class name the candidate, name the rule): alpha fails on safety, beta on its drop
+    (0.9 -> 0.5 on every case), and nothing else is red (the pooled comparison is shown, never
+    gated)."""
     path = tmp_path / "gate.xml"
     path.write_text(render_junit(golden_result), encoding="utf-8")
     (suite,) = list(JUnitXml.fromfile(str(path)))
     rules = ["safety", "drop", "coverage", "infrastructure", "audit"]
-    names = [case.name for case in suite]
-    assert names == [
-        f"{who}: {rule}" for who in ("alpha", "beta", "all candidates") for rule in rules
-    ]
+    names = [(case.classname, case.name) for case in suite]
+    assert names == [(who, rule) for who in ("alpha", "beta", "(all candidates)") for rule in rules]
     failed = sorted(
-        case.name for case in suite if case.result and isinstance(case.result[0], Failure)
+        (case.classname, case.name)
+        for case in suite
+        if case.result and isinstance(case.result[0], Failure)
     )
-    assert failed == ["alpha: safety", "beta: drop"]
+    assert failed == [("alpha", "safety"), ("beta", "drop")]
     assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (15, 2, 0, 0)
 
 
@@ -183,10 +184,15 @@ def test_per_check_junit_skips_an_inconclusive_check_and_passes_a_healthy_gate()
     result = evaluate_gate(side(unsure), side(before), RULES, seed=1)
     root = ElementTree.fromstring(render_junit(result))
     skipped = [
-        case.get("name") for case in root.iter("testcase") if case.find("skipped") is not None
+        (case.get("classname"), case.get("name"), case.findtext("skipped"))
+        for case in root.iter("testcase")
+        if case.find("skipped") is not None
     ]
     assert result.verdict == "inconclusive"
-    assert skipped == ["alpha: drop"]
+    ((who, rule, reason),) = skipped
+    assert (who, rule) == ("alpha", "drop")
+    assert reason is not None
+    assert reason.startswith("inconclusive: mean overall")
     assert root.get("failures") == "0"
     healthy = evaluate_gate(side(before), side(before), RULES, seed=1)
     assert healthy.verdict == "pass"
@@ -195,9 +201,8 @@ def test_per_check_junit_skips_an_inconclusive_check_and_passes_a_healthy_gate()
 
 
 def test_junit_counts_as_junitparser_reads_them(golden_result: GateResult, tmp_path: Path) -> None:
-    """Per-run form, per suite: failures for runs that did not pass, an error per
-    infrastructure failure, skipped for skipped runs; the gate suite fails once per failed
-    rule outcome."""
+    """Per-run form, a suite per candidate: failures for runs that did not pass, an error per
+    infrastructure failure, skipped for skipped runs (the gate's checks are ``--junit``'s)."""
     path = tmp_path / "gate.xml"
     path.write_text(render_junit_runs(golden_result), encoding="utf-8")
     suites = {suite.name: suite for suite in JUnitXml.fromfile(str(path))}
@@ -206,11 +211,10 @@ def test_junit_counts_as_junitparser_reads_them(golden_result: GateResult, tmp_p
         for name, suite in suites.items()
     }
     assert counts == {
-        "scorecard gate": (5, 2, 0, 0),
-        "nightly-2/alpha": (8, 2, 1, 1),
-        "nightly-2/beta": (8, 8, 0, 0),
+        "scorecard runs: alpha": (8, 2, 1, 1),
+        "scorecard runs: beta": (8, 8, 0, 0),
     }
-    alpha = list(suites["nightly-2/alpha"])
+    alpha = list(suites["scorecard runs: alpha"])
     kinds = [type(case.result[0]).__name__ if case.result else "passed" for case in alpha]
     assert kinds == [
         "Failure",
@@ -225,15 +229,22 @@ def test_junit_counts_as_junitparser_reads_them(golden_result: GateResult, tmp_p
     assert isinstance(alpha[0].result[0], Failure)
     assert isinstance(alpha[2].result[0], Error)
     assert isinstance(alpha[3].result[0], Skipped)
-    assert alpha[0].name == "final-response #1"
+    assert (alpha[0].classname, alpha[0].name) == ("alpha", "final-response #1")
 
 
-def test_junit_carries_dimension_scores_as_properties(golden_result: GateResult) -> None:
-    """Each run's test case lists its eight dimension scores (per-run form)."""
+def test_junit_carries_dimension_scores_in_each_runs_output(golden_result: GateResult) -> None:
+    """Each run's test case lists its eight dimension scores as ``name: value`` lines of its
+    ``system-out`` (the schemas allow no properties in a test case), and its suite names the
+    bundle and the verdict as properties (per-run form)."""
     root = ElementTree.fromstring(render_junit_runs(golden_result))
-    case = root.find("./testsuite[@name='nightly-2/beta']/testcase")
-    assert case is not None
-    properties = {p.get("name"): p.get("value") for p in case.iter("property")}
+    suite = root.find("./testsuite[@name='scorecard runs: beta']")
+    assert suite is not None
+    suite_properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert suite_properties["current"] == "nightly-2"
+    assert suite_properties["verdict"] == "fail"
+    output = suite.findtext("testcase/system-out")
+    assert output is not None
+    properties = dict(line.split(": ", 1) for line in output.splitlines())
     assert properties["score.semantic_outcome"] == "0.5000"
     assert properties["score.hard_invariants"] == "1.0000"
     assert properties["classification"] == "completed"

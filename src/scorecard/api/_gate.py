@@ -225,6 +225,8 @@ class GateReports:
 
     markdown: Path | None = None
     """The bounded markdown summary."""
+    pr_comment: Path | None = None
+    """A pull-request comment (at most 64,000 bytes, a hidden marker first to update it by)."""
     junit: Path | None = None
     """JUnit XML, one test case per check."""
     junit_runs: Path | None = None
@@ -257,6 +259,7 @@ class GateReports:
         """The written files by the option that names them (for the output checks)."""
         return {
             "--markdown": self.markdown,
+            "--pr-comment": self.pr_comment,
             "--junit": self.junit,
             "--junit-runs": self.junit_runs,
             "--json": self.json,
@@ -288,6 +291,7 @@ def write_gate_reports(judgement: Judgement, reports: GateReports) -> list[str]:
         render_html,
         render_junit,
         render_markdown,
+        render_pr_comment,
         write_junit_runs,
     )
 
@@ -299,6 +303,12 @@ def write_gate_reports(judgement: Judgement, reports: GateReports) -> list[str]:
         summary = render_markdown(result, judgement.line, site_url=site_url)
     writers: list[tuple[Path | None, Callable[[IO[str]], object]]] = [
         (reports.markdown, lambda stream: stream.write(summary)),
+        (
+            reports.pr_comment,
+            lambda stream: stream.write(
+                render_pr_comment(result, judgement.line, site_url=site_url)
+            ),
+        ),
         (reports.junit, lambda stream: stream.write(render_junit(result, site_url=site_url))),
         # A test case per run: written as made.
         (reports.junit_runs, lambda stream: write_junit_runs(result, stream, site_url=site_url)),

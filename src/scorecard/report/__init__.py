@@ -1,6 +1,6 @@
 """Renderings for people and CI: terminal tables, comparison views, the gate's verdict line,
-markdown summary, JUnit XML, HTML report and the static report site. Untrusted text is escaped in one place
-(``_escape``).
+markdown summary, pull-request comment, JUnit XML, HTML report and the static report site.
+Untrusted text is escaped in one place (``_escape``).
 """
 
 from ._compare import (
@@ -21,6 +21,7 @@ from ._history import HISTORY_SCHEMA, history_csv, history_json, render_history
 from ._html import plot_images, render_html
 from ._junit import render_junit, render_junit_runs, write_junit_runs
 from ._markdown import render_markdown
+from ._pr_comment import render_pr_comment
 from ._site import build_site, write_site
 from ._site_paths import run_page_path
 from ._terminal import scorecard_table
@@ -43,6 +44,7 @@ __all__ = [
     "render_junit",
     "render_junit_runs",
     "render_markdown",
+    "render_pr_comment",
     "render_view",
     "run_page_path",
     "scorecard_table",
