@@ -116,6 +116,7 @@ def test_a_command_loads_only_its_own_command_module(
         "scorecard.cli._app",
         "scorecard.cli._campaign",
         "scorecard.cli._common",
+        "scorecard.cli._exit_codes",
         "scorecard.cli._score",
     }
     assert [name for name in modules if is_under(name, "concurrent.futures.process")] == []

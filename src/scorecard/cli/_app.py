@@ -1,8 +1,10 @@
 """The ``scorecard`` command line: a thin veneer over the library.
 
-Each command parses its arguments, calls one library function, prints, and maps library errors
-to exit codes (0 ok, 1 a gate failed, 2 bad input or usage). Heavy imports (pandas, matplotlib)
-happen inside the commands that need them so ``scorecard --help`` stays fast.
+Each command parses its arguments, calls one library function and prints; library errors
+become exit codes in one place (``_exit_codes``: 2 for bad input, usage, a bad catalog or
+policy, an output that cannot be written), verdicts are the commands' own (the gate's 0, 1, 3).
+Heavy imports (pandas, matplotlib) happen inside the commands that need them so ``scorecard
+--help`` stays fast.
 """
 
 from __future__ import annotations
@@ -12,18 +14,36 @@ import importlib
 import os
 import signal
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from scorecard.contract import ScorecardError
+from scorecard.contract import OutputError, ScorecardError
 
-__all__ = ["app", "app_for", "main"]
+from ._exit_codes import exit_code, reporting
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+__all__ = ["app", "app_for", "main", "new_app"]
 
 
-def _new_app() -> typer.Typer:
-    return typer.Typer(
+class _App(typer.Typer):
+    """A typer app whose every command ends its library errors through ``_exit_codes``."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[Command], Command]:
+        register = super().command(*args, **kwargs)
+
+        def registered(function: Command) -> Command:
+            register(reporting(function))
+            return function
+
+        return registered
+
+
+def new_app() -> typer.Typer:
+    """An app without commands, its library errors mapped to exit codes as every command's."""
+    return _App(
         name="scorecard",
         help="Turn paperclip agent-runner evaluation runs into scorecards people can trust.",
         no_args_is_help=True,
@@ -80,7 +100,7 @@ def full_app() -> typer.Typer:
     """The app with every command registered (built on first use, then the same object)."""
     global _full_app
     if _full_app is None:
-        built = _new_app()
+        built = new_app()
         built.callback()(_options)
         for name in COMMAND_MODULES:
             _command_module(name).register(built)
@@ -106,7 +126,7 @@ def app_for(args: Sequence[str]) -> typer.Typer:
     of milliseconds for seven), and a run needs one; what it parses and prints is the same.
     Only the named command's module is imported."""
     if args and args[0] in COMMANDS:
-        single = _new_app()
+        single = new_app()
         single.callback()(_options)
         _command_module(COMMANDS[args[0]]).register(single)
         return single
@@ -138,12 +158,13 @@ def main() -> None:
         # The reader (e.g. `head`) went away: stop quietly, without a traceback at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 1
-    except ScorecardError as error:  # an output that cannot be written, found while writing
+    except ScorecardError as error:  # raised outside a command (typer's own output)
         sys.stderr.write(f"error: {error}\n")
-        code = 2
-    except OSError as error:  # standard output full or gone (`> /dev/full`)
-        sys.stderr.write(f"error: {_unwritable_stdout(error)}\n")
-        code = 2
+        code = exit_code(error)
+    except (OSError, UnicodeEncodeError) as error:  # stdout full, gone, or not Unicode
+        unwritable = _unwritable_stdout(error)
+        sys.stderr.write(f"error: {unwritable}\n")
+        code = exit_code(unwritable)
     except SystemExit as finished:
         code = finished.code
     _end(code)
@@ -177,17 +198,25 @@ def _end(code: str | int | None) -> None:
     except BrokenPipeError:
         code = code or 1
     except OSError as error:
+        unwritable = _unwritable_stdout(error)
         with contextlib.suppress(OSError):
-            sys.stderr.write(f"error: {_unwritable_stdout(error)}\n")
-        code = code or 2
+            sys.stderr.write(f"error: {unwritable}\n")
+        code = code or exit_code(unwritable)
     with contextlib.suppress(OSError):
         sys.stderr.flush()
     os._exit(code or 0)
 
 
-def _unwritable_stdout(error: OSError) -> ScorecardError:
-    from scorecard.contract import OutputError
-
+def _unwritable_stdout(error: OSError | UnicodeEncodeError) -> OutputError:
+    """Standard output that failed as it was written: full (``> /dev/full``), gone, or in an
+    encoding that cannot hold the text (``PYTHONIOENCODING=ascii``)."""
+    if isinstance(error, UnicodeEncodeError):
+        return OutputError(
+            f"cannot write: the text cannot be encoded as {error.encoding} (set "
+            "PYTHONIOENCODING=utf-8)",
+            rule="unwritable",
+            source="<stdout>",
+        )
     return OutputError(
         f"cannot write: {error.strerror or type(error).__name__}",
         rule="unwritable",

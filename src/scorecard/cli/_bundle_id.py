@@ -10,8 +10,6 @@ import typer
 
 from scorecard.contract import ManifestError
 
-from ._common import EXIT_BAD_INPUT
-
 
 def bundle_id(
     manifest: Annotated[Path, typer.Argument(help="A bundle.json (eval-bundle.v1 or campaign).")],
@@ -20,16 +18,12 @@ def bundle_id(
     try:
         text = manifest.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
-        sys.stderr.write(f"error: {manifest}: cannot read manifest: {type(error).__name__}\n")
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+        raise ManifestError(
+            f"cannot read manifest: {type(error).__name__}", rule="unreadable", source=str(manifest)
+        ) from None
     from scorecard.contract import parse_manifest
 
-    try:
-        info = parse_manifest(text, source=str(manifest))
-    except ManifestError as error:
-        sys.stderr.write(f"error: {error}\n")
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    sys.stdout.write(info.id + "\n")
+    sys.stdout.write(parse_manifest(text, source=str(manifest)).id + "\n")
 
 
 def register(app: typer.Typer) -> None:

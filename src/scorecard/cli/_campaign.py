@@ -8,11 +8,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import typer
-
 from scorecard.contract import InputError
 
-from ._common import EXIT_BAD_INPUT, policy_text, print_errors, write_errors
+from ._common import policy_text, write_errors
+from ._exit_codes import failure
 
 if TYPE_CHECKING:
     from scorecard.aggregate import ComparisonSettings
@@ -33,15 +32,12 @@ def input_paths(paths: Sequence[str] | None) -> list[str]:
         return list(paths)
     if not sys.stdin.isatty():
         return ["-"]
-    print_errors(
-        [InputError("give PATH... (files or folders), or pipe JSON Lines into stdin", rule="usage")]
-    )
-    raise typer.Exit(EXIT_BAD_INPUT)
+    raise InputError("give PATH... (files or folders), or pipe JSON Lines into stdin", rule="usage")
 
 
 def rules_from(policy_file: Path | None) -> tuple[Policy | None, GateRules]:
     """The scoring policy and the gate rules of a policy file (both sections; the defaults
-    without one). A bad file raises a located :class:`InputError`. Every command that reads a
+    without one). A bad file raises a located :class:`PolicyError`. Every command that reads a
     policy file with a gate section (compare, plot, gate, report) reads it here."""
     from scorecard.gate import GateRules, gate_policy
 
@@ -72,7 +68,7 @@ def load_inputs(
 ) -> LoadedRecords:
     """Every row of ``paths`` (records files, Parquet, observations scored here); one
     ``--bundle-id`` names every record's bundle, one per path names each path's. Rejected
-    records exit 2 (listed, and written to ``errors_file``)."""
+    records end the command (listed, and written to ``errors_file``)."""
     from scorecard.contract import Policy
     from scorecard.engine import LoadedRecords, load_records, scoring_catalog
 
@@ -96,9 +92,8 @@ def load_inputs(
         for row in part.rows:
             loaded.add(row if name is None else (name, *row[1:]))
     if loaded.errors:
-        print_errors(loaded.errors)
         write_errors(errors_file, loaded.errors)
-        raise typer.Exit(EXIT_BAD_INPUT)
+        raise failure(loaded.errors)
     if not loaded.rows:
         raise InputError("no scored records found in the inputs", rule="no_records")
     return loaded

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scorecard.contract import InputError
+from scorecard.contract import InputError, ScorecardError
+
+from ._exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, failure, print_errors
 
 if TYPE_CHECKING:
     from scorecard.contract import Catalog, Policy
@@ -36,10 +37,6 @@ __all__ = [
     "write_errors",
 ]
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
-MAX_ERRORS_SHOWN = 20
 
 # Options several commands share, spelt and documented once.
 CasesOption = Annotated[
@@ -92,20 +89,6 @@ WorkersOption = Annotated[
 ]
 
 
-def print_errors(errors: Iterable[InputError], *, limit: int = MAX_ERRORS_SHOWN) -> None:
-    """One line per error on stderr (``error: file:line /pointer: message [rule]``), bounded."""
-    shown = 0
-    hidden = 0
-    for error in errors:
-        if shown < limit:
-            sys.stderr.write(f"error: {error}\n")
-            shown += 1
-        else:
-            hidden += 1
-    if hidden:
-        sys.stderr.write(f"error: ... and {hidden} more (write them all with --errors FILE)\n")
-
-
 def check_outputs(
     outputs: dict[str, Path | None], inputs: Sequence[str] = (), *, folders: Sequence[str] = ()
 ) -> None:
@@ -114,8 +97,7 @@ def check_outputs(
 
     problems = output_problems(outputs, inputs, folders=folders)
     if problems:
-        print_errors(problems)
-        raise typer.Exit(EXIT_BAD_INPUT)
+        raise failure(problems)
 
 
 def policy_text(policy_file: Path) -> str:
@@ -149,18 +131,15 @@ def read_policy(policy_file: Path) -> Policy:
 
 
 def load_catalog_and_policy(cases: Path | None, policy_file: Path | None) -> tuple[Catalog, Policy]:
-    """The case catalog and scoring policy a command scores with; a bad one exits 2, located."""
+    """The case catalog and scoring policy a command scores with; a bad one raises its located
+    :class:`~scorecard.contract.CatalogError` or :class:`~scorecard.contract.PolicyError`."""
     from scorecard.contract import Policy
     from scorecard.engine import scoring_catalog
 
-    try:
-        return scoring_catalog(cases), (read_policy(policy_file) if policy_file else Policy())
-    except InputError as error:
-        print_errors([error])
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+    return scoring_catalog(cases), (read_policy(policy_file) if policy_file else Policy())
 
 
-def write_errors(errors_file: Path | None, errors: Iterable[InputError]) -> None:
+def write_errors(errors_file: Path | None, errors: Iterable[ScorecardError]) -> None:
     """``--errors FILE``: one JSON line per rejected record (nothing without a file)."""
     if errors_file is None:
         return
@@ -193,8 +172,7 @@ def check_known(kind: str, given: Sequence[str], known: Sequence[str], *, option
     """Every id of ``given`` is one of ``known``, else exit 2 naming the known ones."""
     problems = [suggest(kind, name, known, option=option) for name in given if name not in known]
     if problems:
-        print_errors(problems)
-        raise typer.Exit(EXIT_BAD_INPUT)
+        raise failure(problems)
 
 
 def worker_count(workers: int | None) -> int:

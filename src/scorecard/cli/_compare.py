@@ -27,7 +27,6 @@ from ._campaign import (
     rules_from,
 )
 from ._common import (
-    EXIT_BAD_INPUT,
     BundleIdsOption,
     CasesOption,
     ErrorsOption,
@@ -35,10 +34,10 @@ from ._common import (
     WorkersOption,
     check_known,
     check_outputs,
-    print_errors,
     worker_count,
     write_errors,
 )
+from ._exit_codes import failure
 
 __all__ = [
     "DEFAULT_TOLERANCE",
@@ -218,82 +217,78 @@ def compare(
 
     given = input_paths(paths)
     chosen = list(candidates or [])
-    try:
-        written = _out_format(output_format, out)
-        side_by_side = bool(chosen) or by is not None or (bundle is not None and not baseline)
-        if across_bundles is not None and (side_by_side or bundle is not None or baseline):
-            raise InputError(
-                "--across-bundles follows one candidate over every bundle; drop --candidate, "
-                "--by, --bundle and --baseline",
-                rule="conflicting_options",
-            )
-        if side_by_side and baseline is not None:
-            raise InputError(
-                "--baseline judges a bundle against another; --candidate and --by compare "
-                "within one bundle",
-                rule="conflicting_options",
-            )
-        if len(set(chosen)) != len(chosen):
-            raise InputError("a --candidate is given twice", rule="conflicting_options")
-        policy, rules = rules_from(policy_file)
-        baseline_path = baseline is not None and Path(baseline).exists()
-        if baseline_path and any(
-            Path(path).resolve() == Path(baseline or "").resolve() for path in given
-        ):
-            raise InputError(
-                "--baseline names a path that is also an input; give its bundle id instead "
-                "(or leave it out: the bundle before the current one is the default)",
-                rule="conflicting_options",
-                source="--baseline",
-            )
-        inputs = [baseline, *given] if baseline_path and baseline is not None else given
-        ids = list(bundle_ids or [])
-        with _progress(inputs) as on_file:
-            loaded = load_campaign(
-                inputs,
-                cases=cases,
-                policy=policy,
-                workers=worker_count(workers),
-                bundle_ids=(["", *ids] if baseline_path and len(ids) > 1 else ids),
-                errors_file=errors_file,
-                on_file=on_file,
-            )
-        settings = comparison_settings(rules, seed=seed, tolerance=tolerance)
-        analysis = analyze_campaign(loaded.frame, settings)
-        known_candidates = observed_categories(loaded.frame["candidate"])
-        check_known("candidate", chosen, known_candidates, option="--candidate")
-        if across_bundles is not None:
-            check_known("candidate", [across_bundles], known_candidates, option="--across-bundles")
-        bundles = list(analysis.bundles)
-        if bundle is not None:
-            check_known("bundle", [bundle], bundles, option="--bundle")
-        if baseline_path:
-            baseline = _bundle_of(loaded)
-        elif baseline is not None:
-            check_known("bundle", [baseline], bundles, option="--baseline")
-        view: BundleView | TrendView | CampaignView
-        if across_bundles is not None:
-            view = trend_view(analysis, across_bundles)
-        elif side_by_side or (len(bundles) == 1 and baseline is None):
-            shown = bundle
-            if shown is None and len(bundles) > 1:
-                shown = bundles[-1]
-                sys.stderr.write(f"note: showing bundle {shown}, the last one (choose: --bundle)\n")
-            view = bundle_view(
-                analysis, bundle=shown, by=(by or GroupBy.candidate).value, candidates=chosen
-            )
-        else:
-            current = bundle or bundles[-1]
-            before = baseline or analysis.previous_bundle(current)
-            statuses = (
-                gate_statuses(loaded.frame, before, current, rules, seed)
-                if gate and before is not None
-                else {}
-            )
-            view = campaign_view(analysis, current=current, baseline=before, gate=statuses)
-    except InputError as error:
-        print_errors([error])
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+    written = _out_format(output_format, out)
+    side_by_side = bool(chosen) or by is not None or (bundle is not None and not baseline)
+    if across_bundles is not None and (side_by_side or bundle is not None or baseline):
+        raise InputError(
+            "--across-bundles follows one candidate over every bundle; drop --candidate, "
+            "--by, --bundle and --baseline",
+            rule="conflicting_options",
+        )
+    if side_by_side and baseline is not None:
+        raise InputError(
+            "--baseline judges a bundle against another; --candidate and --by compare "
+            "within one bundle",
+            rule="conflicting_options",
+        )
+    if len(set(chosen)) != len(chosen):
+        raise InputError("a --candidate is given twice", rule="conflicting_options")
+    policy, rules = rules_from(policy_file)
+    baseline_path = baseline is not None and Path(baseline).exists()
+    if baseline_path and any(
+        Path(path).resolve() == Path(baseline or "").resolve() for path in given
+    ):
+        raise InputError(
+            "--baseline names a path that is also an input; give its bundle id instead "
+            "(or leave it out: the bundle before the current one is the default)",
+            rule="conflicting_options",
+            source="--baseline",
+        )
+    inputs = [baseline, *given] if baseline_path and baseline is not None else given
+    ids = list(bundle_ids or [])
+    with _progress(inputs) as on_file:
+        loaded = load_campaign(
+            inputs,
+            cases=cases,
+            policy=policy,
+            workers=worker_count(workers),
+            bundle_ids=(["", *ids] if baseline_path and len(ids) > 1 else ids),
+            errors_file=errors_file,
+            on_file=on_file,
+        )
+    settings = comparison_settings(rules, seed=seed, tolerance=tolerance)
+    analysis = analyze_campaign(loaded.frame, settings)
+    known_candidates = observed_categories(loaded.frame["candidate"])
+    check_known("candidate", chosen, known_candidates, option="--candidate")
+    if across_bundles is not None:
+        check_known("candidate", [across_bundles], known_candidates, option="--across-bundles")
+    bundles = list(analysis.bundles)
+    if bundle is not None:
+        check_known("bundle", [bundle], bundles, option="--bundle")
+    if baseline_path:
+        baseline = _bundle_of(loaded)
+    elif baseline is not None:
+        check_known("bundle", [baseline], bundles, option="--baseline")
+    view: BundleView | TrendView | CampaignView
+    if across_bundles is not None:
+        view = trend_view(analysis, across_bundles)
+    elif side_by_side or (len(bundles) == 1 and baseline is None):
+        shown = bundle
+        if shown is None and len(bundles) > 1:
+            shown = bundles[-1]
+            sys.stderr.write(f"note: showing bundle {shown}, the last one (choose: --bundle)\n")
+        view = bundle_view(
+            analysis, bundle=shown, by=(by or GroupBy.candidate).value, candidates=chosen
+        )
+    else:
+        current = bundle or bundles[-1]
+        before = baseline or analysis.previous_bundle(current)
+        statuses = (
+            gate_statuses(loaded.frame, before, current, rules, seed)
+            if gate and before is not None
+            else {}
+        )
+        view = campaign_view(analysis, current=current, baseline=before, gate=statuses)
     with contextlib.ExitStack() as stack:
         stream: IO[str] = stack.enter_context(atomic_writer(out)) if out is not None else sys.stdout
         if written is CompareFormat.json:
@@ -336,7 +331,7 @@ def load_campaign(
     errors_file: Path | None,
     on_file: Callable[[str], None] | None = None,
 ) -> CampaignInputs:
-    """The frame of ``paths`` as :func:`load_inputs` reads them (the same errors, exit 2).
+    """The frame of ``paths`` as :func:`load_inputs` reads them (the same errors).
     Parquet inputs alone (no ``--bundle-id``) are read column by column through Arrow, never
     as Python rows; the frame is the same. Every view (the gate's statuses too) reads the
     frame."""
@@ -373,9 +368,8 @@ def _parquet_frame(paths: list[str], errors_file: Path | None) -> tuple[Any, lis
 
     errors = [error for error in map(parquet_input_error, paths) if error is not None]
     if errors:
-        print_errors(errors)
         write_errors(errors_file, errors)
-        raise typer.Exit(EXIT_BAD_INPUT)
+        raise failure(errors)
     order = list(dict.fromkeys(bundle for path in paths for bundle in parquet_bundle_order(path)))
     frame = records_frame([Path(path) for path in paths], bundle_order=order)
     if not len(frame):

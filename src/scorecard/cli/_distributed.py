@@ -26,18 +26,13 @@ LOCAL = "local"
 _SPLIT_BYTES = 64 * 1024 * 1024
 
 
-def _fail(message: str, *, rule: str, source: str) -> typer.Exit:
-    print_errors([InputError(message, rule=rule, source=source)])
-    return typer.Exit(EXIT_BAD_INPUT)
-
-
 @contextlib.contextmanager
 def _client(scheduler: str) -> Iterator[Any]:
     """A client of the cluster at ``scheduler``, or of a new local one for ``local``."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise _fail(
+        raise InputError(
             "Dask is not installed: pip install 'scorecard[distributed]'",
             rule="missing_extra",
             source="--scheduler",
@@ -57,7 +52,7 @@ def _client(scheduler: str) -> Iterator[Any]:
             else:
                 client = stack.enter_context(Client(scheduler))  # type: ignore[no-untyped-call]
         except (OSError, ValueError) as error:  # TimeoutError is an OSError
-            raise _fail(
+            raise InputError(
                 f"cannot connect to the scheduler: {error}",
                 rule="scheduler_unreachable",
                 source=scheduler,
@@ -85,28 +80,19 @@ def run_on_scheduler(
     from scorecard.engine import atomic_writer, load_policy
     from scorecard.engine.distributed import refuse_stdin, score_on_dask
 
-    try:
-        refuse_stdin(paths)  # before a local cluster is started for nothing
-        policy = load_policy(policy_file) if policy_file else Policy()
-    except InputError as error:
-        print_errors([error])
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-
+    refuse_stdin(paths)  # before a local cluster is started for nothing
+    policy = load_policy(policy_file) if policy_file else Policy()
     with _client(scheduler) as client:
-        try:
-            run = score_on_dask(
-                paths,
-                client=client,
-                out=out,
-                cases=cases,
-                policy=policy,
-                bundle_id=bundle_id,
-                split_bytes=split_bytes,
-                scorecards_out=scorecards,
-            )
-        except InputError as error:
-            print_errors([error])
-            raise typer.Exit(EXIT_BAD_INPUT) from None
+        run = score_on_dask(
+            paths,
+            client=client,
+            out=out,
+            cases=cases,
+            policy=policy,
+            bundle_id=bundle_id,
+            split_bytes=split_bytes,
+            scorecards_out=scorecards,
+        )
     if errors_file is not None:
         with atomic_writer(errors_file) as stream:
             for rejected in run.errors:

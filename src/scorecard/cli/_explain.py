@@ -121,17 +121,12 @@ def explain(
     given = input_paths(paths)
     scored = next((path for path in given if is_parquet_input(path)), None)
     if scored is not None:
-        print_errors(
-            [
-                InputError(
-                    "explain reads observations; Parquet holds scores but no reasons, "
-                    "pointers or audit findings (explain the observations it was scored from)",
-                    rule="not_observations",
-                    source=scored,
-                )
-            ]
+        raise InputError(
+            "explain reads observations; Parquet holds scores but no reasons, "
+            "pointers or audit findings (explain the observations it was scored from)",
+            rule="not_observations",
+            source=scored,
         )
-        raise typer.Exit(EXIT_BAD_INPUT)
     if output_format is None:
         json_out = out is not None and out.suffix.lower() == ".json"
         output_format = ExplainFormat.json if json_out else ExplainFormat.text

@@ -10,26 +10,25 @@ import dataclasses
 import enum
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from scorecard.contract import InputError
+from scorecard.contract import InputError, ScorecardError
 
 from ._campaign import rules_from
 from ._common import (
-    EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_OK,
     BundleIdOption,
     CasesOption,
     WorkersOption,
     check_outputs,
-    print_errors,
     worker_count,
 )
+from ._exit_codes import failure
 
 if TYPE_CHECKING:
     from scorecard.contract import Catalog, Policy, Row
@@ -155,6 +154,13 @@ def _without_errors(
             yield item
 
 
+def _nothing_judged(errors: Sequence[ScorecardError]) -> typer.Exit:
+    """Print ``errors`` and the verdict line saying nothing was judged; the exit that ends."""
+    ended = failure(errors)
+    sys.stdout.write(_BAD_INPUT_LINE + "\n")
+    return ended
+
+
 def _write(path: Path, text: str) -> None:
     from scorecard.engine import atomic_writer
 
@@ -266,26 +272,25 @@ def gate(
     $GITHUB_STEP_SUMMARY when that is set.
     """
     if site_url is not None and _bad_site_url(site_url):
-        sys.stderr.write(
-            "error: --site-url must be an address or path without spaces, quotes, brackets, "
-            "control characters or anything secret-shaped\n"
+        raise InputError(
+            "must be an address or path without spaces, quotes, brackets, control characters "
+            "or anything secret-shaped",
+            rule="usage",
+            source="--site-url",
         )
-        raise typer.Exit(EXIT_BAD_INPUT)
     if baseline_bundle_id is not None and len(baseline or []) > 1:
-        sys.stderr.write(
-            "error: --baseline-bundle-id names one baseline's bundle; several --baseline nights"
-            " keep their own bundle ids\n"
+        raise InputError(
+            "names one baseline's bundle; several --baseline nights keep their own bundle ids",
+            rule="usage",
+            source="--baseline-bundle-id",
         )
-        raise typer.Exit(EXIT_BAD_INPUT)
     from scorecard.engine import check_bundle_id
 
     try:  # a given bundle id is written in every report: refused before anything is read
         check_bundle_id(bundle_id)
         check_bundle_id(baseline_bundle_id, option="--baseline-bundle-id")
     except InputError as error:
-        print_errors([error])
-        sys.stdout.write(_BAD_INPUT_LINE + "\n")
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+        raise _nothing_judged([error]) from None
     check_outputs(
         {
             "--markdown": markdown,
@@ -307,11 +312,6 @@ def gate(
         verdict_line,
         write_junit_runs,
     )
-
-    def bad_input(errors: list[InputError]) -> typer.Exit:
-        print_errors(errors)
-        sys.stdout.write(_BAD_INPUT_LINE + "\n")
-        return typer.Exit(EXIT_BAD_INPUT)
 
     try:
         policy, rules = rules_from(policy_file)
@@ -339,10 +339,10 @@ def gate(
             if side is not None:
                 baseline_sides.append(side)
         baseline_side = pool_sides(baseline_sides) if baseline_sides and not errors else None
-    except InputError as error:
-        raise bad_input([error]) from None
+    except ScorecardError as error:  # the inputs, the policy or the catalog: nothing judged
+        raise _nothing_judged([error]) from None
     if errors or current_side is None:
-        raise bad_input(errors)
+        raise _nothing_judged(errors)
     result = evaluate_gate(current_side, baseline_side, rules, seed=seed)
     line = verdict_line(result, fail_on_inconclusive=rules.fail_on_inconclusive)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -350,31 +350,20 @@ def gate(
     summary = ""
     if markdown is not None or step_summary:
         summary = render_markdown(result, line, site_url=site_url)
-    try:
-        if markdown is not None:
-            _write(markdown, summary)
-        if junit is not None:
-            _write(junit, render_junit(result, site_url=site_url))
-        if junit_runs is not None:
-            from scorecard.engine import atomic_writer
+    if markdown is not None:
+        _write(markdown, summary)
+    if junit is not None:
+        _write(junit, render_junit(result, site_url=site_url))
+    if junit_runs is not None:
+        from scorecard.engine import atomic_writer
 
-            with atomic_writer(junit_runs) as stream:  # a test case per run: written as made
-                write_junit_runs(result, stream, site_url=site_url)
-        if json_file is not None:
-            _write(json_file, render_gate_json(result))
-        if html is not None:
-            images = plot_images(result)
-            _write(html, render_html(result, line, images=images))
-    except OSError as error:
-        raise bad_input(
-            [
-                InputError(
-                    f"cannot write report: {error.strerror or type(error).__name__}",
-                    rule="unwritable",
-                    source=error.filename if isinstance(error.filename, str) else None,
-                )
-            ]
-        ) from None
+        with atomic_writer(junit_runs) as stream:  # a test case per run: written as made
+            write_junit_runs(result, stream, site_url=site_url)
+    if json_file is not None:
+        _write(json_file, render_gate_json(result))
+    if html is not None:
+        images = plot_images(result)
+        _write(html, render_html(result, line, images=images))
     if step_summary:
         try:
             with open(step_summary, "a", encoding="utf-8") as stream:

@@ -13,7 +13,6 @@ from scorecard.contract import InputError
 
 from ._campaign import comparison_settings, gate_statuses, input_paths, rules_from
 from ._common import (
-    EXIT_BAD_INPUT,
     BundleIdsOption,
     CasesOption,
     ErrorsOption,
@@ -21,10 +20,10 @@ from ._common import (
     WorkersOption,
     check_known,
     check_outputs,
-    print_errors,
     worker_count,
 )
 from ._compare import load_campaign
+from ._exit_codes import failure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure  # noqa: TID251  (a type only; no import at run time)
@@ -135,42 +134,38 @@ def plot(
     given = input_paths(paths)
     chosen = list(candidates or [])
     gate_failed: list[str] | None = None
-    try:
-        image = _image_format(out) if kind is not PlotKind.all else image_format.value
-        if kind is PlotKind.all and out.exists() and not out.is_dir():
-            raise InputError(
-                f"--out {out} is a file; `plot all` writes into a folder", rule="bad_output"
-            )
-        policy, rules = rules_from(policy_file)
-        loaded = load_campaign(
-            given,
-            cases=cases,
-            policy=policy,
-            workers=worker_count(workers),
-            bundle_ids=list(bundle_ids or []),
-            errors_file=errors_file,
+    image = _image_format(out) if kind is not PlotKind.all else image_format.value
+    if kind is PlotKind.all and out.exists() and not out.is_dir():
+        raise InputError(
+            f"--out {out} is a file; `plot all` writes into a folder", rule="bad_output"
         )
-        settings = comparison_settings(rules, seed=seed, tolerance=None)
-        analysis = analyze_campaign(loaded.frame, settings)
-        bundles = list(analysis.bundles)
-        if bundle is not None:  # an unknown bundle is one clear error, not seven
-            check_known("bundle", [bundle], bundles, option="--bundle")
-        known = observed_categories(loaded.frame["candidate"])
-        check_known("candidate", chosen, known, option="--candidate")
-        current = bundle or bundles[-1]
-        if bundle is None and len(bundles) > 1 and kind is not PlotKind.trends:
-            sys.stderr.write(
-                f"note: plotting bundle {current}, the last of {len(bundles)} (choose: --bundle; "
-                "trends span them all)\n"
-            )
-        before = analysis.previous_bundle(current)
-        if before is not None and kind in (PlotKind.overall, PlotKind.all):
-            # Gate failures matter where the gate fails a candidate (new ones, by default).
-            statuses = gate_statuses(loaded.frame, before, current, rules, seed)
-            gate_failed = [name for name, item in statuses.items() if item.status == "fail"]
-    except InputError as error:
-        print_errors([error])
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+    policy, rules = rules_from(policy_file)
+    loaded = load_campaign(
+        given,
+        cases=cases,
+        policy=policy,
+        workers=worker_count(workers),
+        bundle_ids=list(bundle_ids or []),
+        errors_file=errors_file,
+    )
+    settings = comparison_settings(rules, seed=seed, tolerance=None)
+    analysis = analyze_campaign(loaded.frame, settings)
+    bundles = list(analysis.bundles)
+    if bundle is not None:  # an unknown bundle is one clear error, not seven
+        check_known("bundle", [bundle], bundles, option="--bundle")
+    known = observed_categories(loaded.frame["candidate"])
+    check_known("candidate", chosen, known, option="--candidate")
+    current = bundle or bundles[-1]
+    if bundle is None and len(bundles) > 1 and kind is not PlotKind.trends:
+        sys.stderr.write(
+            f"note: plotting bundle {current}, the last of {len(bundles)} (choose: --bundle; "
+            "trends span them all)\n"
+        )
+    before = analysis.previous_bundle(current)
+    if before is not None and kind in (PlotKind.overall, PlotKind.all):
+        # Gate failures matter where the gate fails a candidate (new ones, by default).
+        statuses = gate_statuses(loaded.frame, before, current, rules, seed)
+        gate_failed = [name for name, item in statuses.items() if item.status == "fail"]
     kinds = PLOT_KINDS if kind is PlotKind.all else (kind.value,)
     failed: list[InputError] = []
     for name in kinds:
@@ -189,8 +184,7 @@ def plot(
             continue
         _save(figure, target, image)
     if failed:
-        print_errors(failed)
-        raise typer.Exit(EXIT_BAD_INPUT)
+        raise failure(failed)
 
 
 def register(app: typer.Typer) -> None:

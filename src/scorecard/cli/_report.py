@@ -54,65 +54,57 @@ def build_files(
     bundle_id: str | None,
     seed: int,
 ) -> dict[str, bytes]:
-    """Score ``paths`` and build the site's files; bad input exits 2, every error printed."""
+    """Score ``paths`` and build the site's files; rejected records end the command, every
+    error printed."""
     from scorecard.contract import load_catalog
     from scorecard.core import ScoredRecord
     from scorecard.engine import is_records_file, score_run
     from scorecard.report import build_site
 
-    try:
-        for given in paths:
-            if given != "-" and (is_records_file(given) or given.endswith(".parquet")):
-                raise InputError(
-                    "is already scored; the report shows each run's observation, so give the "
-                    "observation files or folders",
-                    rule="scored_input",
-                    source=given,
-                )
-        policy, rules = rules_from(policy_file)
-        catalog = load_catalog(cases)
-        run = score_run(
-            paths,
-            catalog=catalog,
-            policy=policy,
-            workers=worker_count(workers),
-            bundle_id=bundle_id,
-        )
-        records: list[ScoredRecord] = []
-        errors: list[InputError] = []
-        for item in run.records():
-            if isinstance(item, InputError):
-                errors.append(item)
-            else:
-                records.append(item)
-        if errors:
-            print_errors(errors)
-            raise typer.Exit(EXIT_BAD_INPUT)
-        return build_site(records, catalog, rules=rules, seed=seed)
-    except InputError as error:
-        print_errors([error])
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+    for given in paths:
+        if given != "-" and (is_records_file(given) or given.endswith(".parquet")):
+            raise InputError(
+                "is already scored; the report shows each run's observation, so give the "
+                "observation files or folders",
+                rule="scored_input",
+                source=given,
+            )
+    policy, rules = rules_from(policy_file)
+    catalog = load_catalog(cases)
+    run = score_run(
+        paths,
+        catalog=catalog,
+        policy=policy,
+        workers=worker_count(workers),
+        bundle_id=bundle_id,
+    )
+    records: list[ScoredRecord] = []
+    errors: list[InputError] = []
+    for item in run.records():
+        if isinstance(item, InputError):
+            errors.append(item)
+        else:
+            records.append(item)
+    if errors:
+        print_errors(errors)
+        raise typer.Exit(EXIT_BAD_INPUT)
+    return build_site(records, catalog, rules=rules, seed=seed)
 
 
 def _check_site_folder(out: Path, paths: list[str]) -> None:
-    """Exit 2 when the site would replace an input or a folder holding one."""
+    """Refuse (a ``bad_output`` error) a site that would replace an input or a folder holding
+    one."""
     target = out.resolve()
     for given in paths:
         if given == "-":
             continue
         source = Path(given).resolve()
         if source == target or target in source.parents:
-            print_errors(
-                [
-                    InputError(
-                        "the site folder is or holds one of the inputs; writing it would "
-                        "replace them",
-                        rule="bad_output",
-                        source="--out",
-                    )
-                ]
+            raise InputError(
+                "the site folder is or holds one of the inputs; writing it would replace them",
+                rule="bad_output",
+                source="--out",
             )
-            raise typer.Exit(EXIT_BAD_INPUT)
 
 
 def report(
@@ -145,22 +137,7 @@ def report(
     )
     from scorecard.report import write_site
 
-    try:
-        write_site(files, out)
-    except InputError as error:
-        print_errors([error])
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    except OSError as error:
-        print_errors(
-            [
-                InputError(
-                    f"cannot write the site: {error.strerror or type(error).__name__}",
-                    rule="unwritable",
-                    source=str(out),
-                )
-            ]
-        )
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+    write_site(files, out)
     pages = sum(1 for name in files if name.endswith(".html"))
     sys.stderr.write(f"wrote {pages} pages to {out}\n")
     sys.stdout.write(f"{out / 'index.html'}\n")
@@ -229,15 +206,9 @@ def view(
         try:
             serve(site, port)
         except OSError as error:
-            print_errors(
-                [
-                    InputError(
-                        f"cannot serve on 127.0.0.1:{port}: {error.strerror or error}",
-                        rule="unservable",
-                    )
-                ]
-            )
-            raise typer.Exit(EXIT_BAD_INPUT) from None
+            raise InputError(
+                f"cannot serve on 127.0.0.1:{port}: {error.strerror or error}", rule="unservable"
+            ) from None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

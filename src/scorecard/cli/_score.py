@@ -111,10 +111,7 @@ def score(
     paths = input_paths(paths)
     if scheduler is not None:
         if out is None or out.suffix != ".parquet":
-            print_errors(
-                [InputError("needs --out DATASET.parquet", rule="usage", source="--scheduler")]
-            )
-            raise typer.Exit(EXIT_BAD_INPUT)
+            raise InputError("needs --out DATASET.parquet", rule="usage", source="--scheduler")
         from ._distributed import run_on_scheduler
 
         run_on_scheduler(
@@ -134,10 +131,7 @@ def score(
     if parquet:
         output_format = OutputFormat.records  # rows: the facts records carry
     elif partition_by_bundle:
-        print_errors(
-            [InputError("needs --out FILE.parquet", rule="usage", source="--partition-by-bundle")]
-        )
-        raise typer.Exit(EXIT_BAD_INPUT)
+        raise InputError("needs --out FILE.parquet", rule="usage", source="--partition-by-bundle")
     if output_format is None and out is not None:
         output_format = _out_format(out)
     if output_format is None:
@@ -192,7 +186,7 @@ def score(
     print_errors(errors)
     sys.stderr.write(summary.line() + "\n")
     if summary.rejected:
-        raise typer.Exit(EXIT_BAD_INPUT)
+        raise typer.Exit(EXIT_BAD_INPUT)  # the rejected records' code; the good ones are written
 
 
 _PROGRESS_EVERY = 1000
@@ -209,17 +203,12 @@ def _out_format(out: Path) -> OutputFormat | None:
     """The format an ``--out`` name implies (None: the default); ``.csv`` is refused."""
     suffix = out.suffix.lower()
     if suffix == ".csv":
-        print_errors(
-            [
-                InputError(
-                    "score writes JSON Lines (.jsonl), JSON (.json), a table (.txt) or Parquet "
-                    "(.parquet), not CSV; `scorecard compare --out X.csv` writes CSV tables",
-                    rule="bad_output",
-                    source="--out",
-                )
-            ]
+        raise InputError(
+            "score writes JSON Lines (.jsonl), JSON (.json), a table (.txt) or Parquet "
+            "(.parquet), not CSV; `scorecard compare --out X.csv` writes CSV tables",
+            rule="bad_output",
+            source="--out",
         )
-        raise typer.Exit(EXIT_BAD_INPUT)
     return _OUT_FORMATS.get(suffix)
 
 

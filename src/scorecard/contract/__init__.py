@@ -29,12 +29,14 @@ _EXPORTS = {
     "load_catalog": "_catalog",
     "read_case_files": "_catalog",
     "CaseError": "_errors",
+    "CatalogError": "_errors",
     "InputError": "_errors",
     "ManifestError": "_errors",
     "ObservationError": "_errors",
     "OutputError": "_errors",
     "PolicyError": "_errors",
     "ScorecardError": "_errors",
+    "StoreError": "_errors",
     "format_js_number": "_jsformat",
     "js_json": "_jsformat",
     "js_string": "_jsformat",
@@ -123,6 +125,7 @@ __all__ = [
     "CaseError",
     "CaseFiles",
     "Catalog",
+    "CatalogError",
     "CheckDict",
     "Classification",
     "Column",
@@ -143,6 +146,7 @@ __all__ = [
     "ScorecardV1",
     "ScorecardV2",
     "Stopped",
+    "StoreError",
     "TraceAssertion",
     "TraceDict",
     "TraceLineageDict",
@@ -200,12 +204,14 @@ if TYPE_CHECKING:
     from ._catalog import CaseFiles, Catalog, load_catalog, read_case_files
     from ._errors import (
         CaseError,
+        CatalogError,
         InputError,
         ManifestError,
         ObservationError,
         OutputError,
         PolicyError,
         ScorecardError,
+        StoreError,
     )
     from ._jsformat import format_js_number, js_json, js_string
     from ._json import NOT_PLAIN, parse_json_document, parse_plain_json
