@@ -133,52 +133,58 @@ def app_for(args: Sequence[str]) -> typer.Typer:
     return full_app()
 
 
+REUSE_FREED_MEMORY = "SCORECARD_REUSE_FREED_MEMORY"
+"""The environment variable that, set to ``1``, asks the command line to keep freed memory for
+reuse (glibc's allocator: :func:`scorecard.fast.reuse_freed_memory`). A large run then faults in
+far fewer fresh pages (``docs/performance.md``, "The chunks' memory"); it changes the whole
+process, so it is never done unasked."""
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: run the command ``sys.argv`` names and leave through
+    :func:`sys.exit` with its exit code, so the interpreter ends as it always does (``atexit``
+    handlers, Dask's shutdown and coverage run). Nothing about the process is changed that
+    the user did not ask for: its environment is left as it is, and the allocator is tuned
+    only when ``SCORECARD_REUSE_FREED_MEMORY=1`` asks for it (:data:`REUSE_FREED_MEMORY`)."""
     from scorecard.contract import install_stop_handlers
 
-    # Pydantic looks for plugins (the entry points of every installed distribution) when it
-    # builds its first validator: milliseconds of every start for plugins that would observe
-    # only this program's own validation. Not when the user chose (an empty value loads them
-    # all); docs/performance.md, start-up.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    # Chunks of a few MiB are read, scored and written: reuse their freed memory instead of
-    # faulting in fresh pages for each (scorecard.fast._memory; forked workers inherit it).
-    from scorecard.fast import reuse_freed_memory
+    if os.environ.get(REUSE_FREED_MEMORY) == "1":
+        from scorecard.fast import reuse_freed_memory
 
-    reuse_freed_memory()
+        reuse_freed_memory()  # before any worker is forked: they inherit it
     install_stop_handlers()
     code: str | int | None
+    stdout_failed = False
     try:
         app_for(sys.argv[1:])()
         code = 0
-    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (contract.Stopped): _end says which
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (contract.Stopped): _ended says which
         code = 128 + signal.SIGINT
-    except BrokenPipeError:
-        # The reader (e.g. `head`) went away: stop quietly, without a traceback at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = 1
+    except BrokenPipeError:  # the reader (e.g. `head`) went away: stop quietly
+        code, stdout_failed = 1, True
     except ScorecardError as error:  # raised outside a command (typer's own output)
         sys.stderr.write(f"error: {error}\n")
         code = exit_code(error)
     except (OSError, UnicodeEncodeError) as error:  # stdout full, gone, or not Unicode
         unwritable = _unwritable_stdout(error)
         sys.stderr.write(f"error: {unwritable}\n")
-        code = exit_code(unwritable)
+        code, stdout_failed = exit_code(unwritable), True
     except SystemExit as finished:
         code = finished.code
-    _end(code)
+    sys.exit(_ended(code, stdout_failed=stdout_failed))
 
 
-def _end(code: str | int | None) -> None:
-    """Leave with ``code`` without tearing the interpreter down.
+def _ended(code: str | int | None, *, stdout_failed: bool = False) -> int:
+    """The exit status of a run that ended with ``code`` (a ``SystemExit`` code), once what it
+    leaves behind is settled.
 
-    Every command has finished by now: its files are closed (written atomically, in ``with``
-    blocks). Worker pools a command left behind (its view cut short by an error or a gone
-    reader) are ended first. Freeing the interpreter's objects one by one (pydantic and typer
-    hold many) is slow work the operating system does at once, so flush the standard streams
-    and go. A stop request (SIGINT, SIGTERM) always exits ``128 + signal``, even when something
-    swallowed its first raise.
+    Worker pools a command left behind (its view cut short by an error or a gone reader) are
+    ended first. A stop request (SIGINT, SIGTERM) always gives ``128 + signal``, even when
+    something swallowed its first raise. ``None`` is 0, and a message is printed and gives 1,
+    as Python does. Standard output is flushed here, so that a failure to write it is reported
+    once (not again if ``stdout_failed`` already did) and a reader that went away is quiet;
+    what it still holds then goes to ``/dev/null``, so the interpreter's own flush as it exits
+    neither prints an error nor changes the status.
     """
     from scorecard.contract import stop_requested
 
@@ -196,15 +202,19 @@ def _end(code: str | int | None) -> None:
     try:
         sys.stdout.flush()
     except BrokenPipeError:
-        code = code or 1
+        code, stdout_failed = code or 1, True
     except OSError as error:
         unwritable = _unwritable_stdout(error)
-        with contextlib.suppress(OSError):
-            sys.stderr.write(f"error: {unwritable}\n")
-        code = code or exit_code(unwritable)
+        if not stdout_failed:
+            with contextlib.suppress(OSError):
+                sys.stderr.write(f"error: {unwritable}\n")
+        code, stdout_failed = code or exit_code(unwritable), True
+    if stdout_failed:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     with contextlib.suppress(OSError):
         sys.stderr.flush()
-    os._exit(code or 0)
+    return code or 0
 
 
 def _unwritable_stdout(error: OSError | UnicodeEncodeError) -> OutputError:
