@@ -322,6 +322,7 @@ PACKAGES = {
         "BundleView",
         "CampaignView",
         "GateStatus",
+        "PlotFailure",
         "TrendView",
         "build_site",
         "bundle_view",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from scorecard.contract import InputError, ScorecardError
+from scorecard.contract import InputError, OutputError, ScorecardError
 
 from ._campaign import rules_from
 from ._common import (
@@ -304,6 +304,7 @@ def gate(
     from scorecard.engine import scoring_catalog
     from scorecard.gate import evaluate_gate, pool_sides
     from scorecard.report import (
+        PlotFailure,
         plot_images,
         render_gate_json,
         render_html,
@@ -364,6 +365,17 @@ def gate(
     if html is not None:
         images = plot_images(result)
         _write(html, render_html(result, line, images=images))
+        broken = [
+            OutputError(
+                f"the plot {caption!r} could not be drawn: {image.error}",
+                rule="plot_failed",
+                source=str(html),
+            )
+            for caption, image in images
+            if isinstance(image, PlotFailure)
+        ]
+        if broken:  # written with the failure in the plot's place; the run still fails
+            raise failure(broken)
     if step_summary:
         try:
             with open(step_summary, "a", encoding="utf-8") as stream:

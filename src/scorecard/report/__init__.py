@@ -17,7 +17,7 @@ from ._compare import (
 )
 from ._dispatch import verdict_line
 from ._gate_json import render_gate_json
-from ._html import plot_images, render_html
+from ._html import PlotFailure, plot_images, render_html
 from ._junit import render_junit, render_junit_runs, write_junit_runs
 from ._markdown import render_markdown
 from ._site import build_site, write_site
@@ -28,6 +28,7 @@ __all__ = [
     "BundleView",
     "CampaignView",
     "GateStatus",
+    "PlotFailure",
     "TrendView",
     "build_site",
     "bundle_view",
