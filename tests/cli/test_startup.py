@@ -104,6 +104,18 @@ def test_scoring_jsonl_to_jsonl_loads_no_heavy_module(
         assert [name for name in modules if any(is_under(name, h) for h in HEAVY)] == []
 
 
+def test_a_table_of_scorecards_loads_rich_and_no_other_heavy_module(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """`scorecard score ONE.jsonl --format table` (the README's first command's format) draws
+    with rich, and loads none of pandas, numpy, matplotlib, pyarrow or dask: the report
+    package loads the terminal table alone."""
+    source = score_args(tmp_path, observation)[1]
+    code, modules = loaded_by("score", source, "--format", "table", "--workers", "1")
+    assert code == 0
+    assert {h for h in HEAVY if any(is_under(name, h) for name in modules)} == {"rich"}
+
+
 def test_a_command_loads_only_its_own_command_module(
     tmp_path: Path, observation: dict[str, Any]
 ) -> None:
