@@ -68,3 +68,23 @@ def test_a_reader_that_goes_away_is_quiet(tmp_path: Path) -> None:
     )
     assert len(done.stdout) == 1
     assert done.stderr == b""
+
+
+def test_standard_output_that_cannot_hold_the_text_is_an_output_error(tmp_path: Path) -> None:
+    """The wide table (box-drawing characters) on an ASCII-only standard output
+    (``PYTHONIOENCODING=ascii``): one located
+    ``unwritable`` error and exit 2, not a traceback of a bare ``UnicodeEncodeError``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "scorecard", "score", str(SAMPLE), "--format", "table"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONIOENCODING": "ascii", "COLUMNS": "160"},  # the wide layout
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert (
+        "error: <stdout>: cannot write: the text cannot be encoded as ascii (set "
+        "PYTHONIOENCODING=utf-8) [unwritable]\n"
+    ) in done.stderr
