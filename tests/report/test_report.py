@@ -12,8 +12,6 @@ import base64
 import html.parser
 import os
 import subprocess
-import sys
-import types
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 from typing import Any
@@ -31,9 +29,10 @@ from scorecard.gate._rules import GateRules
 from scorecard.report._dispatch import verdict_line
 from scorecard.report._escape import clean, markdown_fence, markdown_inline, one_line
 from scorecard.report._gate_json import render_gate_json
-from scorecard.report._html import plot_images, render_html
+from scorecard.report._html import PlotFailure, plot_images, render_html
 from scorecard.report._junit import render_junit, render_junit_runs
 from scorecard.report._markdown import render_markdown
+from tests.conftest import ROOT
 from tests.gate.test_gate import infrastructure_failure, run_record, side
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -514,30 +513,96 @@ class _FakeFigure:
         stream.write(b"\x89PNG-" + format.encode())
 
 
-def test_html_embeds_plots_and_skips_the_ones_that_fail(
-    golden_result: GateResult, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A working plot becomes a data URI; a plot that raises is left out."""
-    fake = types.ModuleType("scorecard.plots._kinds")
+#: The plots of the golden result's report, in the report's order, as ``scorecard.plots`` names
+#: them: with a baseline (trends) and beta's mean overall score dropping (its paired plot).
+REPORT_PLOTS = [
+    ("Mean overall score per candidate (current bundle)", "plot_overall_scores"),
+    ("Mean score per dimension (current bundle)", "plot_dimension_heatmap"),
+    ("Quality against cost (current bundle)", "plot_quality_vs_cost"),
+    ("Baseline and current bundle per candidate", "plot_trends"),
+    ("Paired differences: beta", "plot_paired_differences"),
+]
 
-    def broken(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("no data")
 
-    fake.plot_overall_scores = lambda *args, **kwargs: _FakeFigure()  # type: ignore[attr-defined]
-    fake.plot_dimension_heatmap = broken  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "scorecard.plots._kinds", fake)
+def _faked_plots(monkeypatch: pytest.MonkeyPatch, broken: str) -> None:
+    """Every report plot of ``scorecard.plots`` draws a fake figure, but ``broken``, which
+    raises."""
+    import scorecard.plots
+
+    def raising(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug in the plot")
+
+    for _, name in REPORT_PLOTS:
+        drawn = raising if name == broken else (lambda *args, **kwargs: _FakeFigure())
+        monkeypatch.setattr(scorecard.plots, name, drawn)
+
+
+def test_html_embeds_every_plot_of_the_analysis(golden_result: GateResult) -> None:
+    """Each of the report's plots, drawn by ``scorecard.plots``, is a PNG data URI."""
     images = plot_images(golden_result)
-    assert images == [("Mean overall score per candidate (current bundle)", b"\x89PNG-png")]
+    assert [caption for caption, _ in images] == [caption for caption, _ in REPORT_PLOTS]
+    assert all(isinstance(image, bytes) and image[:4] == b"\x89PNG" for _, image in images)
     page = render_html(golden_result, verdict_line(golden_result), images=images)
-    assert page.count('src="data:image/png;base64,') == 1
+    assert page.count('src="data:image/png;base64,') == len(REPORT_PLOTS)
 
 
-def test_html_has_no_images_without_a_plots_module(
+def test_a_plot_that_raises_is_shown_in_its_place_not_left_out(
     golden_result: GateResult, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """When ``scorecard.plots._kinds`` cannot be imported the report is tables only."""
-    monkeypatch.setitem(sys.modules, "scorecard.plots._kinds", None)
-    assert plot_images(golden_result) == []
+    """A broken plot is a :class:`PlotFailure` where its image would be, naming the error, and
+    the page says so where the plot would be; the other plots are drawn."""
+    _faked_plots(monkeypatch, broken="plot_dimension_heatmap")
+    images = plot_images(golden_result)
+    assert [caption for caption, _ in images] == [caption for caption, _ in REPORT_PLOTS]
+    failed = [(caption, image) for caption, image in images if isinstance(image, PlotFailure)]
+    assert [caption for caption, _ in failed] == ["Mean score per dimension (current bundle)"]
+    assert failed[0][1].error.startswith("RuntimeError: a bug in the plot (raised at test_report")
+    page = render_html(golden_result, verdict_line(golden_result), images=images)
+    assert page.count('src="data:image/png;base64,') == len(REPORT_PLOTS) - 1
+    assert page.count("This plot could not be drawn") == 1
+    assert "RuntimeError: a bug in the plot" in page
+
+
+def test_gate_reports_a_broken_plot_as_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``scorecard gate --html``: the page is written with the failure in the plot's place,
+    and the run ends with a located ``plot_failed`` error and exit 2, not a quiet pass."""
+    from typer.testing import CliRunner
+
+    from scorecard.cli import app
+
+    _faked_plots(monkeypatch, broken="plot_quality_vs_cost")
+    nights = ROOT / "observations"
+    page = tmp_path / "gate.html"
+    arguments = [
+        "gate",
+        str(nights / "2026-11-15-nightly"),
+        "--baseline",
+        str(nights / "2026-11-08-nightly"),
+        "--html",
+        str(page),
+        "--workers",
+        "1",
+    ]
+    result = CliRunner().invoke(app, arguments)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error: {page}: the plot 'Quality against cost (current bundle)' could not be drawn: "
+        f"RuntimeError: a bug in the plot (raised at test_report.py:{_raising_line()}) "
+        "[plot_failed]\n"
+    )
+    written = page.read_text(encoding="utf-8")
+    assert "This plot could not be drawn" in written
+    assert written.count('src="data:image/png;base64,') == 3  # no mean drop: no paired plot
+
+
+def _raising_line() -> int:
+    """The line of ``_faked_plots``'s ``raise``."""
+    import inspect
+
+    source, first = inspect.getsourcelines(_faked_plots)
+    return first + next(i for i, text in enumerate(source) if "raise RuntimeError" in text)
 
 
 @pytest.mark.skipif(

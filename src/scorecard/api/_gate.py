@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from scorecard.contract import InputError, InputErrors, OutputError
+from scorecard.contract import InputError, InputErrors, OutputError, ScorecardError
 
 from ._inputs import PathLike, PolicySource, gate_rules_of, policy_file, scoring_catalog_of
 
@@ -195,7 +195,7 @@ def judge(
     if fail_on_inconclusive:
         rules = dataclasses.replace(rules, fail_on_inconclusive=True)
     loader = _Loader(cases, settings.policy, workers or default_workers(), [])
-    errors: list[InputError] = []
+    errors: list[ScorecardError] = []
     current_side: GateSide | None = None
     try:
         current_side = loader.side(os.fspath(current), bundle_id, every_detail=every_detail)

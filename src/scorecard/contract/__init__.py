@@ -29,6 +29,7 @@ _EXPORTS = {
     "load_catalog": "_catalog",
     "read_case_files": "_catalog",
     "CaseError": "_errors",
+    "CatalogError": "_errors",
     "InputError": "_errors",
     "ManifestError": "_errors",
     "ObservationError": "_errors",
@@ -36,6 +37,7 @@ _EXPORTS = {
     "PolicyError": "_errors",
     "InputErrors": "_errors",
     "ScorecardError": "_errors",
+    "StoreError": "_errors",
     "format_js_number": "_jsformat",
     "js_json": "_jsformat",
     "js_string": "_jsformat",
@@ -130,6 +132,7 @@ __all__ = [
     "CaseError",
     "CaseFiles",
     "Catalog",
+    "CatalogError",
     "CheckDict",
     "Classification",
     "Column",
@@ -152,6 +155,7 @@ __all__ = [
     "ScorecardV1",
     "ScorecardV2",
     "Stopped",
+    "StoreError",
     "TraceAssertion",
     "TraceDict",
     "TraceLineageDict",
@@ -210,6 +214,7 @@ if TYPE_CHECKING:
     from ._catalog import CaseFiles, Catalog, load_catalog, read_case_files
     from ._errors import (
         CaseError,
+        CatalogError,
         InputError,
         InputErrors,
         ManifestError,
@@ -217,6 +222,7 @@ if TYPE_CHECKING:
         OutputError,
         PolicyError,
         ScorecardError,
+        StoreError,
     )
     from ._gate_section import GATE_METRICS, GATE_SAFETY_DIMENSIONS, GateMetric, gate_settings
     from ._jsformat import format_js_number, js_json, js_string

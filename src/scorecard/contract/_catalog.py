@@ -24,6 +24,8 @@ from ._errors import CaseError
 from ._names import CASE_IDS
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     from ._models import WorkflowCase
 
 __all__ = [
@@ -198,34 +200,42 @@ def _unreadable(source: str | Path, error: Exception) -> CaseError:
     )
 
 
-def default_cases_dir() -> Path:
+def default_cases_dir() -> Path | Traversable:
     """Where the catalog lives when none is given.
 
-    ``$SCORECARD_CASES`` if set, else the ``cases/`` folder of the checkout this package runs
-    from (``src/scorecard`` -> repository root), else ``./cases``.
+    ``$SCORECARD_CASES`` if set; else the cases installed with the package (package data,
+    ``scorecard/cases``, copied from the repository's ``cases/`` when a wheel is built); else
+    the ``cases/`` folder of the checkout this package runs from (an editable install:
+    ``src/scorecard`` -> repository root); else ``./cases``. The repository's ``cases/`` is the
+    one source of both.
     """
     configured = os.environ.get("SCORECARD_CASES")
     if configured:
         return Path(configured)
+    import importlib.resources  # here: a run given --cases does not need it
+
+    installed = importlib.resources.files("scorecard") / "cases"
+    if installed.is_dir():
+        return installed
     checkout = Path(__file__).resolve().parents[3] / "cases"
     if checkout.is_dir():
         return checkout
     return Path("cases")
 
 
-def read_case_files(directory: Path | None = None) -> CaseFiles:
+def read_case_files(directory: Path | Traversable | None = None) -> CaseFiles:
     """The bytes of every case file of ``directory`` (default: :func:`default_cases_dir`)."""
     folder = directory or default_cases_dir()
     if not folder.is_dir():
         raise CaseError("case catalog folder not found", rule="catalog_missing", source=str(folder))
     files = []
-    for path in sorted(folder.iterdir()):
-        if path.suffix not in CASE_SUFFIXES or not path.is_file():
+    for path in sorted(folder.iterdir(), key=lambda item: item.name):
+        if os.path.splitext(path.name)[1] not in CASE_SUFFIXES or not path.is_file():
             continue
         try:
             files.append((str(path), path.read_bytes()))
         except OSError as error:
-            raise _unreadable(path, error) from None
+            raise _unreadable(str(path), error) from None
     return CaseFiles(str(folder), tuple(files))
 
 

@@ -1,4 +1,4 @@
-"""pydantic validation errors as located, secret-free input errors.
+"""pydantic validation errors as located, secret-free errors (of the family the caller names).
 
 Every model of :mod:`scorecard.contract` reports its first problem through
 :func:`structural_error`: a stable ``rule``, the JSON Pointer of the field, and a message that
@@ -7,16 +7,18 @@ describes the expectation, never the input (the input may hold a secret).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from ._errors import InputError
+from ._errors import ScorecardError
 from ._pointer import pointer_from_location
 from ._secrets import redact
 
 __all__ = ["structural_error"]
+
+Located = TypeVar("Located", bound=ScorecardError)
 
 _RULE_BY_PYDANTIC_TYPE = {
     "missing": "missing_field",
@@ -58,8 +60,8 @@ def _message_for(error: ErrorDetails) -> str:
 
 
 def structural_error(
-    error: ValidationError, document: Any, error_type: type[InputError], *, what: str
-) -> InputError:
+    error: ValidationError, document: Any, error_type: type[Located], *, what: str
+) -> Located:
     """The first problem of a pydantic ``ValidationError`` as a located, secret-free error."""
     problems = error.errors(include_input=False, include_url=False)
     first = problems[0]

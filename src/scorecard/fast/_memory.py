@@ -6,7 +6,8 @@ its heap past a few MiB free), so the next chunk faults in new pages for memory 
 gave back: on a 50,000-line run, about 36,000 page faults and a few hundredths of a second of
 system time (docs/performance.md, "The chunks' memory"). Keeping freed blocks below :data:`MMAP_THRESHOLD` for reuse,
 and up to :data:`TRIM_THRESHOLD` bytes free at the top of the heap, removes them. It changes the
-whole process, so the command line asks for it; a library user's process is left as it is.
+whole process, so nothing asks for it unless the user does: the command line applies it when
+``SCORECARD_REUSE_FREED_MEMORY=1`` is set, and a library user's process is left as it is.
 """
 
 from __future__ import annotations
