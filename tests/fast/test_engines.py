@@ -149,7 +149,7 @@ def test_a_misspelt_engine_stops_the_command_line_cleanly(tmp_path: Path) -> Non
         cwd=tmp_path,
     )
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr.startswith(f"error: {ENGINE_VARIABLE} names no engine")
+    assert done.stderr.startswith(f"error: {ENGINE_VARIABLE}: names no engine")
     assert "Traceback" not in done.stderr
 
 

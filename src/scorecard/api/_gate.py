@@ -283,9 +283,12 @@ def bad_site_url(url: str) -> bool:
 def write_gate_reports(judgement: Judgement, reports: GateReports) -> list[str]:
     """Write the reports ``reports`` asks for, from the one result; returns warnings (a job
     summary that could not be appended to: the verdict stands). A report that cannot be
-    written raises :class:`~scorecard.contract.OutputError`."""
+    written raises :class:`~scorecard.contract.OutputError`; plots that could not be drawn are
+    shown as such in the HTML page, which is written, and then raised (``plot_failed``, in
+    :class:`~scorecard.contract.InputErrors`)."""
     from scorecard.engine import atomic_writer
     from scorecard.report import (
+        PlotFailure,
         plot_images,
         render_gate_json,
         render_html,
@@ -315,11 +318,10 @@ def write_gate_reports(judgement: Judgement, reports: GateReports) -> list[str]:
         (reports.json, lambda stream: stream.write(render_gate_json(result))),
         (
             reports.html,
-            lambda stream: stream.write(
-                render_html(result, judgement.line, images=plot_images(result))
-            ),
+            lambda stream: stream.write(render_html(result, judgement.line, images=images)),
         ),
     ]
+    images = plot_images(result) if reports.html is not None else []
     for path, write in writers:
         if path is None:
             continue
@@ -332,6 +334,17 @@ def write_gate_reports(judgement: Judgement, reports: GateReports) -> list[str]:
                 rule="unwritable",
                 source=str(path),
             ) from None
+    broken = [
+        OutputError(
+            f"the plot {caption!r} could not be drawn: {image.error}",
+            rule="plot_failed",
+            source=str(reports.html),
+        )
+        for caption, image in images
+        if isinstance(image, PlotFailure)
+    ]
+    if broken:  # written with the failure in the plot's place; the run still fails
+        raise InputErrors(broken)
     warnings: list[str] = []
     if reports.step_summary is not None:
         try:

@@ -193,6 +193,7 @@ def gate(
         )
         for note in judgement.notes:
             sys.stderr.write(f"note: {note}\n")
+    with library_errors():  # judged: a report that cannot be written is no bad input
         for warning in write_gate_reports(judgement, reports):
             sys.stderr.write(f"warning: {warning}\n")
     raise typer.Exit(_verdict(judgement, output_format))

@@ -32,7 +32,7 @@ def chosen_engine(value: str | None) -> str:
         return "c"
     if value not in ENGINES:
         raise ScorecardError(
-            f"{ENGINE_VARIABLE} names no engine: set it to 'python' (the Python scorer alone) "
+            "names no engine: set it to 'python' (the Python scorer alone) "
             "or 'c' (the default: the C fast path where it was built), or leave it unset",
             rule="usage",
             source=ENGINE_VARIABLE,
