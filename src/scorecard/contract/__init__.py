@@ -25,6 +25,7 @@ _EXPORTS = {
     "manifest_json": "_bundles",
     "parse_manifest": "_bundles",
     "CaseFiles": "_catalog",
+    "FramedDigest": "_digest",
     "Catalog": "_catalog",
     "load_catalog": "_catalog",
     "read_case_files": "_catalog",
@@ -35,6 +36,7 @@ _EXPORTS = {
     "OutputError": "_errors",
     "PolicyError": "_errors",
     "ScorecardError": "_errors",
+    "StoreError": "_errors",
     "format_js_number": "_jsformat",
     "js_json": "_jsformat",
     "js_string": "_jsformat",
@@ -129,6 +131,7 @@ __all__ = [
     "ColumnKind",
     "DimensionDict",
     "DimensionName",
+    "FramedDigest",
     "InputError",
     "ManifestError",
     "ObservationDict",
@@ -143,6 +146,7 @@ __all__ = [
     "ScorecardV1",
     "ScorecardV2",
     "Stopped",
+    "StoreError",
     "TraceAssertion",
     "TraceDict",
     "TraceLineageDict",
@@ -198,6 +202,7 @@ if TYPE_CHECKING:
     )
     from ._campaign import CampaignManifest, CandidateBudget, CandidateSpec
     from ._catalog import CaseFiles, Catalog, load_catalog, read_case_files
+    from ._digest import FramedDigest
     from ._errors import (
         CaseError,
         InputError,
@@ -206,6 +211,7 @@ if TYPE_CHECKING:
         OutputError,
         PolicyError,
         ScorecardError,
+        StoreError,
     )
     from ._jsformat import format_js_number, js_json, js_string
     from ._json import NOT_PLAIN, parse_json_document, parse_plain_json

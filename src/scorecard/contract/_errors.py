@@ -9,6 +9,8 @@
         ├── PolicyError            a weights/thresholds policy is invalid
         ├── ManifestError          a bundle manifest is malformed
         └── OutputError            an output cannot be written (source: the path or option)
+    └── StoreError                 a campaign store cannot be used as asked: a corrupt, missing or
+                                   foreign file in it (source: that file), a bundle refused
 
 Messages never contain the offending value when it may be a secret: they name the rule and the
 JSON Pointer instead. Gate failures are results, not exceptions.
@@ -27,6 +29,7 @@ __all__ = [
     "OutputError",
     "PolicyError",
     "ScorecardError",
+    "StoreError",
 ]
 
 
@@ -129,6 +132,59 @@ class ManifestError(InputError):
 class OutputError(InputError):
     """An output (a file, a folder, standard output) cannot be written: a full disk, a file too
     large, a folder that cannot be made. ``source`` is the path (or ``<stdout>``)."""
+
+
+class StoreError(ScorecardError):
+    """A campaign store (``docs/store.md``) cannot be used as asked: one of its files is
+    corrupt, missing or foreign, it was made under another scoring policy or catalog, or a bundle
+    is refused (changed under the same id). Located as an :class:`InputError` is: ``source`` the
+    file, ``pointer`` the JSON Pointer into it, ``rule`` the broken rule."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        rule: str,
+        pointer: str = "",
+        source: str | None = None,
+        line: int | None = None,
+        index: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.rule = rule
+        self.pointer = pointer
+        self.source = source
+        self.line = line
+        self.index = index
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (
+            _rebuild_store,
+            (self.message, self.rule, self.pointer, self.source, self.line, self.index),
+        )
+
+    def location(self) -> str:
+        """``file:line`` (or ``file[index]``) followed by the pointer, as :class:`InputError`'s."""
+        return InputError.location(self)  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return InputError.__str__(self)  # type: ignore[arg-type]
+
+    def to_record(self) -> dict[str, object]:
+        """The error as a JSON line (``--errors``'s form; secret-shaped text redacted)."""
+        return InputError.to_record(self)  # type: ignore[arg-type]
+
+
+def _rebuild_store(
+    message: str,
+    rule: str,
+    pointer: str,
+    source: str | None,
+    line: int | None,
+    index: int | None,
+) -> StoreError:
+    return StoreError(message, rule=rule, pointer=pointer, source=source, line=line, index=index)
 
 
 def _rebuild(
