@@ -227,6 +227,7 @@ PACKAGES = {
         "json_scalar",
         "json_string",
         "reason_json",
+        "record_failure",
         "record_line",
         "render_explanation",
         "score_observation",
@@ -243,6 +244,7 @@ PACKAGES = {
         "Row",
         "RunSummary",
         "ScoringRun",
+        "StoredRun",
         "atomic_binary_writer",
         "atomic_folder",
         "atomic_writer",
@@ -267,6 +269,7 @@ PACKAGES = {
         "scored_row",
         "scoring_catalog",
         "scoring_policy",
+        "stored_record",
     ],
     "scorecard.fast": [
         "Counts",

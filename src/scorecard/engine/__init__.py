@@ -43,6 +43,8 @@ _EXPORTS = {
     "scored_row": "_rows",
     "scoring_catalog": "_catalog",
     "ScoringRun": "_run",
+    "StoredRun": "_stored",
+    "stored_record": "_stored",
     "load_records": "_run",
     "score_paths": "_run",
     "score_run": "_run",
@@ -56,6 +58,7 @@ __all__ = [
     "Row",
     "RunSummary",
     "ScoringRun",
+    "StoredRun",
     "atomic_binary_writer",
     "atomic_folder",
     "atomic_writer",
@@ -80,6 +83,7 @@ __all__ = [
     "scored_row",
     "scoring_catalog",
     "scoring_policy",
+    "stored_record",
 ]
 
 
@@ -111,3 +115,4 @@ if TYPE_CHECKING:
         scored_row,
     )
     from ._run import ScoringRun, load_records, score_paths, score_run
+    from ._stored import StoredRun, stored_record

@@ -62,6 +62,8 @@ class Run:
     chunk_bytes: int
     on_file: Callable[[str], None] | None = None
     """Called with each input's name when its first result is handed on."""
+    only_bundles: frozenset[str] | None = None
+    """Score only the files of these bundles (None: every file)."""
 
     def map(
         self,
@@ -85,6 +87,7 @@ class Run:
             spans=self.workers > 1,
             read_scored=read is not None,
             counted=counted,
+            only_bundles=self.only_bundles,
         )
         announced: str | None = None
         numbers = LineNumbers()
