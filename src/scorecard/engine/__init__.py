@@ -15,6 +15,10 @@ from scorecard.contract import lazy_exports
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "BundleFiles": "_bundle_files",
+    "bundle_files": "_bundle_files",
+    "file_state": "_bundle_files",
+    "input_digest": "_bundle_files",
     "check_bundle_id": "_io",
     "load_policy": "_io",
     "read_json_lines": "_io",
@@ -53,6 +57,7 @@ _EXPORTS = {
 __all__ = [
     "CLASSIFICATIONS",
     "ROW_FIELDS",
+    "BundleFiles",
     "LoadedRecords",
     "RecordDetail",
     "Row",
@@ -62,10 +67,13 @@ __all__ = [
     "atomic_binary_writer",
     "atomic_folder",
     "atomic_writer",
+    "bundle_files",
     "check_bundle_id",
     "collection_paused",
     "count_input_files",
     "default_workers",
+    "file_state",
+    "input_digest",
     "is_records_file",
     "is_special_file",
     "load_policy",
@@ -91,6 +99,7 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 
 
 if TYPE_CHECKING:
+    from ._bundle_files import BundleFiles, bundle_files, file_state, input_digest
     from ._catalog import scoring_catalog
     from ._detail import RecordDetail, record_detail
     from ._io import load_policy, read_json_lines, read_records, scoring_policy
