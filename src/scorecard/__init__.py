@@ -28,6 +28,7 @@ _EXPORTS = {
     "ObservationError": "contract",
     "PolicyError": "contract",
     "ScorecardError": "contract",
+    "StoreError": "contract",
     "load_policy": "engine",
     "read_records": "engine",
     "CASE_IDS": "contract",
@@ -44,6 +45,7 @@ _EXPORTS = {
     "Policy": "contract",
     "score_observation": "core",
     "validate_observation": "core",
+    "open_store": "store",
 }
 
 __all__ = [
@@ -64,12 +66,14 @@ __all__ = [
     "ScorecardV1",
     "ScorecardV2",
     "ScoredRecord",
+    "StoreError",
     "WorkflowCase",
     "WorkflowObservation",
     "__version__",
     "eval_bundle_id",
     "load_catalog",
     "load_policy",
+    "open_store",
     "parse_manifest",
     "read_records",
     "score_observation",
@@ -99,6 +103,7 @@ if TYPE_CHECKING:
         ScorecardError,
         ScorecardV1,
         ScorecardV2,
+        StoreError,
         WorkflowCase,
         WorkflowObservation,
         eval_bundle_id,
@@ -107,3 +112,4 @@ if TYPE_CHECKING:
     )
     from scorecard.core import ScoredRecord, score_observation, validate_observation
     from scorecard.engine import RunSummary, load_policy, read_records, score_paths, score_records
+    from scorecard.store import open_store

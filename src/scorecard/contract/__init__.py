@@ -37,6 +37,7 @@ _EXPORTS = {
     "PolicyError": "_errors",
     "ScorecardError": "_errors",
     "StoreError": "_errors",
+    "canonical_json": "_jsformat",
     "format_js_number": "_jsformat",
     "js_json": "_jsformat",
     "js_string": "_jsformat",
@@ -153,6 +154,7 @@ __all__ = [
     "WireEventDict",
     "WorkflowCase",
     "WorkflowObservation",
+    "canonical_json",
     "csv_cell",
     "eval_bundle_id",
     "find_secret",
@@ -213,7 +215,7 @@ if TYPE_CHECKING:
         ScorecardError,
         StoreError,
     )
-    from ._jsformat import format_js_number, js_json, js_string
+    from ._jsformat import canonical_json, format_js_number, js_json, js_string
     from ._json import NOT_PLAIN, parse_json_document, parse_plain_json
     from ._models import CaseAssertions, TraceAssertion, WorkflowCase
     from ._names import (
