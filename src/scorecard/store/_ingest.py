@@ -27,7 +27,6 @@ from scorecard.contract import (
     Catalog,
     InputError,
     Policy,
-    ScorecardError,
     StoreError,
     stops_deferred,
 )
@@ -67,7 +66,7 @@ class BundleOutcome:
     bundle was there: nothing done) or ``refused`` (nothing done; :attr:`errors` say why)."""
     entry: BundleEntry | None = None
     """The bundle as the store now lists it (None when refused)."""
-    errors: tuple[ScorecardError, ...] = ()
+    errors: tuple[InputError | StoreError, ...] = ()
     """Why it was refused (its rejected records, located, among them), or the rejected records
     kept with it (``keep_rejected``)."""
 
@@ -177,7 +176,7 @@ def ingest(
     return report
 
 
-def _refused(bundle: BundleFiles, *errors: ScorecardError) -> BundleOutcome:
+def _refused(bundle: BundleFiles, *errors: InputError | StoreError) -> BundleOutcome:
     return BundleOutcome(bundle.id, "refused", None, tuple(errors))
 
 

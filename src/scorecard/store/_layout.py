@@ -6,10 +6,15 @@
       store.json    schema, scoring policy, catalog digest: written once, on creation
       catalog/      the case files the store scores with, as read at creation
       index.json    the bundles in night order and their files: replaced atomically
-      runs/bundle=<percent-encoded id>/<stem>.parquet     one row per run (ROW_COLUMNS + source)
-      detail/bundle=<percent-encoded id>/<stem>.parquet   per run: scorecard, findings, failure,
-                                                          observation (small row groups)
-      rejects/bundle=<percent-encoded id>/<stem>.jsonl    rejected records kept (opt-in)
+      runs/<percent-encoded id>/<stem>.parquet     one row per run (ROW_COLUMNS + source)
+      detail/<percent-encoded id>/<stem>.parquet   per run: scorecard, findings, failure,
+                                                   observation (small row groups)
+      rejects/<percent-encoded id>/<stem>.jsonl    rejected records kept (opt-in)
+
+A bundle's folder is its id percent-encoded, not Hive-style (``bundle=<id>``): its files hold the
+``bundle`` column (each is what ``scorecard score --out X.parquet`` writes), and pandas,
+``pyarrow.dataset`` and Dask's Arrow reader refuse a Hive folder key that is also a column of
+the files (``Unable to merge: Field bundle has incompatible types``).
       pending/...   files of a commit moved under their final names by the commit
       tmp/          writers' staging folders
       .lock         writers take it (flock) to commit
@@ -108,9 +113,11 @@ observation as given, and its source; rows in the runs file's order."""
 
 
 def partition(bundle_id: str) -> str:
-    """A bundle's folder name: ``bundle=`` and the id percent-encoded (UTF-8; every byte but
-    unreserved characters), as ``score --partition-by-bundle`` names it."""
-    return "bundle=" + urllib.parse.quote(bundle_id, safe="")
+    """A bundle's folder name: its id percent-encoded (UTF-8; every byte but unreserved
+    characters, so never a ``/``, nor an ``=`` that would make it a Hive partition), a leading
+    dot too (never ``.``, ``..`` or a hidden folder)."""
+    encoded = urllib.parse.quote(bundle_id, safe="")
+    return "%2E" + encoded[1:] if encoded.startswith(".") else encoded
 
 
 def file_stem(digest: str, version: str) -> str:
