@@ -3,9 +3,10 @@
 For each bundle under the paths given (:func:`scorecard.engine.bundle_files`): its input digest
 is taken; the same bundle again (same id, same digest) is a no-op, a changed one under the same
 id is refused unless ``replace``; otherwise it is scored (``ScoringRun.stored_runs``, on the
-workers asked for, only its own files read) into a staging folder, and committed: its files
-moved under ``pending/``, the new index written (the bundle is in the store from that rename
-on), a replaced bundle's old files removed, the new files moved into place. A bundle with
+workers asked for, only its own files read) into a staging folder, and committed under the
+writer lock: its files moved under ``pending/`` (a replaced bundle's old ones aside there too),
+the new index written (the bundle is in the store from that rename on), the old files removed,
+the new ones moved into place (``_locks`` says what a writer killed at each step leaves). A bundle with
 rejected records is refused (the other bundles still land) unless ``keep_rejected``, which
 keeps its scored runs and the rejects' errors. The files are checked not to have changed while
 they were scored.
@@ -168,6 +169,8 @@ def ingest(
         on_file,
         __version__,
     )
+    with writer_lock(root):  # what a killed writer left, put right before anything is read
+        clean_store(root, read_index(root))
     found, errors = bundle_files(given, bundle_id=bundle_id)
     report = IngestReport(errors=errors)
     report.summary.rejected += len(errors)
@@ -327,6 +330,13 @@ def _against(
     return None
 
 
+def _move(source: Path, target: Path) -> None:
+    """Rename ``source`` to ``target`` (its folder made if need be), durably."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(source, target)
+    sync_folder(target.parent)
+
+
 def _source(bundle: BundleFiles) -> str:
     """Where a bundle was read, as errors name it."""
     return "<stdin>" if bundle.folders[0] == "-" else bundle.folders[0]
@@ -383,29 +393,31 @@ def _commit(
         verdict = _against(known, entry.id, source, entry.digest, settings)
         if verdict is not None:  # another ingest landed it meanwhile
             return verdict
-        # 1. the files under pending/: no reader looks there unless the index lists them
+        # 1. the new files under pending/: no reader looks there unless the index lists them
         for kind, path in files.items():
-            target = root / PENDING / entry.files[kind]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(path, target)
-            sync_folder(target.parent)
-        # 2. the new index: the bundle is in the store from this rename on
+            _move(path, root / PENDING / entry.files[kind])
+        # 2. a replaced bundle's files aside, under pending/ too: readers of the index that
+        # lists them find them there, and runs/ never holds a file the index does not list
+        old = (
+            []
+            if known is None
+            else [r for r in known.files.values() if r not in entry.files.values()]
+        )
+        for relative in old:
+            if (root / relative).exists():
+                _move(root / relative, root / PENDING / relative)
+        # 3. the new index: the bundle is in the store from this rename on
         new_index = index.with_entry(entry)
         written = staging.path / INDEX
         written.write_text(index_text(new_index), encoding="utf-8")
         durable(written)
         replace_file(written, root / INDEX)
-        # 3. a replaced bundle's files go before the new ones come: runs/ never holds both
-        if known is not None:
-            for relative in known.files.values():
-                if relative not in entry.files.values():
-                    (root / relative).unlink(missing_ok=True)
-        # 4. the new files into place (a reader meanwhile finds them under pending/)
+        # 4. the replaced files gone, the new ones into place (a reader meanwhile finds them
+        # under pending/)
+        for relative in old:
+            (root / PENDING / relative).unlink(missing_ok=True)
         for relative in entry.files.values():
-            target = root / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(root / PENDING / relative, target)
-            sync_folder(target.parent)
+            _move(root / PENDING / relative, root / relative)
         remove_empty_folders(root / PENDING)
         with contextlib.suppress(OSError):
             (root / PENDING).rmdir()

@@ -9,11 +9,16 @@ the index says it is:
 
 - killed while scoring: its staging folder stays under ``tmp/``; its lock is gone with it, so
   the next writer removes the folder;
-- killed during a commit, before the new index: the bundle's files wait under ``pending/``,
-  which no reader globbing ``runs/`` sees and the index does not list; the next writer removes
-  them;
+- killed during a commit, before the new index: the bundle's new files (and a replaced
+  bundle's old ones, moved aside) wait under ``pending/``, which no reader globbing ``runs/``
+  sees; readers of the index find the old files there (:func:`~._files.existing_file`); the
+  next writer moves the listed ones back and removes the rest;
 - killed after the new index, before the files were moved into place: readers find them under
-  ``pending/`` (:func:`~scorecard.store._files.existing_file`); the next writer moves them.
+  ``pending/``; the next writer moves them and removes the replaced ones.
+
+So ``runs/`` never holds a file the index does not list (a tool globbing it may miss a bundle
+for the milliseconds of a commit, never count one twice). Every ingest starts by putting right
+what a killed writer left.
 """
 
 from __future__ import annotations
@@ -121,6 +126,8 @@ def clean_store(root: Path, index: Index) -> None:
         else:
             path.unlink()
     remove_empty_folders(pending)
+    with contextlib.suppress(OSError):
+        pending.rmdir()
     removed = False
     for kind in KINDS:
         for path in list(_files_under(root / kind)):
