@@ -20,7 +20,7 @@ processes (:mod:`scorecard.engine._parallel`) and the results do not depend on t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -129,11 +129,12 @@ class ScoringRun:
 
     def stored_runs(
         self, *, bundles: Collection[str] | None = None
-    ) -> Iterator[StoredRun | InputError]:
+    ) -> Generator[StoredRun | InputError, None, None]:
         """Every run as a campaign store keeps it (:class:`~scorecard.engine.StoredRun`: its
         row, scorecard line, failed findings, failure, observation and source) and the errors
         between them, in input order; with ``bundles``, only the files of those bundles are
-        read (every path's discovery errors all the same). Plain lines take the fast path."""
+        read (every path's discovery errors all the same). Plain lines take the fast path.
+        Close it when done early (an error, a stop): that ends its workers."""
         from ._chunk_scorer import ROWS
         from ._pool import Run
         from ._stored import stored_runs

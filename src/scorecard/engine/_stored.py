@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any, NamedTuple
 
 import msgspec
@@ -185,9 +185,9 @@ def _general_chunk(
     ]
 
 
-def stored_runs(run: Run, summary: RunSummary) -> Iterator[StoredRun | InputError]:
+def stored_runs(run: Run, summary: RunSummary) -> Generator[StoredRun | InputError, None, None]:
     """Every run of ``run`` as a store keeps it, numbered as the rows view numbers runs, and
-    the errors between them, in input order."""
+    the errors between them, in input order. Closing the generator early ends the pool."""
     repetitions: Counter[RunKey] = Counter()
     for item in merged_items(run.map(_stored_chunk), summary):
         if isinstance(item, InputError):

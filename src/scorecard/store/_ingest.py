@@ -258,8 +258,9 @@ def _ingest_bundle(
             on_file=settings.on_file,
             summary=summary,
         )
+        items = run.stored_runs(bundles={bundle.id})
         try:
-            for item in run.stored_runs(bundles={bundle.id}):
+            for item in items:
                 if isinstance(item, StoredRun):
                     writer.add(item)
                 elif item.source in own:  # others are discovery's, reported once already
@@ -269,6 +270,8 @@ def _ingest_bundle(
         except BaseException:
             writer.abandon()
             raise
+        finally:
+            items.close()  # a stop or an error ends the workers now, not at exit
         summary.rejected = len(errors)
         total.merge(summary)
         outcome = _checked(bundle, states, errors, writer, settings)

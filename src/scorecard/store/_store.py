@@ -218,17 +218,21 @@ class Store:
                 else []
                 for kind in (RUNS, DETAIL)
             }
-            connection = connect(files, self._bundles_table(snapshot))
+            connection = None
             try:
+                # DuckDB reads the files' schemas when the views are made: inside too.
+                connection = connect(files, self._bundles_table(snapshot))
                 return connection.sql(sql, params=params).to_arrow_table()
-            except duckdb.IOException:
+            except duckdb.Error:
+                # A file moved by a concurrent commit (DuckDB: "no files found"): again.
                 for paths in files.values():
                     for path in paths:
                         if not path.exists():
                             raise Vanished(path) from None
                 raise
             finally:
-                connection.close()
+                if connection is not None:
+                    connection.close()
 
         try:
             return self._read(work)
