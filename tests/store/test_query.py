@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -181,3 +183,26 @@ def test_history_of_one_candidate_and_case_is_in_night_order(sample_store: Store
     assert set(table.column("candidate").to_pylist()) == {"opencode-glm"}
     assert table.column("runs").to_pylist() == [3, 3, 3, 3]
     assert sample_store.history(candidate="nobody").num_rows == 0
+
+
+SMALL_READS = """
+import sys
+from scorecard.store import open_store
+store = open_store(sys.argv[1])
+store.run("campaign-2026-11-22", "opencode-glm", "restart-recovery", 1)
+store.history(candidate="opencode-glm", case="restart-recovery")
+store.query("SELECT bundle, avg(overall_score) FROM runs GROUP BY ALL")
+print(sorted(name for name in ("pandas", "matplotlib", "typer", "rich") if name in sys.modules))
+"""
+
+
+def test_small_reads_never_load_pandas(sample_store: Store) -> None:
+    """A run's detail, a history and a query load no pandas (pyarrow would, given Python
+    values to convert: a third of a second of a drill-down)."""
+    done = subprocess.run(
+        [sys.executable, "-c", SMALL_READS, str(sample_store.path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "[]"

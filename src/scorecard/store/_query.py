@@ -45,11 +45,17 @@ def _quoted(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+_SQL_TYPES = {"string": "VARCHAR", "int64": "BIGINT", "double": "DOUBLE", "bool": "BOOLEAN"}
+
+
+def _columns(schema: pa.Schema) -> str:
+    """``schema`` as SQL column definitions."""
+    return ", ".join(f'"{field.name}" {_SQL_TYPES[str(field.type)]}' for field in schema)
+
+
 def _view(connection: Any, name: str, files: Sequence[Path], schema: pa.Schema) -> None:
     if not files:  # no bundle yet: the columns, no rows
-        connection.register(f"_{name}_empty", schema.empty_table())
-        connection.execute(f"CREATE TABLE {name} AS SELECT * FROM _{name}_empty")
-        connection.unregister(f"_{name}_empty")
+        connection.execute(f"CREATE TABLE {name} ({_columns(schema)})")
         return
     listed = ", ".join(_quoted(str(path)) for path in files)
     connection.execute(
@@ -57,9 +63,11 @@ def _view(connection: Any, name: str, files: Sequence[Path], schema: pa.Schema) 
     )
 
 
-def connect(files: Mapping[str, Sequence[Path]], bundles: pa.Table) -> Any:
+def connect(files: Mapping[str, Sequence[Path]], bundles: Sequence[tuple[Any, ...]]) -> Any:
     """An in-memory DuckDB connection with views ``runs`` and ``detail`` over ``files`` (by
-    kind) and the table ``bundles``, shut off from every other file and locked."""
+    kind) and the table ``bundles`` (rows of :data:`BUNDLE_COLUMNS`), shut off from every other
+    file and locked. (No Arrow table is made from Python values here: pyarrow would import
+    pandas to do it, a third of a second of every query.)"""
     import duckdb
 
     connection = duckdb.connect(
@@ -69,9 +77,10 @@ def connect(files: Mapping[str, Sequence[Path]], bundles: pa.Table) -> Any:
     try:
         _view(connection, "runs", files[RUNS], RUNS_SCHEMA)
         _view(connection, "detail", files[DETAIL], DETAIL_SCHEMA)
-        connection.register("_bundles", bundles)
-        connection.execute("CREATE TABLE bundles AS SELECT * FROM _bundles")
-        connection.unregister("_bundles")
+        connection.execute(f"CREATE TABLE bundles ({_columns(BUNDLE_COLUMNS)})")
+        if bundles:
+            marks = ", ".join("?" for _ in BUNDLE_COLUMNS)
+            connection.executemany(f"INSERT INTO bundles VALUES ({marks})", list(bundles))
         allowed = ", ".join(_quoted(str(path)) for kind in files for path in files[kind])
         connection.execute(f"SET allowed_paths = [{allowed}]")
         connection.execute("SET temp_directory = ''")
@@ -113,20 +122,28 @@ def _first_line(error: Exception) -> str:
     return redact(str(error).strip().split("\n")[0])
 
 
-def _redacted_array(array: pa.Array | pa.ChunkedArray) -> Any:
+def _redacted_array(array: pa.ChunkedArray) -> Any:
+    """The column with its text redacted; the column itself when nothing in it is
+    secret-shaped (the usual case: no array is made from Python values, which would make
+    pyarrow import pandas)."""
     kind = array.type
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
-        encoded = pc.dictionary_encode(array)
-        chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
         fixed = []
-        for chunk in chunks:
-            words = [
-                None if word is None else redact(word) for word in chunk.dictionary.to_pylist()
-            ]
-            fixed.append(pc.take(pa.array(words, kind), chunk.indices))
-        return pa.chunked_array(fixed, kind) if isinstance(array, pa.ChunkedArray) else fixed[0]
+        changed = False
+        for chunk in pc.dictionary_encode(array).chunks:
+            words = chunk.dictionary.to_pylist()
+            shown = [None if word is None else redact(word) for word in words]
+            changed |= shown != words
+            fixed.append((chunk, shown))
+        if not changed:
+            return array
+        return pa.chunked_array(
+            [pc.take(pa.array(shown, kind), chunk.indices) for chunk, shown in fixed], kind
+        )
     if pa.types.is_nested(kind) or pa.types.is_dictionary(kind):
-        return pa.array(_redacted_value(array.to_pylist()), kind)
+        values = array.to_pylist()
+        shown = _redacted_value(values)
+        return array if shown == values else pa.chunked_array([pa.array(shown, kind)], kind)
     return array
 
 
@@ -143,6 +160,8 @@ def _redacted_value(value: Any) -> Any:
 def redacted(table: pa.Table) -> pa.Table:
     """``table`` with every secret-shaped string in it redacted (nested values too)."""
     columns = [_redacted_array(column) for column in table.columns]
+    if all(new is old for new, old in zip(columns, table.columns, strict=True)):
+        return table
     return pa.Table.from_arrays(columns, schema=table.schema)
 
 

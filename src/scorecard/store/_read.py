@@ -252,34 +252,54 @@ class Snapshot:
                 yield record
 
     def run(self, entry: BundleEntry, candidate: str, case: str, repetition: int) -> RunDetail:
-        """One run's detail, reading the one row group that holds it."""
+        """One run's detail: its key columns read (as dictionary codes), then the one row
+        group that holds it. Only Python lists leave Arrow here: converting to numpy or from
+        Python values makes pyarrow import pandas, a third of a second this read need not pay."""
         detail = self.parquet(entry, DETAIL)
+        keys = pq.ParquetFile(detail.path, read_dictionary=["candidate", "case"])
         with detail.reading():
-            keys = detail.file.read(columns=["candidate", "case", "repetition"], use_threads=False)
-        mask = pc.and_(
-            pc.and_(
-                pc.equal(keys.column("candidate"), candidate), pc.equal(keys.column("case"), case)
-            ),
-            pc.equal(keys.column("repetition"), repetition),
-        )
-        found = pc.indices_nonzero(mask).to_pylist()
-        if not found:
+            table = keys.read(columns=["candidate", "case", "repetition"], use_threads=False)
+        position = start = 0
+        found = None
+        for wanted, names, repetitions in zip(
+            table.column("candidate").chunks,
+            table.column("case").chunks,
+            table.column("repetition").chunks,
+            strict=True,
+        ):
+            candidates = wanted.dictionary.to_pylist()
+            cases = names.dictionary.to_pylist()
+            if candidate in candidates and case in cases:
+                mine, its = candidates.index(candidate), cases.index(case)
+                for offset, (who, what, number) in enumerate(
+                    zip(
+                        wanted.indices.to_pylist(),
+                        names.indices.to_pylist(),
+                        repetitions.to_pylist(),
+                        strict=True,
+                    )
+                ):
+                    if who == mine and what == its and number == repetition:
+                        found = start + offset
+                        break
+            if found is not None:
+                break
+            start += len(wanted)
+        if found is None:
             raise StoreError(
                 f"bundle {entry.id} has no run {repetition} of candidate {candidate!r} on case "
                 f"{case!r}",
                 rule="unknown_run",
                 source=str(self.root),
             )
-        position = found[0]
-        start = 0
         metadata = detail.file.metadata
         for group in range(metadata.num_row_groups):
             rows = metadata.row_group(group).num_rows
-            if position < start + rows:
+            if found < position + rows:
                 break
-            start += rows
+            position += rows
         with detail.reading():
-            row = detail.file.read_row_group(group).slice(position - start, 1).to_pylist()[0]
+            row = detail.file.read_row_group(group).slice(found - position, 1).to_pylist()[0]
         return RunDetail(
             bundle=entry.id,
             candidate=candidate,

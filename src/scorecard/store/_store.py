@@ -21,7 +21,7 @@ from ._ingest import IngestReport, ingest
 from ._layout import CATALOG, DETAIL, LOCK, RUNS, STORE_JSON, TMP
 from ._locks import writer_lock
 from ._meta import StoreMeta, catalog_files, meta_document, meta_text, read_meta
-from ._query import BUNDLE_COLUMNS, HISTORY_SQL, connect, read_only, redacted
+from ._query import HISTORY_SQL, connect, read_only, redacted
 from ._read import RunDetail, Snapshot
 
 if TYPE_CHECKING:
@@ -192,21 +192,22 @@ class Store:
 
     # --- SQL -------------------------------------------------------------------------------
 
-    def _bundles_table(self, snapshot: Snapshot) -> pa.Table:
-        entries = snapshot.index.bundles
-        return pa.table(
-            {
-                "position": list(range(len(entries))),
-                "id": [entry.id for entry in entries],
-                "night": [entry.night for entry in entries],
-                "folder": [entry.folder for entry in entries],
-                "digest": [entry.digest for entry in entries],
-                "runs": [entry.runs for entry in entries],
-                "rejected": [entry.rejected for entry in entries],
-                "scorecard_version": [entry.scorecard_version for entry in entries],
-            },
-            schema=BUNDLE_COLUMNS,
-        )
+    @staticmethod
+    def _bundles_rows(snapshot: Snapshot) -> list[tuple[object, ...]]:
+        """The ``bundles`` table's rows (:data:`~._query.BUNDLE_COLUMNS`): the index."""
+        return [
+            (
+                position,
+                entry.id,
+                entry.night,
+                entry.folder,
+                entry.digest,
+                entry.runs,
+                entry.rejected,
+                entry.scorecard_version,
+            )
+            for position, entry in enumerate(snapshot.index.bundles)
+        ]
 
     def _sql(self, sql: str, params: dict[str, object] | None, kinds: Sequence[str]) -> pa.Table:
         import duckdb
@@ -221,7 +222,7 @@ class Store:
             connection = None
             try:
                 # DuckDB reads the files' schemas when the views are made: inside too.
-                connection = connect(files, self._bundles_table(snapshot))
+                connection = connect(files, self._bundles_rows(snapshot))
                 return connection.sql(sql, params=params).to_arrow_table()
             except duckdb.Error:
                 # A file moved by a concurrent commit (DuckDB: "no files found"): again.
