@@ -248,6 +248,7 @@ PACKAGES = {
         "Row",
         "RunSummary",
         "ScoringRun",
+        "StoredBlock",
         "StoredRun",
         "atomic_binary_writer",
         "atomic_folder",

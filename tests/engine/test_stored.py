@@ -1,4 +1,4 @@
-"""``ScoringRun.stored_runs``: every run as a campaign store keeps it, equal to what the general
+"""``ScoringRun.stored_blocks``: every run as a campaign store keeps it, equal to what the general
 path's scored records hold, for any worker count and with the C extension off."""
 
 from __future__ import annotations
@@ -65,12 +65,19 @@ def line_of(record: ScoredRecord) -> bytes:
 def stored(
     paths: list[str], catalog: Catalog, policy: Policy, **options: Any
 ) -> tuple[list[str], Any]:
+    """The runs (described), then the errors, each in input order, and the run's summary."""
     run = score_run(paths, catalog=catalog, policy=policy, **options)
-    items = [
-        described(item) if isinstance(item, InputError) else repr(item)
-        for item in run.stored_runs()
+    blocks = list(run.stored_blocks())
+    runs = [repr(item) for block in blocks for item in block.runs()]
+    errors = [described(error) for block in blocks for error in block.errors]
+    return runs + errors, run.summary
+
+
+def in_kinds(items: list[str]) -> list[str]:
+    """``items`` (runs and errors, interleaved) as :func:`stored` gives them: runs first."""
+    return [item for item in items if item.startswith("StoredRun")] + [
+        item for item in items if not item.startswith("StoredRun")
     ]
-    return items, run.summary
 
 
 @pytest.mark.parametrize("compiled", [True, False])
@@ -89,7 +96,7 @@ def test_stored_runs_are_what_the_records_hold(
         monkeypatch.setattr(fastpath, "_fastscore", None)
     policy = Policy(audit_gate=audit_gate)
     paths = [str(folder) for folder in NIGHTLIES]
-    expected = expected_runs(paths, catalog, policy)
+    expected = in_kinds(expected_runs(paths, catalog, policy))
     items, summary = stored(paths, catalog, policy, workers=workers, chunk_bytes=40_000)
     assert expected == items
     assert summary.scored == len(items)
@@ -111,7 +118,7 @@ def test_declined_and_bad_lines_are_the_general_paths_in_their_place(
     paths = [str(broken_folder)]
     policy = Policy()
     items, summary = stored(paths, catalog, policy, chunk_bytes=chunk_bytes)
-    assert expected_runs(paths, catalog, policy) == items
+    assert in_kinds(expected_runs(paths, catalog, policy)) == items
     assert summary.rejected == 3
     assert any(
         "source_line=None, source_index=1)" in item for item in items
@@ -131,9 +138,9 @@ def test_only_the_bundles_asked_for_are_read(catalog: Catalog, tmp_path: Path) -
     (broken / "x.jsonl").write_text(_lines(NIGHTLIES[0])[0] + "\n", encoding="utf-8")
     paths = [str(NIGHTLIES[0]), str(NIGHTLIES[1]), str(tmp_path)]
     run = score_run(paths, catalog=catalog)
-    items = list(run.stored_runs(bundles={"campaign-2026-11-08"}))
-    runs = [item for item in items if isinstance(item, StoredRun)]
-    errors = [item for item in items if isinstance(item, InputError)]
+    blocks = list(run.stored_blocks(bundles={"campaign-2026-11-08"}))
+    runs = [item for block in blocks for item in block.runs()]
+    errors = [error for block in blocks for error in block.errors]
     assert {item.row[0] for item in runs} == {"campaign-2026-11-08"}
     assert len(runs) == len(_lines(NIGHTLIES[1]))
     assert [error.rule for error in errors] == ["malformed_json"]
@@ -147,7 +154,9 @@ def test_a_kept_observation_scores_again_into_its_record(catalog: Catalog) -> No
         for result in score_paths_serially(paths, catalog=catalog)
         if isinstance(result, ScoredRecord)
     ]
-    runs = list(score_run(paths, catalog=catalog).stored_runs())
+    runs = [
+        item for block in score_run(paths, catalog=catalog).stored_blocks() for item in block.runs()
+    ]
     assert len(runs) == len(records)
     for run, record in zip(runs, records, strict=True):
         assert isinstance(run, StoredRun)

@@ -47,6 +47,7 @@ _EXPORTS = {
     "scored_row": "_rows",
     "scoring_catalog": "_catalog",
     "ScoringRun": "_run",
+    "StoredBlock": "_stored",
     "StoredRun": "_stored",
     "stored_record": "_stored",
     "load_records": "_run",
@@ -63,6 +64,7 @@ __all__ = [
     "Row",
     "RunSummary",
     "ScoringRun",
+    "StoredBlock",
     "StoredRun",
     "atomic_binary_writer",
     "atomic_folder",
@@ -124,4 +126,4 @@ if TYPE_CHECKING:
         scored_row,
     )
     from ._run import ScoringRun, load_records, score_paths, score_run
-    from ._stored import StoredRun, stored_record
+    from ._stored import StoredBlock, StoredRun, stored_record

@@ -16,12 +16,16 @@ into the :class:`~scorecard.core.ScoredRecord` that ``scorecard score`` makes of
 
 from __future__ import annotations
 
+import array
+import itertools
 import json
 from collections import Counter
-from collections.abc import Generator
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import msgspec
+import pyarrow as pa
 
 from scorecard.contract import BundleInfo, Catalog, InputError, Policy, Row, written_name
 from scorecard.core import ScoredRecord, audit_observation, record_failure, scorecard_line
@@ -34,7 +38,14 @@ from ._pipeline import RunSummary, score_record
 from ._pool import Run
 from ._rows import scored_row
 
-__all__ = ["StoredRun", "stored_record", "stored_runs"]
+__all__ = [
+    "DETAIL_COLUMNS",
+    "StoredBlock",
+    "StoredRun",
+    "detail_batch",
+    "stored_blocks",
+    "stored_record",
+]
 
 
 class StoredRun(NamedTuple):
@@ -61,7 +72,107 @@ class StoredRun(NamedTuple):
     """Its position in a ``.json`` array."""
 
 
-Items = tuple[list[tuple[RunKey, StoredRun] | InputError], RunSummary]
+class _Detail:
+    """The detail batch that ends a chunk's items (after its runs' rows and its errors)."""
+
+    __slots__ = ("batch",)
+
+    def __init__(self, batch: pa.RecordBatch) -> None:
+        self.batch = batch
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_Detail, (self.batch,))
+
+
+Items = tuple[list[tuple[RunKey, Row] | InputError | _Detail], RunSummary]
+
+#: The detail a block carries of each run, as Arrow columns (the :class:`StoredRun` fields but
+#: the row, in their order).
+DETAIL_COLUMNS = pa.schema(
+    [
+        pa.field("scorecard", pa.string()),
+        pa.field("findings", pa.string()),
+        pa.field("failure", pa.string()),
+        pa.field("observation", pa.string()),
+        pa.field("source_file", pa.string()),
+        pa.field("source_line", pa.int64()),
+        pa.field("source_index", pa.int64()),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class StoredBlock:
+    """Consecutive runs as a store keeps them (a chunk's), and the errors met before them."""
+
+    rows: list[Row]
+    """Each run's row, numbered, in input order."""
+    detail: pa.RecordBatch | None
+    """Each run's detail (:data:`DETAIL_COLUMNS`), in the same order; None without runs."""
+    errors: list[InputError]
+    """The records rejected (and inputs unreadable) since the block before, in input order."""
+
+    def runs(self) -> Iterator[StoredRun]:
+        """The block's runs one by one (Python values: for small uses and tests)."""
+        if self.detail is None:
+            return
+        columns = [self.detail.column(name).to_pylist() for name in DETAIL_COLUMNS.names]
+        for row, card, found, failure, text, file, line, index in zip(
+            self.rows, *columns, strict=True
+        ):
+            yield StoredRun(row, card, found, failure, text.encode("utf-8"), file, line, index)
+
+
+def _validity(values: Sequence[object]) -> tuple[pa.Buffer | None, int]:
+    """The validity bitmap of ``values`` (None marks a null) and how many are null."""
+    nulls = sum(value is None for value in values)
+    if not nulls:
+        return None, 0
+    bits = bytearray((len(values) + 7) // 8)
+    for position, value in enumerate(values):
+        if value is not None:
+            bits[position >> 3] |= 1 << (position & 7)
+    return pa.py_buffer(bits), nulls
+
+
+def _text(values: Sequence[bytes | None]) -> pa.Array:
+    """UTF-8 text (bytes, None for null) as an Arrow string array, made from its buffers:
+    ``pa.array`` of Python values would make pyarrow import pandas in every worker."""
+    offsets = array.array("i", [0])
+    offsets.extend(itertools.accumulate(0 if value is None else len(value) for value in values))
+    data = b"".join(value for value in values if value is not None)
+    validity, nulls = _validity(values)
+    made = pa.StringArray.from_buffers(
+        len(values), pa.py_buffer(offsets), pa.py_buffer(data), validity, nulls
+    )
+    made.validate(full=True)  # UTF-8, as every parser here has checked already
+    return made
+
+
+def _integers(values: Sequence[int | None]) -> pa.Array:
+    """Integers (None for null) as an Arrow int64 array, made from its buffers."""
+    data = array.array("q", (0 if value is None else value for value in values))
+    validity, nulls = _validity(values)
+    return pa.Array.from_buffers(pa.int64(), len(values), [validity, pa.py_buffer(data)], nulls)
+
+
+def _encoded(value: str | None) -> bytes | None:
+    return None if value is None else value.encode("utf-8")
+
+
+def detail_batch(runs: Sequence[StoredRun]) -> pa.RecordBatch:
+    """The detail of ``runs`` as one batch of :data:`DETAIL_COLUMNS`."""
+    columns = [
+        _text([run.scorecard.encode("utf-8") for run in runs]),
+        _text([_encoded(run.findings) for run in runs]),
+        _text([_encoded(run.failure) for run in runs]),
+        _text([run.observation for run in runs]),
+        _text([run.source_file.encode("utf-8") for run in runs]),
+        _integers([run.source_line for run in runs]),
+        _integers([run.source_index for run in runs]),
+    ]
+    return pa.RecordBatch.from_arrays(columns, schema=DETAIL_COLUMNS)
+
 
 _DECODER = msgspec.json.Decoder()
 
@@ -137,7 +248,29 @@ def _fast(
 
 
 def _stored_chunk(scorer: ChunkScorer, chunk: Chunk) -> Items:
-    """``chunk``'s runs as a store keeps them, counted here (the worker's call)."""
+    """``chunk``'s runs as a store keeps them, counted here (the worker's call): each run's
+    key and row in its place, the errors in theirs, and, last, the detail of the chunk's runs as
+    one Arrow batch (made here, on the workers, not by the main process, and sent as buffers
+    instead of a Python object per value)."""
+    items, summary = _stored_runs(scorer, chunk)
+    kept: list[tuple[RunKey, Row] | InputError | _Detail] = []
+    runs: list[StoredRun] = []
+    for item in items:
+        if isinstance(item, InputError):
+            kept.append(item)
+            continue
+        key, run = item
+        kept.append((key, run.row))
+        runs.append(run)
+    if runs:
+        kept.append(_Detail(detail_batch(runs)))
+    return kept, summary
+
+
+def _stored_runs(
+    scorer: ChunkScorer, chunk: Chunk
+) -> tuple[list[tuple[RunKey, StoredRun] | InputError], RunSummary]:
+    """``chunk``'s runs, each as a :class:`StoredRun`, and its errors, in order."""
     summary = RunSummary()
     fast = scorer.fast
     if fast is None or chunk.whole_file is not None:
@@ -185,16 +318,24 @@ def _general_chunk(
     ]
 
 
-def stored_runs(run: Run, summary: RunSummary) -> Generator[StoredRun | InputError, None, None]:
-    """Every run of ``run`` as a store keeps it, numbered as the rows view numbers runs, and
-    the errors between them, in input order. Closing the generator early ends the pool."""
+def stored_blocks(run: Run, summary: RunSummary) -> Generator[StoredBlock, None, None]:
+    """Every run of ``run`` as a store keeps it, a block (a chunk) at a time: rows numbered as
+    the rows view numbers runs, their detail, and the errors met since the block before, all in
+    input order. Closing the generator early ends the pool."""
     repetitions: Counter[RunKey] = Counter()
+    rows: list[Row] = []
+    errors: list[InputError] = []
     for item in merged_items(run.map(_stored_chunk), summary):
         if isinstance(item, InputError):
-            yield item
-            continue
-        key, stored = item
-        yield stored._replace(row=numbered_row(stored.row, key, repetitions))
+            errors.append(item)
+        elif isinstance(item, _Detail):
+            yield StoredBlock(rows, item.batch, errors)
+            rows, errors = [], []
+        else:
+            key, row = item
+            rows.append(numbered_row(row, key, repetitions))
+    if errors:
+        yield StoredBlock([], None, errors)
 
 
 def stored_record(

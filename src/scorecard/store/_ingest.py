@@ -2,7 +2,7 @@
 
 For each bundle under the paths given (:func:`scorecard.engine.bundle_files`): its input digest
 is taken; the same bundle again (same id, same digest) is a no-op, a changed one under the same
-id is refused unless ``replace``; otherwise it is scored (``ScoringRun.stored_runs``, on the
+id is refused unless ``replace``; otherwise it is scored (``ScoringRun.stored_blocks``, on the
 workers asked for, only its own files read) into a staging folder, and committed under the
 writer lock: its files moved under ``pending/`` (a replaced bundle's old ones aside there too),
 the new index written (the bundle is in the store from that rename on), the old files removed,
@@ -19,6 +19,7 @@ import io
 import os
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +35,6 @@ from scorecard.contract import (
 from scorecard.engine import (
     BundleFiles,
     RunSummary,
-    StoredRun,
     bundle_files,
     file_state,
     input_digest,
@@ -217,6 +217,42 @@ def _manifest_kind(bundle: BundleFiles) -> str | None:
     return "campaign" if bundle.info.campaign is not None else "eval-bundle"
 
 
+class _Digest:
+    """A bundle's input digest taken in a thread while its runs are scored (hashlib lets go
+    of the GIL): a bundle the store does not hold yet needs it only to commit."""
+
+    def __init__(self, bundle: BundleFiles, stdin: bytes | None) -> None:
+        self._value: str | OSError | None = None
+        self._thread = threading.Thread(
+            target=self._take, args=(bundle, stdin), name="store-digest", daemon=True
+        )
+        self._thread.start()
+
+    def _take(self, bundle: BundleFiles, stdin: bytes | None) -> None:
+        try:
+            self._value = input_digest(bundle, stdin)
+        except OSError as error:
+            self._value = error
+
+    def result(self) -> str:
+        """The digest (an unreadable file raises its :class:`OSError`)."""
+        self._thread.join()
+        if isinstance(self._value, OSError):
+            raise self._value
+        return str(self._value)
+
+
+def _unreadable(bundle: BundleFiles, error: OSError) -> BundleOutcome:
+    return _refused(
+        bundle,
+        StoreError(
+            f"cannot read: {error.strerror or type(error).__name__}",
+            rule="unreadable",
+            source=error.filename if isinstance(error.filename, str) else _source(bundle),
+        ),
+    )
+
+
 def _ingest_bundle(
     root: Path, meta: StoreMeta, bundle: BundleFiles, settings: _Settings, total: RunSummary
 ) -> BundleOutcome:
@@ -225,26 +261,25 @@ def _ingest_bundle(
         return _refused(bundle, problem)
     try:
         states = [file_state(path) for path in [*bundle.manifests, *bundle.files]]
-        digest = input_digest(bundle, settings.stdin)
     except OSError as error:
-        return _refused(
-            bundle,
-            StoreError(
-                f"cannot read: {error.strerror or type(error).__name__}",
-                rule="unreadable",
-                source=error.filename if isinstance(error.filename, str) else _source(bundle),
-            ),
-        )
+        return _unreadable(bundle, error)
     known = read_index(root).get(bundle.id)
-    verdict = _against(known, bundle.id, _source(bundle), digest, settings)
-    if verdict is not None:
-        return verdict
+    if known is None:  # a new bundle: its digest is taken while it is scored
+        pending = _Digest(bundle, settings.stdin)
+    else:  # the same bundle again is known by its digest before any work
+        try:
+            digest = input_digest(bundle, settings.stdin)
+        except OSError as error:
+            return _unreadable(bundle, error)
+        verdict = _against(known, bundle.id, _source(bundle), digest, settings)
+        if verdict is not None:
+            return verdict
     staging = Staging(root)
     try:
         manifest = None
         if bundle.manifests:
             manifest = Path(bundle.manifests[0]).read_text(encoding="utf-8-sig")
-        writer = BundleWriter(staging.folder("bundle"), bundle.id, digest, manifest)
+        writer = BundleWriter(staging.folder("bundle"), bundle.id, manifest)
         summary = RunSummary()
         own = {*bundle.files, "<stdin>"} if "-" in bundle.files else set(bundle.files)
         errors: list[InputError] = []
@@ -258,27 +293,33 @@ def _ingest_bundle(
             on_file=settings.on_file,
             summary=summary,
         )
-        items = run.stored_runs(bundles={bundle.id})
+        blocks = run.stored_blocks(bundles={bundle.id})
         try:
-            for item in items:
-                if isinstance(item, StoredRun):
-                    writer.add(item)
-                elif item.source in own:  # others are discovery's, reported once already
-                    errors.append(item)
-                    if settings.keep_rejected:
-                        writer.reject(item)
+            for block in blocks:
+                for rejected in block.errors:
+                    if rejected.source in own:  # others are discovery's, reported once already
+                        errors.append(rejected)
+                        if settings.keep_rejected:
+                            writer.reject(rejected)
+                writer.add(block)
         except BaseException:
             writer.abandon()
             raise
         finally:
-            items.close()  # a stop or an error ends the workers now, not at exit
+            blocks.close()  # a stop or an error ends the workers now, not at exit
         summary.rejected = len(errors)
         total.merge(summary)
+        if known is None:
+            try:
+                digest = pending.result()
+            except OSError as error:
+                writer.abandon()
+                return _unreadable(bundle, error)
         outcome = _checked(bundle, states, errors, writer, settings)
         if outcome is not None:
             writer.abandon()
             return outcome
-        files = writer.finish()
+        files = writer.finish(digest)
         entry = BundleEntry(
             id=bundle.id,
             night=(bundle.info.campaign.night if bundle.info.campaign else None) or settings.night,
@@ -419,8 +460,11 @@ def _commit(
         # under pending/)
         for relative in old:
             (root / PENDING / relative).unlink(missing_ok=True)
+        for relative in entry.files.values():  # moved at once, made durable after
+            (root / relative).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(root / PENDING / relative, root / relative)
         for relative in entry.files.values():
-            _move(root / PENDING / relative, root / relative)
+            sync_folder((root / relative).parent)
         remove_empty_folders(root / PENDING)
         with contextlib.suppress(OSError):
             (root / PENDING).rmdir()

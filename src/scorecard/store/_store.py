@@ -31,6 +31,9 @@ __all__ = ["Store", "open_store"]
 
 T = TypeVar("T")
 
+_ATTEMPTS = 3
+"""Snapshots a read takes at most when files it lists move under it."""
+
 
 class Store:
     """A campaign store: every bundle ingested, scored once, in night order.
@@ -68,11 +71,14 @@ class Store:
 
     def _read(self, work: Callable[[Snapshot], T]) -> T:
         """``work`` on a snapshot; again on a fresh one if a file it lists vanished (a
-        concurrent replace); a file missing from the fresh one too is a :class:`StoreError`."""
-        try:
-            return work(self._snapshot())
-        except Vanished:
-            pass
+        concurrent replace removed it, or a commit moved it from ``pending/`` into place while
+        it was being opened: twice at most); a file missing from the last one too is a
+        :class:`StoreError`."""
+        for _ in range(_ATTEMPTS - 1):
+            try:
+                return work(self._snapshot())
+            except Vanished:
+                continue
         try:
             return work(self._snapshot())
         except Vanished as gone:
