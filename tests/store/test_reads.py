@@ -101,6 +101,22 @@ def test_a_gate_from_the_store_is_the_gate_from_the_folders(sample_store: Store)
     )
     assert from_store == from_folders
     assert "fail" in from_store[0]
+    lean_baseline = _gate_outputs(
+        sample_store.detailed_rows(newest, every=True),
+        sample_store.detailed_rows(before, findings_only=True),
+    )
+    assert lean_baseline == from_folders
+
+
+def test_findings_only_keeps_what_a_baseline_side_reads(sample_store: Store) -> None:
+    """The same rows, and for the same runs the failed findings and whether they gate."""
+    for entry in sample_store.bundles():
+        full = list(sample_store.detailed_rows(entry.id))
+        lean = list(sample_store.detailed_rows(entry.id, findings_only=True))
+        assert described(row for row, _ in lean) == described(row for row, _ in full)
+        assert [None if d is None else d[1:3] for _, d in lean] == [
+            None if d is None else d[1:3] for _, d in full
+        ]
 
 
 def test_record_lines_are_what_score_writes(sample_store: Store) -> None:

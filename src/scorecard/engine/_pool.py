@@ -135,7 +135,7 @@ class Run:
         # Text comes back through shared memory where workers are forked (they inherit it).
         slots = (
             OutputSlots(window, slot_bytes(self.chunk_bytes))
-            if forked and work is chunk_text
+            if forked and (work is chunk_text or getattr(work, "uses_output_slots", False))
             else None
         )
         executor = ProcessPoolExecutor(

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -39,6 +40,9 @@ from ._layout import DETAIL, METADATA_KEY, REJECTS, RUNS
 from ._meta import StoreMeta
 
 __all__ = ["RunDetail", "Snapshot"]
+
+#: JSON text kept by the store, decoded (msgspec: ints and floats as ``json`` reads them).
+_DECODE = msgspec.json.Decoder().decode
 
 
 @dataclass(frozen=True)
@@ -160,40 +164,48 @@ class Snapshot:
     # --- what the views read ------------------------------------------------------------
 
     def rows_with_detail(
-        self, entry: BundleEntry, *, every: bool
+        self, entry: BundleEntry, *, every: bool, findings_only: bool = False
     ) -> Iterator[tuple[Row, RecordDetail | None]]:
         """Rows in input order, with the detail of the runs a verdict shows (effective gate
-        failed, failed findings; ``every``: all), as ``ScoringRun.detailed_rows`` gives them.
+        failed, failed findings; ``every``: all), as ``ScoringRun.detailed_rows`` gives them
+        (``findings_only``: the failed findings and whether they gate, the rest left empty).
         The files are opened here, before the first row is asked for."""
         runs = self.parquet(entry, RUNS)
         detail = self.parquet(entry, DETAIL)
-        return self._rows_with_detail(runs, detail, every)
+        return self._rows_with_detail(runs, detail, every, findings_only)
 
     def _rows_with_detail(
-        self, runs: Opened, detail: Opened, every: bool
+        self, runs: Opened, detail: Opened, every: bool, findings_only: bool
     ) -> Iterator[tuple[Row, RecordDetail | None]]:
         with runs.reading():
             table = runs.file.read(columns=PARQUET_SCHEMA.names, use_threads=False)
+        wanted = ["findings"]
+        if not findings_only:
+            wanted += ["scorecard", "failure", "source_file", "source_line"]
         with detail.reading():
-            findings = detail.file.read(columns=["findings"]).column(0)
+            read = detail.file.read(columns=wanted, use_threads=False)
         gate = table.column("gate_passed")
-        needed = pc.or_(pc.is_valid(findings), pc.fill_null(pc.invert(gate), False))
+        needed = pc.or_(pc.is_valid(read.column("findings")), pc.fill_null(pc.invert(gate), False))
         shown = list(range(table.num_rows)) if every else pc.indices_nonzero(needed).to_pylist()
         details: dict[int, RecordDetail] = {}
         if shown:
-            wanted = ["scorecard", "findings", "failure", "source_file", "source_line"]
-            with detail.reading():
-                read = detail.file.read(columns=wanted)
             columns = read.take(pa.array(shown, pa.int64())).to_pydict()
             gates = self.meta.policy.audit_gate
-            for position, card, found, failure, file, line in zip(
-                shown, *(columns[name] for name in wanted), strict=True
+            empty = [None] * len(shown)
+            for position, found, card, failure, file, line in zip(
+                shown,
+                columns["findings"],
+                columns.get("scorecard", empty),
+                columns.get("failure", empty),
+                columns.get("source_file", empty),
+                columns.get("source_line", empty),
+                strict=True,
             ):
                 details[position] = record_detail(
                     {
-                        "scorecard": json.loads(card),
-                        "audit": {"findings": json.loads(found) if found else [], "gates": gates},
-                        "failure": json.loads(failure) if failure else None,
+                        "scorecard": _DECODE(card) if card else {},
+                        "audit": {"findings": _DECODE(found) if found else [], "gates": gates},
+                        "failure": _DECODE(failure) if failure else None,
                         "source": {"file": file, "line": line},
                     }
                 )

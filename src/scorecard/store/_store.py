@@ -158,13 +158,17 @@ class Store:
     # --- what the views read ---------------------------------------------------------------
 
     def detailed_rows(
-        self, bundle: str, *, every: bool = False
+        self, bundle: str, *, every: bool = False, findings_only: bool = False
     ) -> Iterator[tuple[Row, RecordDetail | None]]:
         """The bundle's rows in input order, each with the detail a verdict shows for the runs
         that need it (``every``: all), exactly as ``ScoringRun.detailed_rows`` gives them for
-        the bundle's folder: what the gate's sides are built from."""
+        the bundle's folder: what the gate's sides are built from. ``findings_only`` leaves out
+        what only a shown side keeps (reasons, failure, source: ``rows_side(shown=False)``, a
+        baseline, reads the failed findings and whether they gate), and reads less."""
         return self._read(
-            lambda snapshot: snapshot.rows_with_detail(snapshot.entry(bundle), every=every)
+            lambda snapshot: snapshot.rows_with_detail(
+                snapshot.entry(bundle), every=every, findings_only=findings_only
+            )
         )
 
     def scored_records(self, bundles: Sequence[str] | None = None) -> Iterator[ScoredRecord]:
