@@ -36,8 +36,8 @@ __all__ = [
 
 
 class Vanished(Exception):
-    """A file a snapshot lists is gone: a concurrent ``replace`` may have swapped it (the reader
-    reads the index again, once)."""
+    """A file a snapshot lists is gone: a concurrent commit may have moved or replaced it (the
+    reader takes a fresh snapshot)."""
 
     def __init__(self, path: Path) -> None:
         super().__init__(str(path))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, TypeVar
@@ -31,16 +32,18 @@ __all__ = ["Store", "open_store"]
 
 T = TypeVar("T")
 
-_ATTEMPTS = 3
-"""Snapshots a read takes at most when files it lists move under it."""
+_ATTEMPTS = 8
+"""Snapshots a read takes at most when files it lists move under it (a commit moves them in
+milliseconds; the pauses add up to about a second)."""
+_PAUSE = 0.04
 
 
 class Store:
     """A campaign store: every bundle ingested, scored once, in night order.
 
     Every read takes one snapshot of ``index.json`` (a read that meets a file a concurrent
-    ``replace`` removed reads the index again, once); writes (:meth:`ingest`) commit bundle by
-    bundle. Make one with :func:`open_store`."""
+    commit moved takes a fresh one); writes (:meth:`ingest`) commit bundle by bundle. Make one
+    with :func:`open_store`."""
 
     def __init__(self, root: Path, meta: StoreMeta) -> None:
         self._root = root
@@ -70,21 +73,19 @@ class Store:
         return Snapshot(self._root, self._meta, read_index(self._root))
 
     def _read(self, work: Callable[[Snapshot], T]) -> T:
-        """``work`` on a snapshot; again on a fresh one if a file it lists vanished (a
-        concurrent replace removed it, or a commit moved it from ``pending/`` into place while
-        it was being opened: twice at most); a file missing from the last one too is a
+        """``work`` on a snapshot; again on a fresh one, after a pause, while a file it lists
+        vanishes under it (a concurrent commit moves a file aside, into place or away for the
+        milliseconds it takes); a file still missing after :data:`_ATTEMPTS` snapshots is a
         :class:`StoreError`."""
-        for _ in range(_ATTEMPTS - 1):
+        for attempt in range(_ATTEMPTS):
             try:
                 return work(self._snapshot())
-            except Vanished:
-                continue
-        try:
-            return work(self._snapshot())
-        except Vanished as gone:
-            raise StoreError(
-                "a file the index lists is missing", rule="missing_file", source=str(gone.path)
-            ) from None
+            except Vanished as gone:
+                missing = gone
+            time.sleep(_PAUSE * attempt)
+        raise StoreError(
+            "a file the index lists is missing", rule="missing_file", source=str(missing.path)
+        )
 
     # --- bundles -----------------------------------------------------------------------
 
