@@ -22,8 +22,9 @@ largest process of its tree), on ``--workers`` workers:
 - every night's ingest into the store (in this process: its wall time per night);
 - over the whole store, each in a fresh process (opening the store included, imports not):
   pass rate and mean overall per candidate x night; one candidate x case over every night
-  (``Store.history``); one run's detail (``Store.run``); the gate's sides of the newest night
-  against the seven before (``detailed_rows`` -> ``rows_side``, pooled, ``evaluate_gate``);
+  (``Store.history``); one run's detail (``Store.run``); the gate of the newest night against
+  the seven before, as a command would make it (``detailed_rows`` -> ``rows_side``, the
+  baselines ``findings_only``, pooled, ``evaluate_gate``);
 - the store's size against the raw JSON Lines.
 
 Ratios are measured in one run; the machine's cores are shared, so the load average is printed
@@ -146,7 +147,10 @@ root, current, *baselines = sys.argv[1:]
 start = time.perf_counter()
 store = open_store(root)
 side = rows_side(store.detailed_rows(current), source=current)
-sides = [rows_side(store.detailed_rows(night), source=night, shown=False) for night in baselines]
+sides = [
+    rows_side(store.detailed_rows(night, findings_only=True), source=night, shown=False)
+    for night in baselines
+]
 result = evaluate_gate(side, pool_sides(sides), GateRules(), seed=0)
 print(json.dumps({"seconds": time.perf_counter() - start, "verdict": result.verdict}))
 """

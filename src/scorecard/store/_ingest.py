@@ -6,10 +6,10 @@ id is refused unless ``replace``; otherwise it is scored (``ScoringRun.stored_bl
 workers asked for, only its own files read) into a staging folder, and committed under the
 writer lock: its files moved under ``pending/`` (a replaced bundle's old ones aside there too),
 the new index written (the bundle is in the store from that rename on), the old files removed,
-the new ones moved into place (``_locks`` says what a writer killed at each step leaves). A bundle with
-rejected records is refused (the other bundles still land) unless ``keep_rejected``, which
-keeps its scored runs and the rejects' errors. The files are checked not to have changed while
-they were scored.
+the new ones moved into place (``_locks`` says what a writer killed at each step leaves). A
+bundle with rejected records is refused (the other bundles still land) unless
+``keep_rejected``, which keeps its scored runs and the rejects' errors. The files are checked
+not to have changed while they were scored.
 """
 
 from __future__ import annotations
