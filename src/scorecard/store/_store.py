@@ -78,11 +78,12 @@ class Store:
         milliseconds it takes); a file still missing after :data:`_ATTEMPTS` snapshots is a
         :class:`StoreError`."""
         for attempt in range(_ATTEMPTS):
+            if attempt:
+                time.sleep(_PAUSE * attempt)
             try:
                 return work(self._snapshot())
             except Vanished as gone:
                 missing = gone
-            time.sleep(_PAUSE * attempt)
         raise StoreError(
             "a file the index lists is missing", rule="missing_file", source=str(missing.path)
         )
