@@ -42,6 +42,11 @@ RUNS = [
         ["compare outputs identical (observations, Parquet): True", "gate verdict:"],
     ),
     (
+        "store_benchmark.py",
+        ["--nights", "3", "--runs", "200", "--repeat", "1"],
+        ["frame identical to score --out: True", "one run's detail", "of JSON Lines"],
+    ),
+    (
         "gate_benchmark.py",
         ["--pairs", "4", "--coverage-trials", "2", "--truth-runs", "50"],
         ["12 cases x 2", "sample schedule"],

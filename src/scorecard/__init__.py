@@ -47,6 +47,7 @@ _EXPORTS = {
     "Policy": "contract",
     "score_observation": "core",
     "validate_observation": "core",
+    "open_store": "store",
 }
 
 __all__ = [
@@ -76,6 +77,7 @@ __all__ = [
     "eval_bundle_id",
     "load_catalog",
     "load_policy",
+    "open_store",
     "parse_manifest",
     "read_records",
     "score_observation",
@@ -116,3 +118,4 @@ if TYPE_CHECKING:
     )
     from scorecard.core import ScoredRecord, score_observation, validate_observation
     from scorecard.engine import RunSummary, load_policy, read_records, score_paths, score_records
+    from scorecard.store import open_store

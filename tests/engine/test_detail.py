@@ -13,8 +13,9 @@ from scorecard.contract._errors import InputError
 from scorecard.contract._policy import Policy
 from scorecard.engine import _detail
 from scorecard.engine._detail import RecordDetail, record_detail
-from scorecard.engine._pipeline import score_record
+from scorecard.engine._pipeline import score_paths_serially, score_record
 from scorecard.engine._run import score_run
+from scorecard.fast import _fastpath as fastpath
 from tests.conftest import PYTHON_ONLY
 from tests.engine.test_run import NIGHTLIES, broken_folder, described, serial_records
 
@@ -120,3 +121,22 @@ def test_an_audit_gating_policy_gives_the_records_detail(catalog: Catalog) -> No
         assert isinstance(record, dict)
         if detail is not None:
             assert detail[1] == record_detail(record)[1]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_detail_is_the_records_under_an_audit_gating_policy(
+    catalog: Catalog, compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every run's detail, C or Python, is its record's under the same policy: whether failed
+    findings gate is the policy's, also for a run without any."""
+    if not compiled:
+        monkeypatch.setattr(fastpath, "_fastscore", None)
+    policy = Policy(audit_gate=True)
+    paths = [str(NIGHTLIES[3])]
+    records = [
+        record.record_json()
+        for record in score_paths_serially(paths, catalog=catalog, policy=policy)
+        if not isinstance(record, InputError)
+    ]
+    items = ok(list(score_run(paths, catalog=catalog, policy=policy).detailed_rows(every=True)))
+    assert [detail for _, detail in items] == [record_detail(record) for record in records]

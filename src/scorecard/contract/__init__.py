@@ -25,6 +25,7 @@ _EXPORTS = {
     "manifest_json": "_bundles",
     "parse_manifest": "_bundles",
     "CaseFiles": "_catalog",
+    "FramedDigest": "_digest",
     "Catalog": "_catalog",
     "load_catalog": "_catalog",
     "read_case_files": "_catalog",
@@ -38,6 +39,7 @@ _EXPORTS = {
     "InputErrors": "_errors",
     "ScorecardError": "_errors",
     "StoreError": "_errors",
+    "canonical_json": "_jsformat",
     "format_js_number": "_jsformat",
     "js_json": "_jsformat",
     "js_string": "_jsformat",
@@ -139,6 +141,7 @@ __all__ = [
     "ColumnKind",
     "DimensionDict",
     "DimensionName",
+    "FramedDigest",
     "GateMetric",
     "InputError",
     "InputErrors",
@@ -162,6 +165,7 @@ __all__ = [
     "WireEventDict",
     "WorkflowCase",
     "WorkflowObservation",
+    "canonical_json",
     "csv_cell",
     "eval_bundle_id",
     "find_secret",
@@ -212,6 +216,7 @@ if TYPE_CHECKING:
     )
     from ._campaign import CampaignManifest, CandidateBudget, CandidateSpec
     from ._catalog import CaseFiles, Catalog, load_catalog, read_case_files
+    from ._digest import FramedDigest
     from ._errors import (
         CaseError,
         CatalogError,
@@ -225,7 +230,7 @@ if TYPE_CHECKING:
         StoreError,
     )
     from ._gate_section import GATE_METRICS, GATE_SAFETY_DIMENSIONS, GateMetric, gate_settings
-    from ._jsformat import format_js_number, js_json, js_string
+    from ._jsformat import canonical_json, format_js_number, js_json, js_string
     from ._json import NOT_PLAIN, parse_json_document, parse_plain_json
     from ._models import CaseAssertions, TraceAssertion, WorkflowCase
     from ._names import (

@@ -13,7 +13,6 @@ asks (every line scored in C) imports neither YAML nor pydantic (``docs/performa
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -51,12 +50,13 @@ class CaseFiles:
     @functools.cached_property
     def digest(self) -> str:
         """SHA-256 of the files' names and bytes, in order (the folder's own name aside),
-        hashed once."""
-        hashed = hashlib.sha256()
+        framed as every file digest is (:class:`~scorecard.contract.FramedDigest`), hashed
+        once."""
+        from ._digest import FramedDigest
+
+        hashed = FramedDigest()
         for path, data in self.files:
-            name = os.path.basename(path).encode("utf-8", "surrogateescape")
-            hashed.update(b"%d:%s%d:" % (len(name), name, len(data)))
-            hashed.update(data)
+            hashed.add(os.path.basename(path), data)
         return hashed.hexdigest()
 
 

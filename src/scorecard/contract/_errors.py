@@ -161,8 +161,10 @@ class OutputError(ScorecardError):
 
 
 class StoreError(ScorecardError):
-    """A campaign store cannot be used as asked: a corrupt or foreign file in it, a store of
-    another layout, a write that cannot land. ``source`` is the store (or its file)."""
+    """A campaign store (``docs/store.md``) cannot be used as asked: one of its files is
+    corrupt, missing or foreign, it was made under another scoring policy or catalog, or a bundle
+    is refused (changed under the same id). ``source`` is the store or its file, ``pointer`` the
+    JSON Pointer into that file."""
 
 
 class InputErrors(InputError):
