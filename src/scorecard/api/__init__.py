@@ -16,6 +16,10 @@ command line (``scorecard.cli``) parses, calls one of these, renders and picks t
     draw_plots(kinds, paths, ...) / plot(kind, out, paths, ...)   figures, images
     history(paths, ...)                      -> History           nights and the flakiness ledger
     build_report(paths, ...) / write_report(files, out)           the static report site
+    ingest(paths, store) / query(store, sql) / add_label / approve_baseline   the campaign store
+
+Every call that reads runs also takes ``store=`` (a campaign store's folder or ``Store``)
+instead of paths: the numbers are the same as the same folders give, byte for byte.
 
 Names load on first use (PEP 562): ``import scorecard.api`` imports no pandas or matplotlib.
 """
@@ -64,6 +68,15 @@ _EXPORTS = {
     "check_site_folder": "_report",
     "serve_folder": "_report",
     "write_report": "_report",
+    "add_label": "_store",
+    "approve_baseline": "_store",
+    "baseline_bundles": "_store",
+    "ingest": "_store",
+    "open_campaign_store": "_store",
+    "query": "_store",
+    "remove_labels": "_store",
+    "store_campaign": "_store",
+    "store_labels": "_store",
 }
 
 __all__ = [
@@ -85,6 +98,9 @@ __all__ = [
     "Plots",
     "PolicySource",
     "Scored",
+    "add_label",
+    "approve_baseline",
+    "baseline_bundles",
     "build_report",
     "bundle_id",
     "check_known",
@@ -94,14 +110,20 @@ __all__ = [
     "explain",
     "explanation_text",
     "history",
+    "ingest",
     "judge",
     "load_campaign",
+    "open_campaign_store",
     "output_format_for",
     "plot",
     "policy_file",
+    "query",
+    "remove_labels",
     "score",
     "score_on_cluster",
     "serve_folder",
+    "store_campaign",
+    "store_labels",
     "write_gate_reports",
     "write_report",
 ]
@@ -127,3 +149,14 @@ if TYPE_CHECKING:
     from ._plot import IMAGE_FORMATS, PLOT_NAMES, PlotErrors, Plots, draw_plots, plot
     from ._report import build_report, check_site_folder, serve_folder, write_report
     from ._score import OUTPUT_FORMATS, OutputFormat, Scored, output_format_for, score
+    from ._store import (
+        add_label,
+        approve_baseline,
+        baseline_bundles,
+        ingest,
+        open_campaign_store,
+        query,
+        remove_labels,
+        store_campaign,
+        store_labels,
+    )

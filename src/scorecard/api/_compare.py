@@ -20,11 +20,13 @@ from ._inputs import (
     load_campaign,
     policy_file,
 )
+from ._store import open_campaign_store, store_campaign
 
 if TYPE_CHECKING:
     from scorecard.aggregate import ComparisonSettings
     from scorecard.gate import GateRules
     from scorecard.report import BundleView, CampaignView, GateStatus, TrendView
+    from scorecard.store import Store
 
 __all__ = ["Comparison", "compare", "comparison_settings", "gate_statuses"]
 
@@ -129,9 +131,10 @@ def compare(
     bundle_ids: Sequence[str] = (),
     on_file: Callable[[str], None] | None = None,
     campaign: Campaign | None = None,
+    store: PathLike | Store | None = None,
 ) -> Comparison:
     """Compare the runs of ``paths`` (observations scored here, records files, Parquet) or of
-    ``campaign`` (e.g. a store's): by default the newest bundle against the one before it
+    ``campaign`` or ``store`` (a campaign store's runs, night order): by default the newest bundle against the one before it
     (``baseline``: a bundle id, or a path read as one more input), every candidate paired by
     case with a verdict per metric, the gate's status of each (``gate``) and every candidate's
     trend; with ``candidates``, ``by`` or ``bundle`` alone, one bundle's candidates (or
@@ -155,6 +158,8 @@ def compare(
     )
     settings_file = policy_file(policy)
     rules = gate_rules_of(settings_file)
+    if store is not None:
+        campaign = store_campaign(open_campaign_store(store, policy=settings_file))
     given = list(paths)
     baseline_path = campaign is None and baseline is not None and Path(baseline).exists()
     if baseline_path and any(

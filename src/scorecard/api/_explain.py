@@ -17,7 +17,9 @@ from ._inputs import (
 )
 
 if TYPE_CHECKING:
+    from scorecard.contract import Catalog
     from scorecard.core import ScoredRecord
+    from scorecard.store import Store
 
 __all__ = ["explain", "explanation_text"]
 
@@ -53,8 +55,9 @@ def explanation_text(explanation: dict[str, Any]) -> str:
 
 
 def explain(
-    paths: Sequence[PathLike],
+    paths: Sequence[PathLike] = (),
     *,
+    store: PathLike | Store | None = None,
     case_ids: Sequence[str] = (),
     candidates: Sequence[str] = (),
     bundle: str | None = None,
@@ -68,13 +71,27 @@ def explain(
     failing dimensions with the fields behind every reason (JSON Pointers), the case-assertion
     audit, and an infrastructure failure's code and message (``docs/audit.md``).
 
+    With ``store``, the runs are the store's (``bundle`` only, when given), explained as the
+    same folders' are.
+
     Rejected records and unknown ``candidates``, ``case_ids`` or ``bundle`` raise
     :class:`InputErrors` (the latter naming the known ids)."""
     import os
 
-    from scorecard.core import explain_record
     from scorecard.engine import default_workers, score_run
 
+    records: list[ScoredRecord] = []
+    if store is not None:
+        from ._store import open_campaign_store
+
+        opened = open_campaign_store(store, policy=policy)
+        catalog = opened.catalog
+        if bundle is not None:
+            check_known(
+                "bundle", [bundle], [entry.id for entry in opened.bundles()], option="--bundle"
+            )
+        records = list(opened.scored_records(None if bundle is None else [bundle]))
+        return _explained(records, catalog, case_ids, candidates, bundle, failing_only)
     given = [os.fspath(path) for path in paths]
     scored = next((path for path in given if is_parquet_input(path)), None)
     if scored is not None:
@@ -93,7 +110,6 @@ def explain(
         bundle_id=bundle_id,
     )
     errors: list[InputError] = []
-    records: list[ScoredRecord] = []
     for result in run.records():
         if isinstance(result, InputError):
             errors.append(result)
@@ -101,6 +117,19 @@ def explain(
             records.append(result)
     if errors:
         raise InputErrors(errors)
+    return _explained(records, catalog, case_ids, candidates, bundle, failing_only)
+
+
+def _explained(
+    records: list[ScoredRecord],
+    catalog: Catalog,
+    case_ids: Sequence[str],
+    candidates: Sequence[str],
+    bundle: str | None,
+    failing_only: bool,
+) -> list[dict[str, Any]]:
+    from scorecard.core import explain_record
+
     cards = [record.scorecard for record in records]
     check_known(
         "candidate", candidates, sorted({c.candidate_id for c in cards}), option="--candidate"

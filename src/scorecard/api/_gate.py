@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from scorecard.contract import InputError, InputErrors, OutputError, ScorecardError
+from scorecard.contract import ROW_FIELDS, InputError, InputErrors, OutputError, ScorecardError
 
 from ._inputs import PathLike, PolicySource, gate_rules_of, policy_file, scoring_catalog_of
 
 if TYPE_CHECKING:
-    from scorecard.contract import Catalog, Policy, Row
+    from scorecard.contract import Catalog, Policy, PolicyFile, Row
     from scorecard.gate import GateResult, GateRules, GateSide, RunFacts
+    from scorecard.store import Label, Store
 
 __all__ = ["GateReports", "Judgement", "judge", "write_gate_reports"]
 
@@ -153,9 +154,10 @@ class _Loader:
 
 
 def judge(
-    current: PathLike,
-    baselines: Sequence[PathLike] = (),
+    current: PathLike | None,
+    baselines: Sequence[PathLike] | str = (),
     *,
+    store: PathLike | Store | None = None,
     policy: PolicySource = None,
     tolerance: float | None = None,
     fail_on_inconclusive: bool = False,
@@ -171,6 +173,12 @@ def judge(
     infrastructure and audit rules apply) under ``policy``'s gate rules (``tolerance`` and
     ``fail_on_inconclusive`` overriding). ``every_detail`` keeps every current run's reasons,
     failure and source (the per-run JUnit shows them); otherwise only the runs a report shows.
+
+    With ``store``, ``current`` is a bundle id of the store (None: its newest night) and
+    ``baselines`` a reference: ``last:N``, ``approved``, ``previous`` or ``ID,ID`` (or the ids);
+    the runs are the store's, the verdict byte for byte the one of the same folders, and the
+    store's labels apply: quarantined runs never fail the gate, and every label of the
+    candidates, applying or expired, is in the result's notes.
 
     Bad input raises (:class:`InputError`, :class:`InputErrors` with every rejected record);
     the verdict is data, never an exception.
@@ -194,6 +202,12 @@ def judge(
         rules = dataclasses.replace(rules, tolerance=tolerance)
     if fail_on_inconclusive:
         rules = dataclasses.replace(rules, fail_on_inconclusive=True)
+    if store is not None:
+        return _judge_store(store, current, baselines, settings, rules, seed, every_detail)
+    if current is None:
+        raise InputError("give the bundle under test (CURRENT), or --store", rule="usage")
+    if isinstance(baselines, str):
+        raise TypeError("without a store, baselines is a list of paths")
     loader = _Loader(cases, settings.policy, workers or default_workers(), [])
     errors: list[ScorecardError] = []
     current_side: GateSide | None = None
@@ -353,3 +367,81 @@ def write_gate_reports(judgement: Judgement, reports: GateReports) -> list[str]:
         except OSError as error:
             warnings.append(f"cannot append to GITHUB_STEP_SUMMARY: {error.strerror}")
     return warnings
+
+
+def _judge_store(
+    store: PathLike | Store,
+    current: PathLike | None,
+    reference: Sequence[PathLike] | str,
+    settings: PolicyFile,
+    rules: GateRules,
+    seed: int,
+    every_detail: bool,
+) -> Judgement:
+    """:func:`judge` of a store's bundle against baseline bundles named by reference."""
+    from scorecard.gate import evaluate_gate, pool_sides, rows_side
+    from scorecard.report import verdict_line
+
+    from ._store import (
+        baseline_bundles,
+        current_bundle,
+        label_notes,
+        open_campaign_store,
+        quarantined,
+    )
+
+    opened = open_campaign_store(store, policy=settings)
+    judged = current_bundle(opened, None if current is None else os.fspath(current))
+    ids = (
+        baseline_bundles(
+            opened,
+            judged,
+            reference if isinstance(reference, str) else [os.fspath(item) for item in reference],
+        )
+        if reference
+        else []
+    )
+    labels = opened.labels()
+    night = opened.bundle(judged).night
+    skipped = quarantined(labels, night)
+
+    candidates: set[str] = set()
+
+    def kept(rows: Iterable[tuple[Row, Any]], seen: set[str]) -> Iterator[tuple[Row, Any]]:
+        for row, detail in rows:
+            seen.add(str(row[_CANDIDATE]))
+            if not any(_quarantines(label, row) for label in skipped):
+                yield row, detail
+
+    source = f"{opened.path}:{judged}"
+    current_rows = opened.detailed_rows(judged, every=every_detail)
+    current_side = rows_side(kept(current_rows, candidates), source=source)
+    sides = [
+        rows_side(
+            kept(opened.detailed_rows(bundle, findings_only=True), set()),
+            source=bundle,
+            shown=False,
+        )
+        for bundle in ids
+    ]
+    result = evaluate_gate(current_side, pool_sides(sides) if sides else None, rules, seed=seed)
+    notes = label_notes(labels, night, sorted(candidates))
+    if notes:
+        result = dataclasses.replace(result, notes=(*result.notes, *notes))
+    line = verdict_line(result, fail_on_inconclusive=rules.fail_on_inconclusive)
+    return Judgement(result, line, rules, [])
+
+
+_CANDIDATE, _CASE, _BUNDLE, _REPETITION = (
+    ROW_FIELDS.index(name) for name in ("candidate", "case", "bundle", "repetition")
+)
+
+
+def _quarantines(label: Label, row: Row) -> bool:
+    """Whether a quarantine label covers a run (its candidate and case; a run label, that run)."""
+    if not label.covers(str(row[_CANDIDATE]), str(row[_CASE])):
+        return False
+    return label.bundle is None or (label.bundle, label.repetition) == (
+        row[_BUNDLE],
+        row[_REPETITION],
+    )

@@ -5,9 +5,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._inputs import Campaign, PathLike, PolicySource, check_known, load_campaign, policy_file
+from ._store import open_campaign_store, store_campaign
+
+if TYPE_CHECKING:
+    from scorecard.store import Store
 
 __all__ = ["History", "history"]
 
@@ -45,12 +49,15 @@ def history(
     bundle_ids: Sequence[str] = (),
     on_file: Callable[[str], None] | None = None,
     campaign: Campaign | None = None,
+    store: PathLike | Store | None = None,
 ) -> History:
     """The history of the runs of ``paths`` (or ``campaign``, e.g. a store's), nights in the
     campaign's order: for each candidate x case (``candidates`` and ``case_ids`` only, when
     given; unknown ones raise naming the known ones), each night's outcome and the ledger."""
     from scorecard.aggregate import history_frames, observed_categories
 
+    if store is not None:
+        campaign = store_campaign(open_campaign_store(store, policy=policy))
     if campaign is None:
         campaign = load_campaign(
             paths,

@@ -19,9 +19,12 @@ from ._inputs import (
     load_campaign,
     policy_file,
 )
+from ._store import open_campaign_store, store_campaign
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure  # noqa: TID251  (a type only; no import at run time)
+
+    from scorecard.store import Store
 
 __all__ = ["IMAGE_FORMATS", "PLOT_NAMES", "PlotErrors", "Plots", "draw_plots", "plot"]
 
@@ -53,6 +56,7 @@ def draw_plots(
     bundle_ids: Sequence[str] = (),
     on_file: Callable[[str], None] | None = None,
     campaign: Campaign | None = None,
+    store: PathLike | Store | None = None,
 ) -> Plots:
     """Draw the plots named in ``kinds`` (:data:`PLOT_NAMES`) of ``paths`` or ``campaign``:
     ``bundle`` (default: the newest; trends span every bundle), ``candidates`` only. Every plot
@@ -69,6 +73,8 @@ def draw_plots(
         )
     settings = policy_file(policy)
     rules = gate_rules_of(settings)
+    if store is not None:
+        campaign = store_campaign(open_campaign_store(store, policy=settings))
     if campaign is None:
         campaign = load_campaign(
             paths,
@@ -150,6 +156,7 @@ def plot(
     bundle_ids: Sequence[str] = (),
     on_file: Callable[[str], None] | None = None,
     campaign: Campaign | None = None,
+    store: PathLike | Store | None = None,
 ) -> Plots:
     """Draw ``kind`` (a plot name, or ``all``) of ``paths`` (or ``campaign``) into ``out`` (an
     image file; for ``all``, a folder of ``<name>.<image_format>`` files), each written
@@ -189,6 +196,7 @@ def plot(
             bundle_ids=bundle_ids,
             on_file=on_file,
             campaign=campaign,
+            store=store,
         )
     except PlotErrors as partial:
         failed = partial

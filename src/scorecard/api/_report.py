@@ -15,13 +15,17 @@ from ._inputs import PathLike, PolicySource, gate_rules_of, policy_file
 
 if TYPE_CHECKING:
     from scorecard.core import ScoredRecord
+    from scorecard.store import Store
 
 __all__ = ["build_report", "check_site_folder", "serve_folder", "write_report"]
 
 
 def build_report(
-    paths: Sequence[PathLike],
+    paths: Sequence[PathLike] = (),
     *,
+    store: PathLike | Store | None = None,
+    current: str | None = None,
+    baseline: str | Sequence[str] = "previous",
     policy: PolicySource = None,
     seed: int = 0,
     bundle_id: str | None = None,
@@ -32,11 +36,26 @@ def build_report(
     bytes): overview with the gate's verdict (newest bundle against the previous one), plots,
     pages per candidate, case, bundle pair and run. Scored inputs (records, Parquet) are
     refused: the site shows each run's observation. Rejected records raise
-    :class:`InputErrors`."""
+    :class:`InputErrors`. With ``store``, the site shows the night ``current`` (default: the
+    newest) and the nights ``baseline`` names (a reference, as for :func:`judge`), from the
+    runs the store keeps."""
     from scorecard.contract import load_catalog
     from scorecard.engine import default_workers, is_records_file, score_run
     from scorecard.report import build_site
 
+    if store is not None:
+        from ._store import baseline_bundles, current_bundle, open_campaign_store
+
+        settings = policy_file(policy)
+        opened = open_campaign_store(store, policy=settings)
+        judged = current_bundle(opened, current)
+        first = opened.bundles()[0].id == judged
+        context = (
+            [] if first and baseline == "previous" else baseline_bundles(opened, judged, baseline)
+        )
+        shown = [*context, judged]
+        kept = list(opened.scored_records(shown))
+        return build_site(kept, opened.catalog, rules=gate_rules_of(settings), seed=seed)
     given = [os.fspath(path) for path in paths]
     for path in given:
         if path != "-" and (is_records_file(path) or path.endswith(".parquet")):

@@ -84,12 +84,16 @@ COMMANDS = {
     "plot": "plot",
     "gate": "gate",
     "history": "history",
+    "ingest": "ingest",
+    "query": "query",
+    "label": "label",
+    "baseline": "baseline",
     "score-dask": "distributed",
     "report": "report",
     "view": "view",
 }
 #: Command modules, in the order the full app registers (and its help lists) them.
-COMMAND_MODULES = tuple(COMMANDS.values())
+COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
 
 _full_app: typer.Typer | None = None
 if TYPE_CHECKING:

@@ -29,10 +29,12 @@ __all__ = [
     "OutOption",
     "PolicyOption",
     "SeedOption",
+    "StoreOption",
     "WorkersOption",
     "check_outputs",
     "input_paths",
     "library_errors",
+    "paths_or_store",
     "print_errors",
     "write_errors",
 ]
@@ -79,6 +81,14 @@ ErrorsOption = Annotated[
 ]
 OutOption = Annotated[
     Path | None, typer.Option("--out", help="Write here (atomically) instead of stdout.")
+]
+StoreOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        help="Read the runs from this campaign store (`scorecard ingest`) instead of PATH...",
+        show_default=False,
+    ),
 ]
 SeedOption = Annotated[int, typer.Option("--seed", min=0, help="Seed of the bootstrap resampling.")]
 WorkersOption = Annotated[
@@ -150,3 +160,15 @@ def input_paths(paths: Sequence[str] | None) -> list[str]:
     raise failure(
         [InputError("give PATH... (files or folders), or pipe JSON Lines into stdin", rule="usage")]
     )
+
+
+def paths_or_store(paths: Sequence[str] | None, store: Path | None) -> list[str]:
+    """The paths a command reads: none with ``--store`` (giving both is a usage error), else
+    :func:`input_paths`."""
+    if store is None:
+        return input_paths(paths)
+    if paths:
+        raise failure(
+            [InputError("give PATH... or --store, not both", rule="usage", source="--store")]
+        )
+    return []

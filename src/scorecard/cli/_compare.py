@@ -8,7 +8,7 @@ import enum
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Annotated
+from typing import IO, Annotated, Any
 
 import typer
 
@@ -21,10 +21,11 @@ from ._common import (
     OutOption,
     PolicyOption,
     SeedOption,
+    StoreOption,
     WorkersOption,
     check_outputs,
-    input_paths,
     library_errors,
+    paths_or_store,
 )
 
 __all__ = ["compare", "register"]
@@ -186,6 +187,7 @@ def compare(
     cases: CasesOption = None,
     policy_file: PolicyOption = None,
     workers: WorkersOption = None,
+    store: StoreOption = None,
 ) -> None:
     """Judge the newest bundle of a campaign against the one before it (every candidate, paired
     by case: a verdict per metric, the gate's status, and every candidate's trend over the
@@ -195,10 +197,8 @@ def compare(
     Exit status: 0 when the comparison was written (whatever it says), 2 on bad input."""
     check_outputs({"--out": out, "--errors": errors_file}, paths or [])
     from scorecard.api import compare as compare_campaign
-    from scorecard.engine import atomic_writer
-    from scorecard.report import render_view, view_csv, view_json
 
-    given = input_paths(paths)
+    given = paths_or_store(paths, store)
     with library_errors(errors_file=errors_file), file_progress(given) as on_file:
         written = _out_format(output_format, out)
         found = compare_campaign(
@@ -214,19 +214,28 @@ def compare(
             policy=policy_file,
             cases=cases,
             workers=workers,
+            store=store,
             bundle_ids=bundle_ids or [],
             on_file=on_file,
         )
     for note in found.notes:
         sys.stderr.write(f"note: {note}\n")
+    _write(found.view, written, out)
+
+
+def _write(view: Any, written: CompareFormat, out: Path | None) -> None:
+    """The view in its format, to ``out`` (atomically) or stdout."""
+    from scorecard.engine import atomic_writer
+    from scorecard.report import render_view, view_csv, view_json
+
     with contextlib.ExitStack() as stack:
         stream: IO[str] = stack.enter_context(atomic_writer(out)) if out is not None else sys.stdout
         if written is CompareFormat.json:
-            stream.write(view_json(found.view))
+            stream.write(view_json(view))
         elif written is CompareFormat.csv:
-            stream.write(view_csv(found.view))
+            stream.write(view_csv(view))
         else:
-            render_view(found.view, stream)
+            render_view(view, stream)
 
 
 def register(app: typer.Typer) -> None:

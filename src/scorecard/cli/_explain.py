@@ -17,10 +17,11 @@ from ._common import (
     ErrorsOption,
     OutOption,
     PolicyOption,
+    StoreOption,
     WorkersOption,
     check_outputs,
-    input_paths,
     library_errors,
+    paths_or_store,
 )
 
 
@@ -68,6 +69,7 @@ def explain(
     bundle_id: BundleIdOption = None,
     cases: CasesOption = None,
     workers: WorkersOption = None,
+    store: StoreOption = None,
 ) -> None:
     """Show each matching run's scorecard, failing dimensions with the fields behind every
     reason (JSON Pointers), the case-assertion audit, and an infrastructure failure's code and
@@ -82,7 +84,7 @@ def explain(
     from scorecard.contract import js_json
     from scorecard.engine import atomic_writer
 
-    given = input_paths(paths)
+    given = paths_or_store(paths, store)
     if output_format is None:
         json_out = out is not None and out.suffix.lower() == ".json"
         output_format = ExplainFormat.json if json_out else ExplainFormat.text
@@ -97,6 +99,7 @@ def explain(
             bundle_id=bundle_id,
             cases=cases,
             workers=workers,
+            store=store,
         )
     with contextlib.ExitStack() as stack:
         stream: IO[str] = stack.enter_context(atomic_writer(out)) if out is not None else sys.stdout

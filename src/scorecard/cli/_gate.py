@@ -20,13 +20,14 @@ from ._common import (
     BundleIdOption,
     CasesOption,
     SeedOption,
+    StoreOption,
     WorkersOption,
     check_outputs,
     library_errors,
 )
 
 if TYPE_CHECKING:
-    from scorecard.api import Judgement
+    from scorecard.api import GateReports, Judgement
 
 __all__ = ["EXIT_INCONCLUSIVE", "gate", "register"]
 
@@ -42,10 +43,19 @@ class GateFormat(enum.StrEnum):
 
 
 CurrentArgument = Annotated[
-    str,
+    str | None,
     typer.Argument(
         help="The bundle under test: an observation (bundle) folder, a scored-records file "
-        "(`scorecard score --format records`) or Parquet. One bundle.",
+        "(`scorecard score --format records`) or Parquet. One bundle. With --store: its id "
+        "(default: the newest night).",
+        show_default=False,
+    ),
+]
+CurrentOption = Annotated[
+    str | None,
+    typer.Option(
+        "--current",
+        help="With --store: the bundle judged (default: the newest night).",
         show_default=False,
     ),
 ]
@@ -55,7 +65,8 @@ BaselineOption = Annotated[
         "--baseline",
         help="A bundle to compare against (same forms). Repeat it to pool several nights (or a "
         "fixed approved baseline) per candidate and case. Without it only the safety, "
-        "infrastructure and audit rules apply.",
+        "infrastructure and audit rules apply. With --store: last:N (the N nights before), "
+        "approved, previous, or bundle ids (ID,ID).",
     ),
 ]
 GatePolicyOption = Annotated[
@@ -139,7 +150,7 @@ BaselineBundleIdOption = Annotated[
 
 
 def gate(
-    current: CurrentArgument,
+    current: CurrentArgument = None,
     baseline: BaselineOption = None,
     policy_file: GatePolicyOption = None,
     tolerance: ToleranceOption = None,
@@ -157,30 +168,24 @@ def gate(
     baseline_bundle_id: BaselineBundleIdOption = None,
     cases: CasesOption = None,
     workers: WorkersOption = None,
+    store: StoreOption = None,
+    current_id: CurrentOption = None,
 ) -> None:
     """Judge a bundle for CI: safety gate, and paired regressions against a baseline.
 
     Exit status: 0 pass, 1 fail, 2 bad input or usage, 3 inconclusive (1 with
     --fail-on-inconclusive). Prints one verdict line; appends the markdown summary to
     $GITHUB_STEP_SUMMARY when that is set."""
-    from scorecard.api import GateReports, judge, write_gate_reports
+    from scorecard.api import judge, write_gate_reports
 
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    reports = GateReports(
-        markdown=markdown,
-        pr_comment=pr_comment,
-        junit=junit,
-        junit_runs=junit_runs,
-        json=json_file,
-        html=html,
-        step_summary=Path(summary) if summary else None,
-    )
+    reports = _reports(markdown, pr_comment, junit, junit_runs, json_file, html)
     with library_errors(stdout_line=_BAD_INPUT_LINE):
         reports = reports.linked_to(site_url)  # a bad address is refused before any reading
-        check_outputs(reports.paths(), [current, *(baseline or [])])
+        check_outputs(reports.paths(), [] if store else [current or "", *(baseline or [])])
         judgement = judge(
-            current,
+            current_id or current,
             baseline or [],
+            store=store,
             policy=policy_file,
             tolerance=tolerance,
             fail_on_inconclusive=fail_on_inconclusive,
@@ -197,6 +202,24 @@ def gate(
         for warning in write_gate_reports(judgement, reports):
             sys.stderr.write(f"warning: {warning}\n")
     raise typer.Exit(_verdict(judgement, output_format))
+
+
+def _reports(*paths: Path | None) -> GateReports:
+    """The reports asked for (markdown, PR comment, JUnit, per-run JUnit, JSON, HTML), and the
+    CI job summary when ``$GITHUB_STEP_SUMMARY`` names one."""
+    from scorecard.api import GateReports
+
+    markdown, pr_comment, junit, junit_runs, json_file, html = paths
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    return GateReports(
+        markdown=markdown,
+        pr_comment=pr_comment,
+        junit=junit,
+        junit_runs=junit_runs,
+        json=json_file,
+        html=html,
+        step_summary=Path(summary) if summary else None,
+    )
 
 
 def _verdict(judgement: Judgement, output_format: GateFormat) -> int:

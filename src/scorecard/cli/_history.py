@@ -18,10 +18,11 @@ from ._common import (
     ErrorsOption,
     OutOption,
     PolicyOption,
+    StoreOption,
     WorkersOption,
     check_outputs,
-    input_paths,
     library_errors,
+    paths_or_store,
 )
 
 
@@ -63,6 +64,7 @@ def history(
     cases: CasesOption = None,
     policy_file: PolicyOption = None,
     workers: WorkersOption = None,
+    store: StoreOption = None,
 ) -> None:
     """Show, per candidate and case, the outcome of each night (passed, failed, gate failed, not
     scored), how often it flips between nights (with a 95% interval) and its first and last
@@ -74,7 +76,7 @@ def history(
     from scorecard.engine import atomic_writer
     from scorecard.report import history_csv, history_json, render_history
 
-    given = input_paths(paths)
+    given = paths_or_store(paths, store)
     suffix = "" if out is None else out.suffix.lower().lstrip(".")
     chosen = output_format or HistoryFormat(suffix if suffix in ("json", "csv") else "table")
     with library_errors(errors_file=errors_file):
@@ -85,6 +87,7 @@ def history(
             policy=policy_file,
             cases=cases,
             workers=workers,
+            store=store,
             bundle_ids=bundle_ids or [],
         )
     with contextlib.ExitStack() as stack:

@@ -17,10 +17,11 @@ from ._common import (
     ErrorsOption,
     PolicyOption,
     SeedOption,
+    StoreOption,
     WorkersOption,
     check_outputs,
-    input_paths,
     library_errors,
+    paths_or_store,
     print_errors,
 )
 
@@ -99,6 +100,7 @@ def plot(
     cases: CasesOption = None,
     policy_file: PolicyOption = None,
     workers: WorkersOption = None,
+    store: StoreOption = None,
 ) -> None:
     """Plot scored runs: dimension heatmap, overall scores, paired differences, pass^k, quality
     against cost, trends across bundles, candidates by provider.
@@ -114,7 +116,7 @@ def plot(
     def written(path: Path) -> None:
         sys.stderr.write(f"wrote {path}\n")
 
-    given = input_paths(paths)
+    given = paths_or_store(paths, store)
     drawn: Plots | PlotErrors
     with library_errors(errors_file=errors_file):
         try:
@@ -131,6 +133,7 @@ def plot(
                 policy=policy_file,
                 cases=cases,
                 workers=workers,
+                store=store,
                 bundle_ids=bundle_ids or [],
             )
         except PlotErrors as partial:  # the others were written; these are not input errors

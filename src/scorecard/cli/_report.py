@@ -13,18 +13,35 @@ from ._common import (
     BundleIdOption,
     CasesOption,
     SeedOption,
+    StoreOption,
     WorkersOption,
     check_outputs,
     library_errors,
+    paths_or_store,
 )
 
 __all__ = ["register", "report", "view"]
 
 PathsArgument = Annotated[
-    list[str],
+    list[str] | None,
     typer.Argument(
         help="Observation files or folders (as for `score`): every bundle of the campaign.",
         show_default=False,
+    ),
+]
+CurrentOption = Annotated[
+    str | None,
+    typer.Option(
+        "--current",
+        help="With --store: the night shown (default: the newest).",
+        show_default=False,
+    ),
+]
+ContextOption = Annotated[
+    str,
+    typer.Option(
+        "--baseline",
+        help="With --store: the nights shown beside it (previous, last:N, approved, ID,ID).",
     ),
 ]
 ReportPolicyOption = Annotated[
@@ -50,13 +67,16 @@ PortOption = Annotated[
 
 
 def report(
-    paths: PathsArgument,
     out: SiteOption,
+    paths: PathsArgument = None,
     policy_file: ReportPolicyOption = None,
     seed: SeedOption = 0,
     bundle_id: BundleIdOption = None,
     cases: CasesOption = None,
     workers: WorkersOption = None,
+    store: StoreOption = None,
+    current: CurrentOption = None,
+    baseline: ContextOption = "previous",
 ) -> None:
     """Write the campaign's static report site: overview with the gate's verdict (newest
     bundle against the previous one), plots, pages per candidate, case, bundle pair and run.
@@ -64,27 +84,32 @@ def report(
     The site works from file:// and as a CI artifact (no network). Exit status: 0 written,
     2 bad input (a rejected record, no records, a bad --out).
     """
-    check_outputs({"--out": out}, paths, folders=["--out"])
+    given = paths_or_store(paths, store)
+    check_outputs({"--out": out}, given, folders=["--out"])
     from scorecard.api import build_report, check_site_folder, write_report
 
     with library_errors():
-        check_site_folder(out, paths)
+        check_site_folder(out, [*given, *([store] if store else [])])
         files = build_report(
-            paths, policy=policy_file, seed=seed, bundle_id=bundle_id, cases=cases, workers=workers
-        )
+            given, policy=policy_file, seed=seed, bundle_id=bundle_id, cases=cases,
+            workers=workers, store=store, current=current, baseline=baseline,
+        )  # fmt: skip
         pages = write_report(files, out)
     sys.stderr.write(f"wrote {pages} pages to {out}\n")
     sys.stdout.write(f"{out / 'index.html'}\n")
 
 
 def view(
-    paths: PathsArgument,
+    paths: PathsArgument = None,
     port: PortOption = 0,
     policy_file: ReportPolicyOption = None,
     seed: SeedOption = 0,
     bundle_id: BundleIdOption = None,
     cases: CasesOption = None,
     workers: WorkersOption = None,
+    store: StoreOption = None,
+    current: CurrentOption = None,
+    baseline: ContextOption = "previous",
 ) -> None:
     """Build the report site in a temporary folder and serve it on 127.0.0.1 until Ctrl-C (or
     SIGTERM); the folder is removed then. Prints the address."""
@@ -96,10 +121,12 @@ def view(
         sys.stdout.write(f"serving the report at {address} (Ctrl-C to stop)\n")
         sys.stdout.flush()
 
+    given = paths_or_store(paths, store)
     with library_errors(), tempfile.TemporaryDirectory(prefix="scorecard-view-") as folder:
         files = build_report(
-            paths, policy=policy_file, seed=seed, bundle_id=bundle_id, cases=cases, workers=workers
-        )
+            given, policy=policy_file, seed=seed, bundle_id=bundle_id, cases=cases,
+            workers=workers, store=store, current=current, baseline=baseline,
+        )  # fmt: skip
         write_report(files, Path(folder) / "site")
         serve_folder(Path(folder) / "site", port=port, on_ready=ready)
         sys.stderr.write("stopped\n")

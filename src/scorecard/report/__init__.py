@@ -33,6 +33,9 @@ _EXPORTS = {
     "render_junit_runs": "_junit",
     "write_junit_runs": "_junit",
     "render_markdown": "_markdown",
+    "rows_csv": "_table_text",
+    "rows_json_lines": "_table_text",
+    "rows_table": "_table_text",
     "render_pr_comment": "_pr_comment",
     "HISTORY_SCHEMA": "_history",
     "history_csv": "_history",
@@ -65,6 +68,9 @@ __all__ = [
     "render_markdown",
     "render_pr_comment",
     "render_view",
+    "rows_csv",
+    "rows_json_lines",
+    "rows_table",
     "run_page_path",
     "scorecard_table",
     "trend_view",
@@ -100,4 +106,5 @@ if TYPE_CHECKING:
     from ._pr_comment import render_pr_comment
     from ._site import build_site, write_site
     from ._site_paths import run_page_path
+    from ._table_text import rows_csv, rows_json_lines, rows_table
     from ._terminal import scorecard_table

@@ -12,6 +12,7 @@ commands and by DuckDB, Polars, pandas and Dask without it (``docs/store.md``).
     store.run(bundle, candidate, case, repetition)      # one run's detail
     store.query("SELECT ...")                           # read-only DuckDB: runs, detail, bundles
     store.history(candidate=..., case=...)              # outcome per candidate x case x night
+    store.add_label(Label(...)); store.approve([...])   # labels and the approved baseline
 
 Immutable Parquet files (zstd) per bundle and a small JSON index replaced atomically; DuckDB
 in this process for SQL. Errors about the store are :class:`scorecard.contract.StoreError`. Names
@@ -29,6 +30,9 @@ _EXPORTS = {
     "BundleEntry": "_index",
     "BundleOutcome": "_ingest",
     "IngestReport": "_ingest",
+    "LABELS_SCHEMA": "_labels",
+    "Label": "_labels",
+    "Labels": "_labels",
     "RunDetail": "_read",
     "STORE_SCHEMA": "_layout",
     "Store": "_store",
@@ -36,10 +40,13 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "LABELS_SCHEMA",
     "STORE_SCHEMA",
     "BundleEntry",
     "BundleOutcome",
     "IngestReport",
+    "Label",
+    "Labels",
     "RunDetail",
     "Store",
     "open_store",
@@ -51,6 +58,7 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 if TYPE_CHECKING:
     from ._index import BundleEntry
     from ._ingest import BundleOutcome, IngestReport
+    from ._labels import LABELS_SCHEMA, Label, Labels
     from ._layout import STORE_SCHEMA
     from ._read import RunDetail
     from ._store import Store, open_store

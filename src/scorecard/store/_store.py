@@ -19,6 +19,16 @@ from scorecard.core import ScoredRecord, record_line
 from ._files import Vanished, durable, replace_file, sync_folder
 from ._index import BundleEntry, read_index
 from ._ingest import IngestReport, ingest
+from ._labels import (
+    Label,
+    Labels,
+    approved_as,
+    check_label,
+    read_labels,
+    with_label,
+    without_labels,
+    write_labels,
+)
 from ._layout import CATALOG, DETAIL, LOCK, RUNS, STORE_JSON, TMP
 from ._locks import writer_lock
 from ._meta import StoreMeta, catalog_files, meta_document, meta_text, read_meta
@@ -196,6 +206,44 @@ class Store:
         return self._read(
             lambda snapshot: snapshot.run(snapshot.entry(bundle), candidate, case, repetition)
         )
+
+    # --- what people say about the runs ------------------------------------------------------
+
+    def labels(self) -> Labels:
+        """The labels and the approved baseline (``labels.json``; none yet: empty)."""
+        return read_labels(self._root)
+
+    def add_label(self, label: Label) -> Labels:
+        """Add ``label`` (replacing one with the same subject and word); a bad field is a
+        located :class:`StoreError`. Returns the labels now in the store."""
+        checked = check_label(label)
+        return write_labels(self._root, lambda labels: with_label(labels, checked))
+
+    def remove_labels(
+        self, candidate: str, case: str | None = None, label: str | None = None
+    ) -> int:
+        """Remove the labels of ``candidate`` on ``case`` (None: its every-case labels), only
+        the word ``label`` when given; returns how many went."""
+        removed: list[int] = []
+
+        def change(labels: Labels) -> Labels:
+            kept, count = without_labels(labels, candidate=candidate, case=case, label=label)
+            removed.append(count)
+            return kept
+
+        write_labels(self._root, change)
+        return removed[0]
+
+    def approve(self, bundles: Sequence[str]) -> Labels:
+        """Make ``bundles`` (ids of this store) the approved baseline, in night order."""
+        known = {entry.id: position for position, entry in enumerate(self.bundles())}
+        for bundle in bundles:
+            if bundle not in known:
+                raise StoreError(
+                    "no such bundle in the store", rule="unknown_bundle", source=str(bundle)
+                )
+        ordered = sorted(dict.fromkeys(bundles), key=known.__getitem__)
+        return write_labels(self._root, lambda labels: approved_as(labels, ordered))
 
     def rejects(self, bundle: str) -> list[dict[str, object]]:
         """The rejected records kept with the bundle (``keep_rejected``), as ``--errors``
