@@ -31,6 +31,7 @@ __all__ = [
     "input_paths",
     "library_errors",
     "print_errors",
+    "print_warnings",
     "write_errors",
 ]
 
@@ -106,6 +107,15 @@ def print_errors(errors: Iterable[ScorecardError], *, limit: int = MAX_ERRORS_SH
             hidden += 1
     if hidden:
         sys.stderr.write(f"error: ... and {hidden} more (write them all with --errors FILE)\n")
+
+
+def print_warnings(lines: Sequence[str], *, limit: int = MAX_ERRORS_SHOWN) -> None:
+    """One line per warning on stderr (``warning: file:line /pointer: message [rule]``),
+    bounded: what a run kept but a person should look at (an unknown field, an empty input)."""
+    for line in lines[:limit]:
+        sys.stderr.write(f"warning: {line}\n")
+    if len(lines) > limit:
+        sys.stderr.write(f"warning: ... and {len(lines) - limit} more\n")
 
 
 def write_errors(errors_file: Path | None, errors: Iterable[InputError]) -> None:

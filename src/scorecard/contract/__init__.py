@@ -36,6 +36,8 @@ _EXPORTS = {
     "PolicyError": "_errors",
     "InputErrors": "_errors",
     "ScorecardError": "_errors",
+    "close_field_name": "_hints",
+    "did_you_mean": "_hints",
     "format_js_number": "_jsformat",
     "js_json": "_jsformat",
     "js_string": "_jsformat",
@@ -158,7 +160,9 @@ __all__ = [
     "WireEventDict",
     "WorkflowCase",
     "WorkflowObservation",
+    "close_field_name",
     "csv_cell",
+    "did_you_mean",
     "eval_bundle_id",
     "find_secret",
     "folder_bundle_id",
@@ -219,6 +223,7 @@ if TYPE_CHECKING:
         ScorecardError,
     )
     from ._gate_section import GATE_METRICS, GATE_SAFETY_DIMENSIONS, GateMetric, gate_settings
+    from ._hints import close_field_name, did_you_mean
     from ._jsformat import format_js_number, js_json, js_string
     from ._json import NOT_PLAIN, parse_json_document, parse_plain_json
     from ._models import CaseAssertions, TraceAssertion, WorkflowCase

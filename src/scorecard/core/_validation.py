@@ -16,6 +16,7 @@ from scorecard.contract import (
     OBSERVATION_SCHEMA,
     ObservationDict,
     ObservationError,
+    close_field_name,
     find_secret,
     join,
     matches_reference_secret,
@@ -42,13 +43,24 @@ _CHECK_LISTS = ("lifecycle", "continuation", "presentation")
 
 
 def collect_unknown_fields(model: BaseModel, pointer: str = "") -> list[Notice]:
-    """Notices for every field an open model kept without knowing it, depth first."""
+    """Notices for every field an open model kept without knowing it, depth first, each with a
+    "did you mean" against the fields its model knows at that level."""
     from pydantic import BaseModel
 
     notices: list[Notice] = []
-    for key in model.model_extra or {}:
-        notices.append(Notice(f"{pointer}/{_escape(key)}", "unknown field kept"))
-    for name, field in type(model).model_fields.items():
+    fields = type(model).model_fields
+    if model.model_extra:
+        known = {field.alias or name: name for name, field in fields.items()}
+        for key in model.model_extra:
+            message = "unknown field kept (not read)"
+            intended = close_field_name(key, known)
+            if intended is not None:
+                absent = getattr(model, known[intended]) is None
+                message += f"; did you mean {intended}?" + (
+                    f" ({intended} is absent)" if absent else ""
+                )
+            notices.append(Notice(f"{pointer}/{_escape(key)}", message))
+    for name, field in fields.items():
         value = getattr(model, name)
         token = _escape(field.alias or name)
         if isinstance(value, BaseModel):

@@ -1,0 +1,102 @@
+"""Errors and warnings a person can act on: each names the place (file, line, JSON Pointer),
+what was wrong in the schema's words, and a hint, read here from the message itself."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from scorecard.contract import Policy
+from scorecard.engine import score_run
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m scorecard ARGS`, output as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "scorecard", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+    )
+
+
+def compact(document: Any) -> str:
+    return json.dumps(document, separators=(",", ":"))
+
+
+def with_typo(observation: dict[str, Any]) -> dict[str, Any]:
+    """``observation`` with its comment count under a miscased key."""
+    typo = copy.deepcopy(observation)
+    typo["presentation"]["commentcount"] = typo["presentation"].pop("commentCount", 1)
+    return typo
+
+
+# --- unknown fields ------------------------------------------------------------------------------
+
+
+def test_an_unknown_field_is_a_warning_naming_its_place_and_the_field_it_meant(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """A typo in an optional field is kept and scored, and stderr names the file, line,
+    pointer and the field it most likely meant; the exit status stays 0."""
+    path = tmp_path / "runs.jsonl"
+    path.write_text(compact(observation) + "\n" + compact(with_typo(observation)) + "\n")
+    done = run("score", str(path), "--format", "jsonl")
+    assert done.returncode == 0
+    assert (
+        f"warning: {path}:2 /presentation/commentcount: unknown field kept (not read); "
+        "did you mean commentCount? (commentCount is absent) [unknown_field]"
+    ) in done.stderr.splitlines()
+    assert done.stderr.splitlines()[-1].endswith("unknown fields kept 1")
+
+
+def test_the_same_unknown_field_in_many_records_is_one_warning_with_its_count(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """A producer that misspells a field everywhere gets one line, at its first record."""
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps([observation, with_typo(observation), with_typo(observation)]))
+    done = run("score", str(path), "--format", "jsonl")
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == [
+        f"warning: {path}[1] /1/presentation/commentcount: unknown field kept (not read); "
+        "did you mean commentCount? (commentCount is absent) (in 2 records) [unknown_field]"
+    ]
+
+
+def test_unknown_fields_keep_their_lines_on_any_number_of_workers(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """Chunks numbered by workers that do not know where they start still name the line."""
+    path = tmp_path / "runs.jsonl"
+    lines = [compact(observation)] * 300 + [compact(with_typo(observation))]
+    path.write_text("\n".join(lines) + "\n")
+    for workers in (1, 2):
+        run_ = score_run([path], policy=Policy(), workers=workers, chunk_bytes=20_000)
+        assert sum(1 for _ in run_.text()) > 0
+        (notice,) = run_.summary.first_notices.values()
+        assert (notice.source, notice.line, notice.pointer) == (
+            str(path),
+            301,
+            "/presentation/commentcount",
+        )
+
+
+def test_scores_do_not_change_with_an_unknown_field(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """A warning, not an error: the scorecard is the one the record scores without it."""
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text(compact(observation) + "\n")
+    extra = copy.deepcopy(observation)
+    extra["runnerBuild"] = "2026.11"
+    extended = tmp_path / "extended.jsonl"
+    extended.write_text(compact(extra) + "\n")
+    first = run("score", str(plain), "--format", "jsonl")
+    second = run("score", str(extended), "--format", "jsonl")
+    assert first.stdout == second.stdout
