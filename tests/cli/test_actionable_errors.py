@@ -100,3 +100,48 @@ def test_scores_do_not_change_with_an_unknown_field(
     first = run("score", str(plain), "--format", "jsonl")
     second = run("score", str(extended), "--format", "jsonl")
     assert first.stdout == second.stdout
+
+
+# --- wrong types -------------------------------------------------------------------------------
+
+
+def test_a_number_sent_as_a_string_names_the_type_seen_and_every_problem(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """Each wrongly typed field is named with its pointer, the type expected and the JSON type
+    seen; the value itself (it may be a secret) is never quoted."""
+    secret = "sk-live0123456789abcdefghij"
+    observation["base"]["efficiency"] = {"latencyMs": "1500"}
+    observation["metrics"]["attempts"] = secret
+    path = tmp_path / "runs.jsonl"
+    path.write_text(compact(observation) + "\n")
+    done = run("score", str(path), "--format", "jsonl")
+    assert done.returncode == 2
+    assert (
+        f"error: {path}:1 /base/efficiency/latencyMs: observation field: expected a number, got "
+        "a string; also: /metrics/attempts: expected an integer, got a string [wrong_type]"
+    ) in done.stderr.splitlines()
+    assert secret not in done.stderr
+    assert "1500" not in done.stderr
+
+
+def test_null_boolean_array_and_object_are_named_as_json_types(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """Every JSON type has its name in the message; a missing field is hinted by the
+    misspelt key beside it."""
+    observation["metrics"]["toolCount"] = True
+    observation["metrics"]["attempts"] = [1]
+    observation["base"]["efficiency"] = {"costUsd": {"usd": 1}}
+    observation["traceLinage"] = observation.pop("traceLineage")
+    path = tmp_path / "runs.jsonl"
+    path.write_text(compact(observation) + "\n")
+    errors = run("score", str(path), "--errors", str(tmp_path / "e.jsonl"))
+    assert errors.returncode == 2
+    (record,) = [json.loads(line) for line in (tmp_path / "e.jsonl").read_text().splitlines()]
+    message = record["message"]
+    assert "/traceLineage: required field is missing (did you write it as traceLinage?)" in message
+    assert "/metrics/attempts: expected an integer, got an array" in message
+    assert "/metrics/toolCount: expected an integer, got a boolean" in message
+    assert record["pointer"] == "/base/efficiency/costUsd"
+    assert message.startswith("observation field: expected a number, got an object; also: ")
