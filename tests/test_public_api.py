@@ -187,6 +187,7 @@ PACKAGES = {
         "GATE_METRICS",
         "GATE_SAFETY_DIMENSIONS",
         "GateMetric",
+        "INTEGRAL_FLOATS",
         "InputError",
         "InputErrors",
         "MANIFEST_NAME",

@@ -145,3 +145,52 @@ def test_null_boolean_array_and_object_are_named_as_json_types(
     assert "/metrics/toolCount: expected an integer, got a boolean" in message
     assert record["pointer"] == "/base/efficiency/costUsd"
     assert message.startswith("observation field: expected a number, got an object; also: ")
+
+
+# --- JSON Schema integers ----------------------------------------------------------------------
+
+
+def test_an_integral_float_is_an_integer_and_scores_as_one(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """`attempts: 1.0` and `frameCount: 0.0` are integers (JSON Schema 2020-12): the record is
+    scored, and every output equals the one of the same record written with integer literals."""
+    (tmp_path / "ints").mkdir()
+    (tmp_path / "floats").mkdir()
+    (tmp_path / "ints" / "runs.jsonl").write_text(compact(observation) + "\n")
+    text = compact(observation)
+    metrics = compact(observation["metrics"])
+    lineage = compact(observation["traceLineage"])
+    floats_metrics = metrics.replace(
+        f'"attempts":{observation["metrics"]["attempts"]}',
+        f'"attempts":{float(observation["metrics"]["attempts"])}',
+    )
+    floats_lineage = lineage.replace(
+        f'"frameCount":{observation["traceLineage"]["frameCount"]}',
+        f'"frameCount":{float(observation["traceLineage"]["frameCount"])}',
+    )
+    assert floats_metrics != metrics
+    assert floats_lineage != lineage
+    floats = text.replace(metrics, floats_metrics).replace(lineage, floats_lineage)
+    (tmp_path / "floats" / "runs.jsonl").write_text(floats + "\n")
+    for output_format in ("jsonl", "records", "audit"):
+        args = ("score", "runs.jsonl", "--format", output_format, "--bundle-id", "b")
+        expected = run(*args, cwd=tmp_path / "ints")
+        got = run(*args, cwd=tmp_path / "floats")
+        assert got.returncode == 0, got.stderr
+        assert got.stdout == expected.stdout
+
+
+def test_a_fractional_number_is_still_not_an_integer(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """1.5 attempts is rejected, naming what was seen."""
+    observation["metrics"]["attempts"] = 1.5
+    path = tmp_path / "runs.jsonl"
+    path.write_text(compact(observation) + "\n")
+    done = run("score", str(path))
+    assert done.returncode == 2
+    assert (
+        f"error: {path}:1 /metrics/attempts: observation field: expected an integer, got a "
+        "number with a fractional part [wrong_type]"
+    ) in done.stderr.splitlines()

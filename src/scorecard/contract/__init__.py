@@ -57,6 +57,7 @@ _EXPORTS = {
     "TraceAssertion": "_models",
     "WorkflowCase": "_models",
     "WorkflowObservation": "_observation",
+    "INTEGRAL_FLOATS": "_observation",
     "join": "_pointer",
     "pointer_from_location": "_pointer",
     "DEFAULT_WEIGHTS": "_policy",
@@ -113,6 +114,7 @@ __all__ = [
     "GATE_DIMENSIONS",
     "GATE_METRICS",
     "GATE_SAFETY_DIMENSIONS",
+    "INTEGRAL_FLOATS",
     "MANIFEST_NAME",
     "METRIC_KEYS",
     "NOT_PLAIN",
@@ -236,7 +238,7 @@ if TYPE_CHECKING:
         Classification,
         DimensionName,
     )
-    from ._observation import WorkflowObservation
+    from ._observation import INTEGRAL_FLOATS, WorkflowObservation
     from ._pointer import join, pointer_from_location
     from ._policy import (
         DEFAULT_WEIGHTS,

@@ -99,14 +99,39 @@ def _model(document: dict[str, Any]) -> WorkflowObservation:
     # models, nor imports pydantic (docs/performance.md, start-up).
     from pydantic import ValidationError
 
-    from scorecard.contract import WorkflowObservation, structural_error
+    from scorecard.contract import INTEGRAL_FLOATS, WorkflowObservation, structural_error
 
+    context: dict[str, bool] = {}
     try:
-        return WorkflowObservation.model_validate(document)
+        model = WorkflowObservation.model_validate(document, context=context)
     except ValidationError as error:
         raise structural_error(
             error, document, ObservationError, what="observation field:"
         ) from None
+    if context.get(INTEGRAL_FLOATS):
+        _integers_as_ints(model, document)
+    return model
+
+
+def _integers_as_ints(model: BaseModel, document: dict[str, Any]) -> None:
+    """Write the integers the model read from integral floats (``1.0``) into ``document`` as
+    ints, so everything after validation (scoring, audit, rows, records) reads the value an
+    integer literal would have given, byte for byte."""
+    from pydantic import BaseModel
+
+    for name, field in type(model).model_fields.items():
+        key = field.alias or name
+        if key not in document:
+            continue
+        value, raw = getattr(model, name), document[key]
+        if type(raw) is float and type(value) is int:
+            document[key] = value
+        elif isinstance(value, BaseModel) and isinstance(raw, dict):
+            _integers_as_ints(value, raw)
+        elif isinstance(value, list) and isinstance(raw, list):
+            for item, raw_item in zip(value, raw, strict=False):
+                if isinstance(item, BaseModel) and isinstance(raw_item, dict):
+                    _integers_as_ints(item, raw_item)
 
 
 def validate_observation(document: Any) -> WorkflowObservation:
