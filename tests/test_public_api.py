@@ -200,6 +200,7 @@ PACKAGES = {
         "OutputError",
         "Policy",
         "PolicyError",
+        "PolicyErrors",
         "PolicyFile",
         "RECORD_KEYS",
         "RECORD_SCHEMA",

@@ -12,6 +12,7 @@ from typing import Any
 
 from scorecard.contract import Policy
 from scorecard.engine import score_run
+from tests.conftest import ROOT
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -194,3 +195,24 @@ def test_a_fractional_number_is_still_not_an_integer(
         f"error: {path}:1 /metrics/attempts: observation field: expected an integer, got a "
         "number with a fractional part [wrong_type]"
     ) in done.stderr.splitlines()
+
+
+# --- policy files ------------------------------------------------------------------------------
+
+
+def test_every_policy_problem_is_one_line_of_one_run(tmp_path: Path) -> None:
+    """`--policy` with three problems prints three located lines, each with its hint, exit 2."""
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(
+        "weights:\n  semantic_outcom: 0.3\ngate:\n  drop:\n    tolerence: 0.1\nauditgate: true\n"
+    )
+    done = run("score", str(ROOT / "observations"), "--policy", str(policy))
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"error: {policy}:2 /weights/semantic_outcom: unknown dimension 'semantic_outcom'; "
+        "did you mean semantic_outcome? [policy_unknown_dimension]",
+        f"error: {policy}:5 /gate/drop/tolerence: unknown gate setting; did you mean "
+        "drop/tolerance? [gate_policy_unknown_key]",
+        f"error: {policy}:6 /auditgate: unknown policy key; did you mean auditGate? (expected "
+        "weights, thresholds, auditGate and/or gate) [policy_unknown_key]",
+    ]

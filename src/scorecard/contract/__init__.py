@@ -66,6 +66,7 @@ _EXPORTS = {
     "GateMetric": "_gate_section",
     "gate_settings": "_gate_section",
     "Policy": "_policy",
+    "PolicyErrors": "_problems",
     "PolicyFile": "_policy",
     "SCORING_KEYS": "_policy",
     "parse_policy_file": "_policy",
@@ -149,6 +150,7 @@ __all__ = [
     "OutputError",
     "Policy",
     "PolicyError",
+    "PolicyErrors",
     "PolicyFile",
     "Row",
     "ScorecardDict",
@@ -249,6 +251,7 @@ if TYPE_CHECKING:
         scoring_policy,
     )
     from ._printable import csv_cell, printable, written_name, xml_characters
+    from ._problems import PolicyErrors
     from ._record import (
         CLASSIFICATIONS,
         METRIC_KEYS,
