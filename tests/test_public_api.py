@@ -232,6 +232,7 @@ PACKAGES = {
         "join",
         "js_json",
         "js_string",
+        "json_type_name",
         "lazy_exports",
         "load_catalog",
         "manifest_json",

@@ -216,3 +216,47 @@ def test_every_policy_problem_is_one_line_of_one_run(tmp_path: Path) -> None:
         f"error: {policy}:6 /auditgate: unknown policy key; did you mean auditGate? (expected "
         "weights, thresholds, auditGate and/or gate) [policy_unknown_key]",
     ]
+
+
+# --- wrapped documents -------------------------------------------------------------------------
+
+
+def test_a_json_file_wrapping_observations_is_explained(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """`{"observations": [...]}` is not called an unsupported schema: the error points at the
+    array, counts it and says what to give instead."""
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps({"run": "nightly", "observations": [observation] * 3}))
+    done = run("score", str(path))
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0] == (
+        f"error: {path} /observations: this document wraps 3 observation(s) under /observations; "
+        "give the array itself (a .json file), or JSON Lines (one observation per line) "
+        "[wrapped_observations]"
+    )
+
+
+def test_an_envelope_one_object_deeper_is_found_too(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """`{"data": {"items": [...]}}`-like envelopes are named by the pointer of the array."""
+    path = tmp_path / "runs.jsonl"
+    path.write_text(compact({"data": {"items": [observation]}}) + "\n" + compact([observation]))
+    done = run("score", str(path), "--errors", str(tmp_path / "errors.jsonl"))
+    records = [json.loads(line) for line in (tmp_path / "errors.jsonl").read_text().splitlines()]
+    assert [(r["line"], r["pointer"], r["rule"]) for r in records] == [
+        (1, "/data/items", "wrapped_observations"),
+        (2, "", "wrapped_observations"),
+    ]
+    assert "wraps 1 observation(s) under /data/items" in records[0]["message"]
+    assert "JSON Lines takes one observation per line" in records[1]["message"]
+    assert done.returncode == 2
+
+
+def test_another_contract_is_still_an_unsupported_schema(tmp_path: Path) -> None:
+    """An object holding no observations keeps the schema error."""
+    path = tmp_path / "bundle.jsonl"
+    path.write_text(compact({"schema": "paperclip.runner.eval-bundle.v1", "runs": [1, 2]}) + "\n")
+    done = run("score", str(path))
+    assert "[unsupported_schema]" in done.stderr

@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from scorecard.contract import ObservationError
-from scorecard.contract._structure import json_type_name
+from scorecard.contract import ObservationError, json_type_name
 from scorecard.core._validation import validate_observation
 
 

@@ -94,6 +94,7 @@ _EXPORTS = {
     "raise_if_stopped": "_stops",
     "stop_requested": "_stops",
     "stops_deferred": "_stops",
+    "json_type_name": "_hints",
     "structural_error": "_structure",
     "BaseDict": "_wire",
     "CheckDict": "_wire",
@@ -176,6 +177,7 @@ __all__ = [
     "join",
     "js_json",
     "js_string",
+    "json_type_name",
     "lazy_exports",
     "load_catalog",
     "manifest_json",
@@ -227,7 +229,7 @@ if TYPE_CHECKING:
         ScorecardError,
     )
     from ._gate_section import GATE_METRICS, GATE_SAFETY_DIMENSIONS, GateMetric, gate_settings
-    from ._hints import close_field_name, did_you_mean
+    from ._hints import close_field_name, did_you_mean, json_type_name
     from ._jsformat import format_js_number, js_json, js_string
     from ._json import NOT_PLAIN, parse_json_document, parse_plain_json
     from ._models import CaseAssertions, TraceAssertion, WorkflowCase

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import Any
 
-__all__ = ["close_field_name", "did_you_mean"]
+__all__ = ["close_field_name", "did_you_mean", "json_type_name"]
 
 
 def _folded(name: str) -> str:
@@ -35,3 +36,23 @@ def did_you_mean(given: str, known: Iterable[str]) -> str:
     if close is not None:
         return f"; did you mean {close}?"
     return f"; expected one of {', '.join(names)}" if names else ""
+
+
+def json_type_name(value: Any) -> str:
+    """The JSON type of a parsed value, as a message names it (``a string``, ``null``, ``a
+    number with a fractional part``); never the value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number" if value.is_integer() else "a number with a fractional part"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"  # a Python caller's object, not JSON

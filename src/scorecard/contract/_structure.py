@@ -15,11 +15,11 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from ._errors import InputError
-from ._hints import close_field_name
+from ._hints import close_field_name, json_type_name
 from ._pointer import pointer_from_location
 from ._secrets import redact
 
-__all__ = ["json_type_name", "structural_error"]
+__all__ = ["structural_error"]
 
 _RULE_BY_PYDANTIC_TYPE = {
     "missing": "missing_field",
@@ -55,26 +55,6 @@ _EXPECTED = {
 
 PROBLEMS_LISTED = 5
 """Further problems of one document named in its error's message; the rest are counted."""
-
-
-def json_type_name(value: Any) -> str:
-    """The JSON type of a parsed value, as a message names it (``a string``, ``null``, ``a
-    number with a fractional part``); never the value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number" if value.is_integer() else "a number with a fractional part"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list | tuple):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return f"a {type(value).__name__}"  # a Python caller's object, not JSON
 
 
 def _rule_for(error: ErrorDetails) -> str:

@@ -19,6 +19,7 @@ from scorecard.contract import (
     close_field_name,
     find_secret,
     join,
+    json_type_name,
     matches_reference_secret,
 )
 
@@ -83,10 +84,55 @@ _JS_WHITESPACE = (
 )
 
 
+def _looks_like_observations(value: Any) -> bool:
+    """A non-empty array whose items are objects, some of them observations by their schema
+    or their identity fields."""
+    if not isinstance(value, list) or not value:
+        return False
+    if not all(isinstance(item, dict) for item in value):
+        return False
+    return any(
+        item.get("schema") == OBSERVATION_SCHEMA or ("caseId" in item and "candidateId" in item)
+        for item in value
+    )
+
+
+def _wrapped(document: dict[str, Any]) -> tuple[str, int] | None:
+    """(pointer, count) of the observations an envelope object holds (``{"observations":
+    [...]}``, ``{"data": [...]}``, or one object further down), or None."""
+    for key, value in document.items():
+        if _looks_like_observations(value):
+            return join(key), len(value)
+    for key, value in document.items():
+        if isinstance(value, dict):
+            for inner, items in value.items():
+                if _looks_like_observations(items):
+                    return join(key, inner), len(items)
+    return None
+
+
 def _check_schema(document: Any) -> None:
+    if isinstance(document, list) and _looks_like_observations(document):
+        raise ObservationError(
+            f"this record is an array of {len(document)} observation(s); JSON Lines takes one "
+            "observation per line (or name the file .json)",
+            rule="wrapped_observations",
+        )
     if not isinstance(document, dict):
-        raise ObservationError("an observation must be a JSON object", rule="wrong_type")
+        raise ObservationError(
+            f"an observation must be a JSON object, not {json_type_name(document)}",
+            rule="wrong_type",
+        )
     if document.get("schema") != OBSERVATION_SCHEMA:
+        wrapped = _wrapped(document)
+        if wrapped is not None:
+            pointer, count = wrapped
+            raise ObservationError(
+                f"this document wraps {count} observation(s) under {pointer}; give the array "
+                "itself (a .json file), or JSON Lines (one observation per line)",
+                rule="wrapped_observations",
+                pointer=pointer,
+            )
         raise ObservationError(
             f"unsupported workflow observation schema; expected {OBSERVATION_SCHEMA}",
             rule="unsupported_schema",
