@@ -298,6 +298,7 @@ PACKAGES = {
         "collection_paused",
         "count_input_files",
         "default_workers",
+        "empty_input_notices",
         "is_records_file",
         "is_special_file",
         "load_policy",

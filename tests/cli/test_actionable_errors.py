@@ -260,3 +260,38 @@ def test_another_contract_is_still_an_unsupported_schema(tmp_path: Path) -> None
     path.write_text(compact({"schema": "paperclip.runner.eval-bundle.v1", "runs": [1, 2]}) + "\n")
     done = run("score", str(path))
     assert "[unsupported_schema]" in done.stderr
+
+
+# --- empty input -------------------------------------------------------------------------------
+
+
+def test_an_empty_input_is_one_warning_per_path_and_exit_zero(tmp_path: Path) -> None:
+    """An empty file, an empty folder, a folder of other files and `[]` are each named."""
+    (tmp_path / "empty.jsonl").write_text("")
+    (tmp_path / "nothing").mkdir()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "readme.txt").write_text("hello")
+    (tmp_path / "array.json").write_text("[]")
+    paths = ("empty.jsonl", "nothing", "notes", "array.json")
+    done = run("score", *paths, "--format", "jsonl", cwd=tmp_path)
+    assert done.returncode == 0
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "warning: empty.jsonl: this file holds no observation: nothing was scored [empty_input]",
+        "warning: nothing: no observation file (*.json, *.jsonl) in this folder: nothing was "
+        "scored [empty_input]",
+        "warning: notes: no observation file (*.json, *.jsonl) in this folder: nothing was "
+        "scored [empty_input]",
+        "warning: array.json: this file holds no observation: nothing was scored [empty_input]",
+        "scored 0, rejected 0, gate failures 0, unscoreable 0, bundles 0, failed audit findings 0",
+    ]
+
+
+def test_an_input_with_records_beside_an_empty_one_is_not_warned_about(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """The warning is for a run that read nothing: scoring something is the usual case."""
+    (tmp_path / "empty.jsonl").write_text("")
+    (tmp_path / "runs.jsonl").write_text(compact(observation) + "\n")
+    done = run("score", "empty.jsonl", "runs.jsonl", cwd=tmp_path)
+    assert "warning" not in done.stderr

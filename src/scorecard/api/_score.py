@@ -76,7 +76,7 @@ def score(
     of records read every ``progress_every`` of them. With ``scheduler`` (a Dask scheduler's
     address, or ``local``) the records are scored on that cluster into the ``.parquet`` dataset
     ``out`` (:func:`score_on_cluster`)."""
-    from scorecard.engine import atomic_writer, default_workers, score_run
+    from scorecard.engine import atomic_writer, default_workers, empty_input_notices, score_run
 
     if scheduler is not None:
         if not isinstance(out, str | os.PathLike) or Path(out).suffix != ".parquet":
@@ -152,6 +152,10 @@ def score(
         else:
             stream = _opened(out) if target is None else stack.enter_context(atomic_writer(target))
             _write_text(accepted(), stream, chosen)
+    if summary.scored + summary.rejected == 0:
+        # Nothing read is not an error (the output, empty, is still written) but is said.
+        for notice in empty_input_notices([os.fspath(path) for path in paths]):
+            summary.notice(notice)
     return scored
 
 

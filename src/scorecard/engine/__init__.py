@@ -16,6 +16,7 @@ from scorecard.contract import lazy_exports
 #: Public name -> the private module that defines it.
 _EXPORTS = {
     "check_bundle_id": "_io",
+    "empty_input_notices": "_io",
     "load_policy": "_io",
     "read_policy_file": "_io",
     "read_json_lines": "_io",
@@ -64,6 +65,7 @@ __all__ = [
     "collection_paused",
     "count_input_files",
     "default_workers",
+    "empty_input_notices",
     "is_records_file",
     "is_special_file",
     "load_policy",
@@ -92,6 +94,8 @@ if TYPE_CHECKING:
     from ._catalog import scoring_catalog
     from ._detail import RecordDetail, record_detail
     from ._io import (
+        check_bundle_id,
+        empty_input_notices,
         load_policy,
         read_json_lines,
         read_policy_file,

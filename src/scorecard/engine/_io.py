@@ -33,6 +33,7 @@ from scorecard.contract import (
     parse_policy_file,
     scoring_policy,
 )
+from scorecard.core import Notice
 
 from ._output import is_special_file
 
@@ -50,6 +51,7 @@ __all__ = [
     "check_bundle_id",
     "count_newlines",
     "discover_inputs",
+    "empty_input_notices",
     "in_array",
     "line_blocks",
     "line_ranges",
@@ -251,6 +253,28 @@ def observation_files(root: Path) -> list[Path | InputError]:
                 found.append(((*parts, name), path))
     found.sort(key=lambda item: item[0])
     return [item for _, item in found]
+
+
+def empty_input_notices(paths: Iterable[str]) -> list[Notice]:
+    """For a run that read no record from ``paths``: one warning per given path saying why
+    (an empty folder, a folder without observation files, a file without a record)."""
+    notices = []
+    for given in paths:
+        if given == STDIN:
+            where, message = "<stdin>", "no observation on standard input"
+        elif os.path.isdir(given):
+            where = given
+            files = sum(isinstance(item, Path) for item in observation_files(Path(given)))
+            if files:
+                message = f"the {files} observation file(s) in this folder hold no observation"
+            else:
+                message = "no observation file (*.json, *.jsonl) in this folder"
+        else:
+            where, message = given, "this file holds no observation"
+        notices.append(
+            Notice("", message + ": nothing was scored", rule="empty_input", source=where)
+        )
+    return notices
 
 
 def discover_inputs(

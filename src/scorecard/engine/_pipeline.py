@@ -54,8 +54,11 @@ the warnings stay bounded whatever the input holds; the rest are counted."""
 
 def notice_kind(notice: Notice) -> str:
     """What notices of the same field share: the rule and the pointer inside the record,
-    array positions as ``*`` (``unknown_field /lifecycle/checks/*/weight``)."""
+    array positions as ``*`` (``unknown_field /lifecycle/checks/*/weight``); a notice about a
+    whole input (no pointer) is a kind of its own."""
     pointer = notice.pointer
+    if not pointer:  # about a whole input: one of its own
+        return f"{notice.rule} {notice.source}"
     if notice.index is not None:  # a .json array element's pointer starts with its index
         pointer = pointer[len(f"/{notice.index}") :]
     tokens = ("*" if token.isdigit() else token for token in pointer.split("/"))
