@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from scorecard.contract import InputError, InputErrors, OutputError
+from scorecard.contract import InputError, InputErrors, OutputError, Takes, arguments
 
 from ._inputs import PathLike, PolicySource, gate_rules_of, policy_file, scoring_catalog_of
 
@@ -152,6 +152,16 @@ class _Loader:
         return side
 
 
+@arguments(
+    current=Takes.path,
+    baselines=Takes.paths,
+    policy=Takes.policy_source,
+    seed=Takes.seed,
+    bundle_id=Takes.optional_text,
+    baseline_bundle_id=Takes.optional_text,
+    cases=Takes.optional_path,
+    workers=Takes.workers,
+)
 def judge(
     current: PathLike,
     baselines: Sequence[PathLike] = (),

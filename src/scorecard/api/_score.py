@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal
 
-from scorecard.contract import InputError
+from scorecard.contract import InputError, Takes, arguments
 
 from ._inputs import PathLike, PolicySource, policy_file, scoring_catalog_of
 
@@ -52,6 +52,14 @@ def output_format_for(out: PathLike | None, *, interactive: bool) -> OutputForma
     return "table" if interactive else "jsonl"
 
 
+@arguments(
+    paths=Takes.paths,
+    errors_out=Takes.optional_path,
+    policy=Takes.policy_source,
+    cases=Takes.optional_path,
+    bundle_id=Takes.optional_text,
+    workers=Takes.workers,
+)
 def score(
     paths: Sequence[PathLike],
     *,

@@ -28,6 +28,8 @@ _EXPORTS = {
     "Catalog": "_catalog",
     "load_catalog": "_catalog",
     "read_case_files": "_catalog",
+    "Takes": "_takes",
+    "arguments": "_arguments",
     "CaseError": "_errors",
     "InputError": "_errors",
     "ManifestError": "_errors",
@@ -159,12 +161,14 @@ __all__ = [
     "ScorecardV1",
     "ScorecardV2",
     "Stopped",
+    "Takes",
     "TraceAssertion",
     "TraceDict",
     "TraceLineageDict",
     "WireEventDict",
     "WorkflowCase",
     "WorkflowObservation",
+    "arguments",
     "close_field_name",
     "csv_cell",
     "did_you_mean",
@@ -207,6 +211,7 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 
 
 if TYPE_CHECKING:
+    from ._arguments import arguments
     from ._bundles import (
         CAMPAIGN_SCHEMA,
         MANIFEST_NAME,
@@ -277,6 +282,7 @@ if TYPE_CHECKING:
         stops_deferred,
     )
     from ._structure import structural_error
+    from ._takes import Takes
     from ._wire import (
         BaseDict,
         CheckDict,

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ._arguments import arguments, check_optional_path
 from ._errors import CaseError
 from ._names import CASE_IDS
 
@@ -213,9 +214,10 @@ def default_cases_dir() -> Path:
     return Path("cases")
 
 
-def read_case_files(directory: Path | None = None) -> CaseFiles:
+@arguments(directory=check_optional_path)
+def read_case_files(directory: str | os.PathLike[str] | None = None) -> CaseFiles:
     """The bytes of every case file of ``directory`` (default: :func:`default_cases_dir`)."""
-    folder = directory or default_cases_dir()
+    folder = Path(directory) if directory is not None else default_cases_dir()
     if not folder.is_dir():
         raise CaseError("case catalog folder not found", rule="catalog_missing", source=str(folder))
     files = []
@@ -229,7 +231,10 @@ def read_case_files(directory: Path | None = None) -> CaseFiles:
     return CaseFiles(str(folder), tuple(files))
 
 
-def load_catalog(directory: Path | None = None, *, files: CaseFiles | None = None) -> Catalog:
+@arguments(directory=check_optional_path)
+def load_catalog(
+    directory: str | os.PathLike[str] | None = None, *, files: CaseFiles | None = None
+) -> Catalog:
     """Load every case file of ``directory`` (or the ``files`` already read from one) and check
     the catalog is exactly the 12 cases."""
     return _validate(files if files is not None else read_case_files(directory))

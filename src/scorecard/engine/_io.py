@@ -25,6 +25,8 @@ from scorecard.contract import (
     Policy,
     PolicyError,
     PolicyFile,
+    Takes,
+    arguments,
     find_secret,
     folder_bundle_id,
     parse_json_document,
@@ -559,6 +561,7 @@ def _json_lines(
         yield parse_line(raw, number=number, source=source, bundle=bundle)
 
 
+@arguments(paths=Takes.paths, bundle_id=Takes.optional_text)
 def read_records(
     paths: Iterable[str], *, bundle_id: str | None = None, stdin: IO[bytes] | None = None
 ) -> Iterator[RawRecord | InputError]:
@@ -580,6 +583,7 @@ def read_records(
             yield unreadable(item.path, error)
 
 
+@arguments(path=Takes.path)
 def read_policy_file(path: str | Path) -> PolicyFile:
     """Every section of a YAML or JSON policy file (a BOM allowed), each checked: the scoring
     keys (``weights``, ``thresholds``, ``auditGate``) and the ``gate`` section. The one reader
@@ -595,6 +599,7 @@ def read_policy_file(path: str | Path) -> PolicyFile:
     return parse_policy_file(text, source=source)
 
 
+@arguments(path=Takes.path)
 def load_policy(path: str | Path) -> Policy:
     """The scoring policy of a YAML or JSON policy file (``{weights: {...}, thresholds: {...},
     auditGate: bool}``, the reference defaults where it says nothing). The whole file is checked,

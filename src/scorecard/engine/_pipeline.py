@@ -19,6 +19,8 @@ from scorecard.contract import (
     InputError,
     ObservationError,
     Policy,
+    Takes,
+    arguments,
     written_name,
 )
 from scorecard.core import (
@@ -196,6 +198,7 @@ def sequence_results(
         yield result.numbered(repetitions[tally.run_key])
 
 
+@arguments(catalog=Takes.catalog, policy=Takes.policy)
 def score_records(
     records: Iterable[RawRecord | InputError],
     *,
