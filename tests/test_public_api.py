@@ -252,6 +252,7 @@ PACKAGES = {
         "redact",
         "row_of",
         "scoring_policy",
+        "shortened",
         "stop_requested",
         "stops_deferred",
         "structural_error",

@@ -76,6 +76,7 @@ _EXPORTS = {
     "printable": "_printable",
     "csv_cell": "_printable",
     "xml_characters": "_printable",
+    "shortened": "_printable",
     "written_name": "_printable",
     "CLASSIFICATIONS": "_record",
     "Column": "_record",
@@ -199,6 +200,7 @@ __all__ = [
     "redact",
     "row_of",
     "scoring_policy",
+    "shortened",
     "stop_requested",
     "stops_deferred",
     "structural_error",
@@ -257,7 +259,7 @@ if TYPE_CHECKING:
         parse_policy_file,
         scoring_policy,
     )
-    from ._printable import csv_cell, printable, written_name, xml_characters
+    from ._printable import csv_cell, printable, shortened, written_name, xml_characters
     from ._problems import PolicyErrors
     from ._record import (
         CLASSIFICATIONS,
