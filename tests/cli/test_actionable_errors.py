@@ -295,3 +295,26 @@ def test_an_input_with_records_beside_an_empty_one_is_not_warned_about(
     (tmp_path / "runs.jsonl").write_text(compact(observation) + "\n")
     done = run("score", "empty.jsonl", "runs.jsonl", cwd=tmp_path)
     assert "warning" not in done.stderr
+
+
+def test_notices_are_records_shaped_like_errors(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """From Python, the kept notices are --errors-shaped records marked as warnings."""
+    path = tmp_path / "runs.jsonl"
+    path.write_text(compact(with_typo(observation)) + "\n")
+    run_ = score_run([path], policy=Policy())
+    assert sum(1 for _ in run_.text()) == 1
+    assert run_.summary.notice_records() == [
+        {
+            "source": str(path),
+            "line": 1,
+            "index": None,
+            "pointer": "/presentation/commentcount",
+            "rule": "unknown_field",
+            "message": "unknown field kept (not read); did you mean commentCount? "
+            "(commentCount is absent)",
+            "level": "warning",
+            "count": 1,
+        }
+    ]

@@ -139,6 +139,15 @@ class RunSummary:
             lines.append(f"... and {others} more notice(s) of other kinds")
         return lines
 
+    def notice_records(self) -> list[dict[str, object]]:
+        """The kept notices as ``--errors``-shaped JSON objects (``source``, ``line``,
+        ``index``, ``pointer``, ``rule``, ``message``), each marked ``"level": "warning"`` and
+        with how many records carried its kind (``count``), in input order."""
+        return [
+            {**notice.to_record(), "count": self.notices[kind]}
+            for kind, notice in self.first_notices.items()
+        ]
+
     def line(self) -> str:
         """``scored N, rejected N, gate failures N (unscoreable N) in N bundle(s)``."""
         text = (
