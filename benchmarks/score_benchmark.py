@@ -300,10 +300,13 @@ print(best / lines * 1e6)
 def read_costs(corpus: Path, rounds: int) -> list[tuple[str, float]]:
     """Microseconds per observation of reading the corpus into a one-worker run's chunks
     (``line_chunks``), in a fresh process with the allocator as it is and in one with the
-    command line's settings (``fast.reuse_freed_memory``: they hold for the whole process, so
-    each is its own process). Fastest of ``rounds`` each; the file is in the page cache."""
+    settings a user may ask the command line for (``SCORECARD_REUSE_FREED_MEMORY=1``,
+    ``fast.reuse_freed_memory``: they hold for the whole process, so each is its own process). Fastest of ``rounds`` each; the file is in the page cache."""
     costs = []
-    for label, mode in (("default allocator", "default"), ("command line's allocator", "reuse")):
+    for label, mode in (
+        ("default allocator", "default"),
+        ("allocator reusing freed memory", "reuse"),
+    ):
         printed = subprocess.run(
             [sys.executable, "-c", _READ, str(corpus), mode, str(rounds)],
             capture_output=True,

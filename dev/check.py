@@ -1,10 +1,19 @@
 """Run every check the project has, in order, and fail when any fails.
 
-Usage: ``python dev/check.py`` from the repository root (the README's test command).
+Usage, from the repository root::
+
+    python dev/check.py                   # every check (the README's test command)
+    python dev/check.py --engine python   # the test suite again, with the C extension off
+
+``--engine python`` sets ``SCORECARD_ENGINE=python`` for the test suite, so every line every
+test scores goes through the Python general path, and runs only the suite: lint, formatting,
+types and layers do not depend on the engine. CI (``.ci/run``) runs both.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,17 +28,30 @@ CHECKS: list[tuple[str, list[str]]] = [
     ("layers", [str(BIN / "lint-imports")]),
     ("tests", [sys.executable, "-m", "pytest", "-q"]),
 ]
+ENGINE_CHECKS = {"tests"}
+"""The checks whose outcome depends on the scoring engine."""
 
 
-def main() -> int:
+def main(arguments: list[str] | None = None) -> int:
     """Run the checks; return non-zero when any failed."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--engine",
+        choices=["c", "python"],
+        help="run the test suite alone, with this SCORECARD_ENGINE (python: the C extension off)",
+    )
+    options = parser.parse_args(arguments)
+    environment = dict(os.environ)
+    checks = CHECKS
+    if options.engine is not None:
+        environment["SCORECARD_ENGINE"] = options.engine
+        checks = [check for check in CHECKS if check[0] in ENGINE_CHECKS]
     failed = []
-    for name, command in CHECKS:
-        print(
-            f"== {name}: {' '.join(Path(part).name if i == 0 else part for i, part in enumerate(command))}",
-            flush=True,
-        )
-        if subprocess.call(command, cwd=ROOT) != 0:
+    for name, command in checks:
+        shown = " ".join(Path(part).name if i == 0 else part for i, part in enumerate(command))
+        engine = f" (SCORECARD_ENGINE={options.engine})" if options.engine else ""
+        print(f"== {name}: {shown}{engine}", flush=True)
+        if subprocess.call(command, cwd=ROOT, env=environment) != 0:
             failed.append(name)
     if failed:
         print(f"== FAILED: {', '.join(failed)}", flush=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import faulthandler
+import importlib.abc
 import json
 import os
 import shutil
@@ -34,14 +35,52 @@ from scorecard.core._validation import validate_observation
 from scorecard.engine._io import parse_line
 from scorecard.engine._pipeline import score_record
 from scorecard.fast import _fastpath as fastpath
+from scorecard.fast._extension import ENGINE_VARIABLE, chosen_engine
+
+PYTHON_ONLY = chosen_engine(os.environ.get(ENGINE_VARIABLE)) == "python"
+"""Whether this run is the suite's second pass, ``SCORECARD_ENGINE=python``: the C extension
+off, every line scored by the Python general path (``docs/architecture.md``, "Both engines")."""
+EXTENSION = "scorecard.fast._fastscore"
+
+
+def c_only(why: str) -> pytest.MarkDecorator:
+    """Skips a test under ``SCORECARD_ENGINE=python``, saying why: it checks the C extension
+    itself (``why``), which the suite's first pass, with the extension on, runs."""
+    return pytest.mark.skipif(PYTHON_ONLY, reason=f"{ENGINE_VARIABLE}=python: {why}")
+
+
+class _ExtensionRefused(importlib.abc.MetaPathFinder):
+    """Under ``SCORECARD_ENGINE=python``, fails any import of the C extension loudly (not as
+    the ImportError that would read as "not built"): a code path that ignored the switch would
+    otherwise score in C unseen."""
+
+    def find_spec(self, name: str, path: object, target: object = None) -> None:
+        if name == EXTENSION:
+            raise AssertionError(f"{EXTENSION} imported under {ENGINE_VARIABLE}=python")
+
+
+def pytest_report_header() -> str:
+    return f"scoring engines: {'Python only' if PYTHON_ONLY else 'C fast path and Python'}"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """The tests and the programs they start keep the catalog plans (``fast._plans``) in a
-    folder of their own, never the user's cache."""
+    folder of their own, never the user's cache. Under ``SCORECARD_ENGINE=python`` no test may
+    load the C extension: none has (the imports above included), and none can from here on."""
+    if PYTHON_ONLY:
+        assert EXTENSION not in sys.modules, f"{EXTENSION} loaded under {ENGINE_VARIABLE}=python"
+        sys.meta_path.insert(0, _ExtensionRefused())
     folder = tempfile.mkdtemp(prefix="scorecard-test-cache-")
     config.stash[_CACHE_FOLDER] = (folder, os.environ.get("SCORECARD_CACHE_DIR"))
     os.environ["SCORECARD_CACHE_DIR"] = folder
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """No test loaded the C extension under ``SCORECARD_ENGINE=python`` (one that swallowed
+    the refusal above included)."""
+    if PYTHON_ONLY and EXTENSION in sys.modules:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        sys.stderr.write(f"{EXTENSION} was loaded under {ENGINE_VARIABLE}=python\n")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -196,18 +235,35 @@ def fast_path(
     return pieces[0], counts
 
 
+def _what_c_reads(value: Any, depth: int = 1) -> bool:
+    """Whether the C scanner reads every value in ``value`` (``strict.c``), a container
+    ``depth`` levels deep: containers at most 256 deep, integers JavaScript holds exactly (up
+    to 2**53 in magnitude), other numbers below 1e308."""
+    if isinstance(value, dict | list):
+        items = value.values() if isinstance(value, dict) else value
+        return depth <= 256 and all(_what_c_reads(item, depth + 1) for item in items)
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return True
+    if isinstance(value, int):
+        return abs(value) <= 2**53
+    return isinstance(value, float) and abs(value) < 1e308
+
+
 def must_be_scored_in_c(raw: bytes, policy: Policy, general: Scored | InputError) -> bool:
     """Whether the fast path has to answer ``raw``: a plainly valid observation in runner
-    order that the general path scores, under a policy C arithmetic holds exactly."""
+    order that the general path scores, under a policy C arithmetic holds exactly, holding
+    nothing the scanner declines wherever it is (the byte-level fuzzer found such numbers and
+    nesting in an open provenance field)."""
     try:
         document = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return (
         not isinstance(general, InputError)
         and fastpath.policy_plan(policy) is not None
         and is_plainly_valid(document, parsed_json=True)
         and runner_line(document) == raw
+        and _what_c_reads(document)
     )
 
 
@@ -241,8 +297,11 @@ class Engine:
 
 @pytest.fixture(scope="session", params=["python", "c"])
 def engine(request: pytest.FixtureRequest) -> Engine:
-    """Each scoring engine in turn (pallets/markupsafe runs its suite against both twins so)."""
+    """Each scoring engine in turn (pallets/markupsafe runs its suite against both twins so);
+    under ``SCORECARD_ENGINE=python`` the Python one alone."""
     if request.param == "c":
+        if PYTHON_ONLY:
+            pytest.skip(f"{ENGINE_VARIABLE}=python: the C engine is off")
         assert fastpath.compiled(), "the C extension is not built"
     return Engine(request.param)
 

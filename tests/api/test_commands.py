@@ -188,3 +188,26 @@ def test_policy_may_be_a_path_text_or_read_file(tmp_path: Path) -> None:
     assert api.policy_file(read) is read
     with pytest.raises(TypeError, match="policy must be a path"):
         api.policy_file({"gate": {}})  # type: ignore[arg-type]
+
+
+def test_history_is_the_ledger_the_command_writes(tmp_path: Path) -> None:
+    """`history --format json` writes what ``api.history`` finds; the CSV holds the same
+    ledger; a candidate x case's strip has one letter a night."""
+    from scorecard.report import history_csv, history_json
+
+    found = api.history([SAMPLES], candidates=["opencode-glm"], workers=1)
+    written = tmp_path / "history.json"
+    result = invoke("history", SAMPLES, "--candidate", "opencode-glm", "--out", written)
+    assert result.exit_code == 0, result.output
+    assert written.read_text(encoding="utf-8") == history_json(found)
+    result = invoke("history", SAMPLES, "--candidate", "opencode-glm", "--format", "csv")
+    assert result.stdout == history_csv(found)
+    assert len(found.ledger) == 12  # one row a case
+    assert all(len(row["strip"]) == len(found.bundles) == 4 for row in found.ledger)
+    assert {night["candidate"] for night in found.nights} == {"opencode-glm"}
+
+
+def test_history_names_an_unknown_case_with_the_closest_one() -> None:
+    with pytest.raises(InputErrors) as raised:
+        api.history([SAMPLES], case_ids=["restart-recovry"], workers=1)
+    assert "did you mean 'restart-recovery'?" in raised.value.errors[0].message

@@ -17,6 +17,7 @@ COMMANDS = [
     "compare",
     "plot",
     "gate",
+    "history",
     "score-dask",
     "report",
     "view",

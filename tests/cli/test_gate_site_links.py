@@ -75,13 +75,13 @@ def test_a_failed_junit_check_lists_the_pages_of_its_gate_failed_runs(
 ) -> None:
     site, _, root = linked
     failed = [case for case in root.iter("testcase") if case.find("failure") is not None]
-    glm = [case for case in failed if case.get("name", "").startswith("opencode-glm:")]
-    assert glm, [case.get("name") for case in failed]
+    glm = [case for case in failed if case.get("classname") == "opencode-glm"]
+    assert glm, [(case.get("classname"), case.get("name")) for case in failed]
     pages = [
-        prop.get("value", "")
+        line.removeprefix("page: ")
         for case in glm
-        for prop in case.iter("property")
-        if prop.get("name") == "page"
+        for line in (case.findtext("system-out") or "").splitlines()
+        if line.startswith("page: ")
     ]
     assert pages
     for url in pages:

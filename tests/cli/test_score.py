@@ -551,8 +551,8 @@ def test_a_terminal_sees_a_live_count_and_the_output_is_unchanged(tmp_path: Path
 def test_the_process_ends_with_every_byte_written_and_the_command_s_exit_code(
     tmp_path: Path,
 ) -> None:
-    """The entry point leaves without interpreter teardown: a short output still buffered is
-    written whole, the summary reaches stderr, and exit codes are the command's (0 scored, 2 bad
+    """The entry point leaves through ``sys.exit``: a short output still buffered is written
+    whole, the summary reaches stderr, and exit codes are the command's (0 scored, 2 bad
     input)."""
     one = tmp_path / "one.jsonl"
     sample = ROOT / "observations" / "2026-11-01-nightly" / "observations.jsonl"
@@ -584,16 +584,12 @@ def test_leaving_maps_exit_codes_as_python_does(
     code: str | int | None,
     expected: int,
     message: bytes,
-    monkeypatch: pytest.MonkeyPatch,
     capsysbinary: pytest.CaptureFixture[bytes],
 ) -> None:
     """``SystemExit`` codes keep their meaning: None is 0, a number itself, a message 1."""
     from scorecard.cli import _app as cli
 
-    codes: list[int] = []
-    monkeypatch.setattr(os, "_exit", codes.append)
-    cli._end(code)
-    assert codes == [expected]
+    assert cli._ended(code) == expected
     assert capsysbinary.readouterr().err == message
 
 

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import c_only
+
 HEAVY = ("pandas", "numpy", "matplotlib", "pyarrow", "rich", "dask")
 """Modules a JSON Lines to JSON Lines run never needs."""
 
@@ -23,14 +25,13 @@ UNUSED_MODELS = {
 """Some of the observation and scorecard models, which only the general path needs, and the
 campaign manifest's, which only a ``bundle.json`` needs."""
 
-# Runs the console script's entry point and, as it leaves (it leaves through os._exit, which
-# skips atexit), prints the names of the loaded modules, of the pydantic model classes created,
-# and whether pydantic looked for plugins (its loader keeps None until it has read the installed
-# distributions' entry points).
+# Runs the console script's entry point and, as it leaves (through SystemExit), prints the
+# names of the loaded modules, of the pydantic model classes created, and whether pydantic
+# looked for plugins (its loader keeps None until it has read the installed distributions'
+# entry points).
 _LOADED_AT_EXIT = """
-import json, os, sys
-leave = os._exit
-def report(code):
+import json, sys
+def report():
     loader = sys.modules.get("pydantic.plugin._loader")
     searched = loader is not None and loader._plugins is not None
     models, todo = set(), []
@@ -42,11 +43,12 @@ def report(code):
             todo.append(model)
     sys.stdout.write(json.dumps([sorted(sys.modules), sorted(models), searched]) + "\\n")
     sys.stdout.flush()
-    leave(code)
-os._exit = report
 sys.argv = ["scorecard", *sys.argv[1:]]
 from scorecard.cli import main
-main()
+try:
+    main()
+finally:
+    report()
 """
 
 
@@ -104,6 +106,18 @@ def test_scoring_jsonl_to_jsonl_loads_no_heavy_module(
         assert [name for name in modules if any(is_under(name, h) for h in HEAVY)] == []
 
 
+def test_a_table_of_scorecards_loads_rich_and_no_other_heavy_module(
+    tmp_path: Path, observation: dict[str, Any]
+) -> None:
+    """`scorecard score ONE.jsonl --format table` (the README's first command's format) draws
+    with rich, and loads none of pandas, numpy, matplotlib, pyarrow or dask: the report
+    package loads the terminal table alone."""
+    source = score_args(tmp_path, observation)[1]
+    code, modules = loaded_by("score", source, "--format", "table", "--workers", "1")
+    assert code == 0
+    assert {h for h in HEAVY if any(is_under(name, h) for name in modules)} == {"rich"}
+
+
 def test_a_command_loads_only_its_own_command_module(
     tmp_path: Path, observation: dict[str, Any]
 ) -> None:
@@ -116,6 +130,7 @@ def test_a_command_loads_only_its_own_command_module(
         "scorecard.cli",
         "scorecard.cli._app",
         "scorecard.cli._common",
+        "scorecard.cli._exit_codes",
         "scorecard.cli._score",
     }
     calls = {name for name in modules if is_under(name, "scorecard.api")}
@@ -123,6 +138,7 @@ def test_a_command_loads_only_its_own_command_module(
     assert [name for name in modules if is_under(name, "concurrent.futures.process")] == []
 
 
+@c_only("a start without pydantic stands on the C scorer scoring every plain line")
 def test_scoring_plain_lines_creates_no_observation_or_scorecard_model(
     tmp_path: Path, observation: dict[str, Any]
 ) -> None:
@@ -179,14 +195,16 @@ def test_a_declined_line_loads_the_observation_models_where_used(
     assert "WorkflowObservation" in models
 
 
-def test_the_command_line_does_not_search_for_pydantic_plugins(
+def test_the_command_line_leaves_pydantic_plugins_to_the_user(
     tmp_path: Path, observation: dict[str, Any]
 ) -> None:
-    """Unless the user set ``PYDANTIC_DISABLE_PLUGINS``, a run does not read every installed
-    distribution's entry points for pydantic plugins; set (empty: load them all), it does."""
+    """The command line does not set ``PYDANTIC_DISABLE_PLUGINS``: unset, pydantic looks for
+    plugins as it does in any program (when it builds its first validator: a catalog not seen
+    before); set by the user to ``__all__``, it does not."""
     args = score_args(tmp_path, observation)
-    # A catalog not seen before: pydantic validates it.
     code, _, _, searched = run_reporting(*args, cache=tmp_path / "first")
-    assert (code, searched) == (0, False)
-    code, _, _, searched = run_reporting(*args, disable_plugins="", cache=tmp_path / "second")
     assert (code, searched) == (0, True)
+    code, _, _, searched = run_reporting(
+        *args, disable_plugins="__all__", cache=tmp_path / "second"
+    )
+    assert (code, searched) == (0, False)

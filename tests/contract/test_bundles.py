@@ -97,10 +97,21 @@ def test_a_campaign_manifest_states_its_id_and_roster() -> None:
     assert info.candidates["codex-luna"].model == "gpt-5.6-luna"
 
 
+def test_a_campaign_manifest_may_state_its_night() -> None:
+    """``night`` is optional, an ISO calendar date, and kept as written."""
+    assert parse_manifest(json.dumps(campaign())).campaign.night is None  # type: ignore[union-attr]
+    info = parse_manifest(json.dumps(campaign(night="2026-11-01")))
+    assert info.campaign is not None
+    assert info.campaign.night == "2026-11-01"
+
+
 @pytest.mark.parametrize(
     ("manifest", "rule", "pointer"),
     [
         (campaign(id=""), "string_pattern_mismatch", "/id"),
+        (campaign(night="2026-11-1"), "string_pattern_mismatch", "/night"),
+        (campaign(night="2026-02-30"), "value_error", "/night"),
+        (campaign(night=20261101), "wrong_type", "/night"),
         (campaign(scheduleSeed="7"), "wrong_type", "/scheduleSeed"),
         (campaign(candidates=[]), "too_short", "/candidates"),
         (campaign(extra=1), "unknown_field", "/extra"),

@@ -13,8 +13,10 @@ from scorecard.contract._errors import InputError
 from scorecard.contract._policy import Policy
 from scorecard.engine import _detail
 from scorecard.engine._detail import RecordDetail, record_detail
-from scorecard.engine._pipeline import score_record
+from scorecard.engine._pipeline import score_paths_serially, score_record
 from scorecard.engine._run import score_run
+from scorecard.fast import _fastpath as fastpath
+from tests.conftest import PYTHON_ONLY
 from tests.engine.test_run import NIGHTLIES, broken_folder, described, serial_records
 
 __all__ = ["broken_folder"]  # the fixture, shared
@@ -79,7 +81,8 @@ def test_declined_and_bad_lines_are_the_general_paths_in_their_place(
     catalog: Catalog, broken_folder: Path, chunk_bytes: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Errors are located and in order, as the records view gives them; a line the C code
-    declines takes the general path, whose record gives the detail."""
+    declines (under ``SCORECARD_ENGINE=python``, every line) takes the general path, whose
+    record gives the detail."""
     generally: list[int | None] = []
 
     def counting(record: Any, **options: Any) -> Any:
@@ -99,8 +102,10 @@ def test_declined_and_bad_lines_are_the_general_paths_in_their_place(
             assert item[1] is not None
             same_detail(item[1], record)
     assert sum(isinstance(item, InputError) for item in items) == 3
-    # the line that is not JSON, the bad observation, the broken .json file: no plain line
-    assert generally == [4, 6, 1]
+    # the line that is not JSON, the bad observation, the broken .json file: no plain line;
+    # under SCORECARD_ENGINE=python every line of a.jsonl, b.json and c.jsonl
+    every_line = [*range(1, 7), *range(8, 43), 1, *range(1, 21)]
+    assert generally == (every_line if PYTHON_ONLY else [4, 6, 1])
     assert run.summary.rejected == 3
 
 
@@ -116,3 +121,22 @@ def test_an_audit_gating_policy_gives_the_records_detail(catalog: Catalog) -> No
         assert isinstance(record, dict)
         if detail is not None:
             assert detail[1] == record_detail(record)[1]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_detail_is_the_records_under_an_audit_gating_policy(
+    catalog: Catalog, compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every run's detail, C or Python, is its record's under the same policy: whether failed
+    findings gate is the policy's, also for a run without any."""
+    if not compiled:
+        monkeypatch.setattr(fastpath, "_fastscore", None)
+    policy = Policy(audit_gate=True)
+    paths = [str(NIGHTLIES[3])]
+    records = [
+        record.record_json()
+        for record in score_paths_serially(paths, catalog=catalog, policy=policy)
+        if not isinstance(record, InputError)
+    ]
+    items = ok(list(score_run(paths, catalog=catalog, policy=policy).detailed_rows(every=True)))
+    assert [detail for _, detail in items] == [record_detail(record) for record in records]

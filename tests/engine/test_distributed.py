@@ -13,14 +13,13 @@ from typing import Any
 
 import pandas.testing
 import pytest
-import typer
 from typer.testing import CliRunner, Result
 
 from scorecard.aggregate._frames import records_frame
 from scorecard.aggregate._reference import report_aggregate
 from scorecard.aggregate.distributed import dask_report, read_dataset
 from scorecard.cli import _distributed as command
-from scorecard.cli._app import app
+from scorecard.cli._app import app, new_app
 from scorecard.contract._catalog import Catalog
 from scorecard.contract._errors import InputError
 from scorecard.core._record import ScoredRecord
@@ -185,8 +184,9 @@ def comparable(rows: list[Row]) -> list[tuple[Any, ...]]:
 
 
 def invoke_score_dask(*args: str, stdin: bytes | None = None) -> Result:
-    """Run ``scorecard score-dask ARGS`` in-process (the command on an app of its own)."""
-    cli = typer.Typer()
+    """Run ``scorecard score-dask ARGS`` in-process (the command on an app of its own, which
+    maps library errors to exit codes as the command line's app does)."""
+    cli = new_app()
     command.register(cli)
     cli.command("unused")(lambda: None)  # a second command keeps `score-dask` a subcommand
     return CliRunner().invoke(cli, ["score-dask", *args], input=stdin)

@@ -38,6 +38,7 @@ from tests.conftest import (
     BUNDLE,
     ROOT,
     Engine,
+    c_only,
     conformance_rows,
     fast_path,
     general_path,
@@ -47,6 +48,10 @@ from tests.conftest import (
 )
 from tests.contract.test_mirrors import all_keys, model_fields
 from tests.strategies import corrupted, observations
+
+# Each test here compares the C fast path with the Python path (whose side the suite's first
+# pass runs), or checks what only the extension does.
+pytestmark = c_only("these compare the C fast path with the Python path")
 
 PROFILE = settings(
     max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]

@@ -1,13 +1,17 @@
-"""The command line's allocator settings: freed chunk-sized blocks are reused, not faulted in
-again (each run in a fresh process, since the settings hold for the whole process)."""
+"""The allocator settings a user may ask the command line for: freed chunk-sized blocks are
+reused, not faulted in again (each run in a fresh process, since the settings hold for the
+whole process)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import c_only
 
 _FAULTS = """
 import resource, sys
@@ -34,6 +38,7 @@ def faults(path: Path, mode: str) -> tuple[str, int, int]:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+@c_only("the C extension applies the allocator settings")
 def test_the_blocks_of_a_file_reuse_freed_memory(tmp_path: Path) -> None:
     """A 48 MiB file split into 2 MiB blocks as a run reads it: by default the blocks fault in
     fresh pages for much of what they hold; with the settings, the memory of the first blocks
@@ -51,7 +56,7 @@ def test_the_blocks_of_a_file_reuse_freed_memory(tmp_path: Path) -> None:
 
 
 def test_the_settings_do_not_load_the_scorer() -> None:
-    """The command line applies them before any command: they load neither the scorer nor
+    """Applied (when asked) before any command, they load neither the scorer nor
     msgspec (``scorecard --help`` stays fast)."""
     code = (
         "import sys; from scorecard.fast import reuse_freed_memory; reuse_freed_memory(); "
@@ -62,26 +67,36 @@ def test_the_settings_do_not_load_the_scorer() -> None:
 
 
 _CALLED_BY_MAIN = """
-import os, sys
+import sys
 import scorecard.fast
 calls = []
 scorecard.fast.reuse_freed_memory = lambda: calls.append("asked") or True
-leave = os._exit
-def report(code):
-    sys.stdout.write(f"{calls}\\n")
-    sys.stdout.flush()
-    leave(code)
-os._exit = report
 sys.argv = ["scorecard", "--version"]
 from scorecard.cli import main
-main()
+try:
+    main()
+finally:
+    sys.stdout.write(f"{calls}\\n")
 """
 
 
-def test_the_console_script_asks_for_the_settings() -> None:
-    """``scorecard``'s entry point applies them once, before the command runs (its workers are
-    forked after it, so they inherit them)."""
+@pytest.mark.parametrize(("setting", "expected"), [(None, "[]"), ("0", "[]"), ("1", "['asked']")])
+def test_the_console_script_asks_for_the_settings_only_when_the_user_does(
+    setting: str | None, expected: str
+) -> None:
+    """``scorecard``'s entry point leaves the allocator alone unless
+    ``SCORECARD_REUSE_FREED_MEMORY=1`` asks; then it applies the settings once, before the
+    command runs (its workers are forked after it, so they inherit them)."""
+    environment = {
+        name: value for name, value in os.environ.items() if name != "SCORECARD_REUSE_FREED_MEMORY"
+    }
+    if setting is not None:
+        environment["SCORECARD_REUSE_FREED_MEMORY"] = setting
     done = subprocess.run(
-        [sys.executable, "-c", _CALLED_BY_MAIN], capture_output=True, text=True, check=True
+        [sys.executable, "-c", _CALLED_BY_MAIN],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=environment,
     )
-    assert done.stdout.splitlines()[-1] == "['asked']"
+    assert done.stdout.splitlines()[-1] == expected

@@ -18,6 +18,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from scorecard.fast._extension import ENGINE_VARIABLE
+from tests.conftest import PYTHON_ONLY
+
+if PYTHON_ONLY:  # before the import below, which that pass refuses
+    pytest.skip(
+        f"{ENGINE_VARIABLE}=python: these test the C scanner itself", allow_module_level=True
+    )
+
 from scorecard.fast._fastscore import is_unambiguous
 
 PROFILE = settings(

@@ -264,12 +264,12 @@ def test_rows_sides_are_checked_as_run_sides_are() -> None:
 
 
 def _details_one_by_one(result: GateResult, budget: Any) -> None:
-    """The markdown details as first written: every block built, then added while it fits (a
-    block left out counts its lines)."""
+    """The markdown details made the plain way: every block built, then each offered to the
+    budget (the heading with the first; a block that does not fit is counted as left out)."""
     from scorecard.report._escape import markdown_fence, markdown_inline
 
     blocks = []
-    for failure in result.failures:
+    for index, failure in enumerate(result.failures):
         run = failure.run
         lines = [
             f"{name}: {reason}" for name in failure.dimensions for reason in run.reasons_for(name)
@@ -277,13 +277,16 @@ def _details_one_by_one(result: GateResult, budget: Any) -> None:
         if run.failure:
             lines.append(f"failure: {run.failure}")
         blocks.append(
-            f"**{markdown_inline(run.candidate)}** \u00b7 {markdown_inline(run.case)} "
-            f"\u00b7 repetition {run.repetition} \u00b7 gate failed: "
-            + ", ".join(f"`{name}`" for name in failure.dimensions)
-            + f"\n\n{markdown_fence(chr(10).join(lines) or '(no reason recorded)')}\n\n"
+            (
+                f"failure-{index}",
+                f"**{markdown_inline(run.candidate)}** \u00b7 {markdown_inline(run.case)} "
+                f"\u00b7 repetition {run.repetition} \u00b7 gate failed: "
+                + ", ".join(f"`{name}`" for name in failure.dimensions)
+                + f"\n\n{markdown_fence(chr(10).join(lines) or '(no reason recorded)')}\n\n",
+            )
         )
     if result.rules.audit_mode != "off":
-        for run in result.runs_with_findings:
+        for index, run in enumerate(result.runs_with_findings):
             lines = [
                 f"{finding.code} at {finding.pointer}: expected {finding.expected}, actual "
                 f"{finding.actual}" + (f" ({finding.hint})" if finding.hint else "")
@@ -291,23 +294,25 @@ def _details_one_by_one(result: GateResult, budget: Any) -> None:
             ]
             kind = "advisory" if result.rules.audit_mode == "advisory" else "required"
             blocks.append(
-                f"**{markdown_inline(run.candidate)}** \u00b7 {markdown_inline(run.case)} "
-                f"\u00b7 repetition {run.repetition} \u00b7 failed audit findings ({kind})"
-                f"\n\n{markdown_fence(chr(10).join(lines))}\n\n"
+                (
+                    f"audit-{index}",
+                    f"**{markdown_inline(run.candidate)}** \u00b7 {markdown_inline(run.case)} "
+                    f"\u00b7 repetition {run.repetition} \u00b7 failed audit findings ({kind})"
+                    f"\n\n{markdown_fence(chr(10).join(lines))}\n\n",
+                )
             )
-    if blocks:
-        budget.add("### Details (untrusted text)\n\n")
-        for block in blocks:
-            budget.add(block)
+    for number, (key, block) in enumerate(blocks):
+        heading = "" if number else "### Details (untrusted text)\n\n"
+        budget.add(heading + block, kind="detail", key=key)
 
 
 @pytest.mark.parametrize("rules", list(RULES), ids=list(RULES))
-def test_markdown_details_count_the_lines_they_leave_out(
+def test_markdown_details_past_the_limit_are_only_counted(
     new: list[GateSide], rules: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Blocks past the byte limit only count their lines: the summary, its truncation note
-    included, is the one every block built and added gives, at limits that cut the details
-    anywhere (or not at all)."""
+    """Blocks past the byte limit are only counted: the summary, its truncation note and its
+    rows' references included, is the one every block built and offered gives, at limits that
+    cut the details anywhere (or not at all)."""
     from scorecard.report import _markdown
 
     result = evaluate_gate(new[2], [new[1]], RULES[rules], seed=3)

@@ -803,10 +803,12 @@ def test_cli_fails_the_regressed_sample_night_with_exit_1() -> None:
 
 
 def junit_failures(path: Path) -> tuple[str, list[str]]:
-    """The JUnit root's failure count and the names of the failing test cases."""
+    """The JUnit root's failure count and the failing test cases, ``classname: name``."""
     root = ElementTree.parse(path).getroot()
     failing = [
-        case.get("name", "") for case in root.iter("testcase") if case.find("failure") is not None
+        f"{case.get('classname')}: {case.get('name')}"
+        for case in root.iter("testcase")
+        if case.find("failure") is not None
     ]
     return root.get("failures", ""), failing
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 
@@ -11,12 +10,6 @@ import pytest
 import scorecard.contract
 from scorecard.cli import main
 
-
-class _Exited(Exception):
-    def __init__(self, code: int) -> None:
-        self.code = code
-
-
 Main = Callable[..., tuple[int, str, str]]
 
 
@@ -24,19 +17,17 @@ Main = Callable[..., tuple[int, str, str]]
 def run_main(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> Main:
     """``run_main(*args)``: (exit code, stdout, stderr) of ``scorecard ARGS`` through
     ``scorecard.cli.main`` (its error handling and exit codes), in this process: only for runs
-    on one worker (a forked worker would inherit the patched ``os._exit``)."""
-
-    def leave(code: int) -> None:
-        raise _Exited(code)
+    on one worker (no pool forked from the test process)."""
 
     def run(*args: str) -> tuple[int, str, str]:
         monkeypatch.setattr(sys, "argv", ["scorecard", *args])
-        monkeypatch.setattr(os, "_exit", leave)
         monkeypatch.setattr(scorecard.contract, "install_stop_handlers", lambda: None)
         capfd.readouterr()
-        with pytest.raises(_Exited) as exited:
+        with pytest.raises(SystemExit) as exited:
             main()
         out, err = capfd.readouterr()
-        return exited.value.code, out, err
+        code = exited.value.code
+        assert isinstance(code, int)
+        return code, out, err
 
     return run

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from scorecard.contract import ROW_FIELDS, parse_manifest
-from scorecard.contract._errors import InputError
+from scorecard.contract._errors import InputError, PolicyError
 from scorecard.contract._pointer import escape
 from scorecard.engine import load_policy
 from tests.conftest import ROOT
@@ -84,7 +84,7 @@ def test_policy_pointers_are_rfc6901_escaped(tmp_path: Path, section: str, key: 
     its line."""
     path = tmp_path / "policy.yaml"
     path.write_text(f'{section}:\n  "{key}": 0.5\n')
-    with pytest.raises(InputError) as raised:
+    with pytest.raises(PolicyError) as raised:
         load_policy(path)
     expected = "/" + section + "/" + key.replace("~", "~0").replace("/", "~1")
     assert expected == f"/{section}/{escape(key)}"

@@ -24,6 +24,7 @@ from scorecard.aggregate._frames import records_frame, select_rows
 from scorecard.cli._app import app
 from scorecard.contract._errors import InputError
 from scorecard.contract._models import CASE_IDS
+from scorecard.plots._base import error_bar
 from scorecard.plots._cost import plot_provider_comparison, plot_quality_vs_cost
 from scorecard.plots._kinds import PLOT_KINDS, draw_plot, paired_comparison
 from scorecard.plots._quality import (
@@ -641,3 +642,18 @@ def test_bad_input_is_one_error_line_and_exit_2(
 def test_the_command_is_listed_in_help() -> None:
     """`scorecard --help` lists plot."""
     assert "plot" in invoke("--help").stdout
+
+
+def test_an_interval_a_rounding_step_inside_its_estimate_draws_a_zero_length_bar() -> None:
+    """A mean of 0.9000000000000001 whose interval's high is 0.9 (the same sum in another
+    order) draws no bar above it instead of matplotlib's refusal of a negative one; NaN stays
+    NaN (nothing drawn)."""
+    below, above = error_bar(
+        [0.9000000000000001, 0.5, float("nan")], [0.66, 0.4, 0.1], [0.9, 0.7, 1]
+    )
+    assert above.tolist()[:2] == [0.0, 0.19999999999999996]
+    assert below.tolist()[:2] == [0.9000000000000001 - 0.66, 0.09999999999999998]
+    assert np.isnan(below[2])
+    assert np.isnan(above[2])
+    figure = Figure()
+    figure.add_subplot().errorbar([0, 1, 2], [0.9000000000000001, 0.5, 0.3], yerr=[below, above])

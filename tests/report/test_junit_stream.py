@@ -78,10 +78,12 @@ def test_hostile_values_parse_back_as_written() -> None:
     result = hostile_result()
     root = ElementTree.fromstring(render_junit_runs(result).encode("utf-8"))
     suites = {suite.get("name"): suite for suite in root.iter("testsuite")}
-    suite = suites[xml_text('night & 2/cand "<&>"')]
+    suite = suites[xml_text('scorecard runs: cand "<&>"')]
     cases = suite.findall("testcase")
     assert [case.get("name") for case in cases] == [f"{case} #1" for case in CASE_IDS[:6]]
-    assert {case.get("classname") for case in cases} == {xml_text('night & 2.cand "<&>"')}
+    assert {case.get("classname") for case in cases} == {'cand "<&>"'}
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert properties["current"] == "night & 2"
     failure = cases[0].find("failure")
     assert failure is not None
     assert failure.text is not None
@@ -90,9 +92,10 @@ def test_hostile_values_parse_back_as_written() -> None:
     assert error is not None
     assert error.get("type") == "infrastructure_failure"
     assert error.get("message") == one_line(f"provider_unavailable: {HOSTILE}", 300)
-    skipped = cases[2].find("skipped")
-    assert skipped is not None
-    assert skipped.get("message") == "skipped: not scoreable"
+    assert cases[2].findtext("skipped") == "skipped: not scoreable"
+    output = cases[1].findtext("system-out")
+    assert output is not None
+    assert output.splitlines()[:2] == ["provider: codex", "classification: infrastructure_failure"]
     counts = {key: suite.get(key) for key in ("tests", "failures", "errors", "skipped")}
     assert counts == {"tests": "6", "failures": "2", "errors": "1", "skipped": "1"}
     total = sum(int(s.get("tests") or 0) for s in root.iter("testsuite"))

@@ -12,8 +12,6 @@ import base64
 import html.parser
 import os
 import subprocess
-import sys
-import types
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 from typing import Any
@@ -31,9 +29,10 @@ from scorecard.gate._rules import GateRules
 from scorecard.report._dispatch import verdict_line
 from scorecard.report._escape import clean, markdown_fence, markdown_inline, one_line
 from scorecard.report._gate_json import render_gate_json
-from scorecard.report._html import plot_images, render_html
+from scorecard.report._html import PlotFailure, plot_images, render_html
 from scorecard.report._junit import render_junit, render_junit_runs
 from scorecard.report._markdown import render_markdown
+from tests.conftest import ROOT
 from tests.gate.test_gate import infrastructure_failure, run_record, side
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -150,20 +149,21 @@ def test_per_check_junit_is_red_exactly_where_the_gate_fails(
     golden_result: GateResult, tmp_path: Path
 ) -> None:
     """One test case per candidate (and the bundle) and rule in force, as junitparser reads
-    them: alpha fails on safety, beta on its drop (0.9 -> 0.5 on every case), and nothing else
-    is red (the pooled comparison is shown, never gated)."""
+    them (class name the candidate, name the rule): alpha fails on safety, beta on its drop
+    (0.9 -> 0.5 on every case), and nothing else is red (the pooled comparison is shown, never
+    gated)."""
     path = tmp_path / "gate.xml"
     path.write_text(render_junit(golden_result), encoding="utf-8")
     (suite,) = list(JUnitXml.fromfile(str(path)))
     rules = ["safety", "drop", "coverage", "infrastructure", "audit"]
-    names = [case.name for case in suite]
-    assert names == [
-        f"{who}: {rule}" for who in ("alpha", "beta", "all candidates") for rule in rules
-    ]
+    names = [(case.classname, case.name) for case in suite]
+    assert names == [(who, rule) for who in ("alpha", "beta", "(all candidates)") for rule in rules]
     failed = sorted(
-        case.name for case in suite if case.result and isinstance(case.result[0], Failure)
+        (case.classname, case.name)
+        for case in suite
+        if case.result and isinstance(case.result[0], Failure)
     )
-    assert failed == ["alpha: safety", "beta: drop"]
+    assert failed == [("alpha", "safety"), ("beta", "drop")]
     assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (15, 2, 0, 0)
 
 
@@ -183,10 +183,15 @@ def test_per_check_junit_skips_an_inconclusive_check_and_passes_a_healthy_gate()
     result = evaluate_gate(side(unsure), side(before), RULES, seed=1)
     root = ElementTree.fromstring(render_junit(result))
     skipped = [
-        case.get("name") for case in root.iter("testcase") if case.find("skipped") is not None
+        (case.get("classname"), case.get("name"), case.findtext("skipped"))
+        for case in root.iter("testcase")
+        if case.find("skipped") is not None
     ]
     assert result.verdict == "inconclusive"
-    assert skipped == ["alpha: drop"]
+    ((who, rule, reason),) = skipped
+    assert (who, rule) == ("alpha", "drop")
+    assert reason is not None
+    assert reason.startswith("inconclusive: mean overall")
     assert root.get("failures") == "0"
     healthy = evaluate_gate(side(before), side(before), RULES, seed=1)
     assert healthy.verdict == "pass"
@@ -195,9 +200,8 @@ def test_per_check_junit_skips_an_inconclusive_check_and_passes_a_healthy_gate()
 
 
 def test_junit_counts_as_junitparser_reads_them(golden_result: GateResult, tmp_path: Path) -> None:
-    """Per-run form, per suite: failures for runs that did not pass, an error per
-    infrastructure failure, skipped for skipped runs; the gate suite fails once per failed
-    rule outcome."""
+    """Per-run form, a suite per candidate: failures for runs that did not pass, an error per
+    infrastructure failure, skipped for skipped runs (the gate's checks are ``--junit``'s)."""
     path = tmp_path / "gate.xml"
     path.write_text(render_junit_runs(golden_result), encoding="utf-8")
     suites = {suite.name: suite for suite in JUnitXml.fromfile(str(path))}
@@ -206,11 +210,10 @@ def test_junit_counts_as_junitparser_reads_them(golden_result: GateResult, tmp_p
         for name, suite in suites.items()
     }
     assert counts == {
-        "scorecard gate": (5, 2, 0, 0),
-        "nightly-2/alpha": (8, 2, 1, 1),
-        "nightly-2/beta": (8, 8, 0, 0),
+        "scorecard runs: alpha": (8, 2, 1, 1),
+        "scorecard runs: beta": (8, 8, 0, 0),
     }
-    alpha = list(suites["nightly-2/alpha"])
+    alpha = list(suites["scorecard runs: alpha"])
     kinds = [type(case.result[0]).__name__ if case.result else "passed" for case in alpha]
     assert kinds == [
         "Failure",
@@ -225,15 +228,22 @@ def test_junit_counts_as_junitparser_reads_them(golden_result: GateResult, tmp_p
     assert isinstance(alpha[0].result[0], Failure)
     assert isinstance(alpha[2].result[0], Error)
     assert isinstance(alpha[3].result[0], Skipped)
-    assert alpha[0].name == "final-response #1"
+    assert (alpha[0].classname, alpha[0].name) == ("alpha", "final-response #1")
 
 
-def test_junit_carries_dimension_scores_as_properties(golden_result: GateResult) -> None:
-    """Each run's test case lists its eight dimension scores (per-run form)."""
+def test_junit_carries_dimension_scores_in_each_runs_output(golden_result: GateResult) -> None:
+    """Each run's test case lists its eight dimension scores as ``name: value`` lines of its
+    ``system-out`` (the schemas allow no properties in a test case), and its suite names the
+    bundle and the verdict as properties (per-run form)."""
     root = ElementTree.fromstring(render_junit_runs(golden_result))
-    case = root.find("./testsuite[@name='nightly-2/beta']/testcase")
-    assert case is not None
-    properties = {p.get("name"): p.get("value") for p in case.iter("property")}
+    suite = root.find("./testsuite[@name='scorecard runs: beta']")
+    assert suite is not None
+    suite_properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert suite_properties["current"] == "nightly-2"
+    assert suite_properties["verdict"] == "fail"
+    output = suite.findtext("testcase/system-out")
+    assert output is not None
+    properties = dict(line.split(": ", 1) for line in output.splitlines())
     assert properties["score.semantic_outcome"] == "0.5000"
     assert properties["score.hard_invariants"] == "1.0000"
     assert properties["classification"] == "completed"
@@ -503,30 +513,96 @@ class _FakeFigure:
         stream.write(b"\x89PNG-" + format.encode())
 
 
-def test_html_embeds_plots_and_skips_the_ones_that_fail(
-    golden_result: GateResult, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A working plot becomes a data URI; a plot that raises is left out."""
-    fake = types.ModuleType("scorecard.plots._kinds")
+#: The plots of the golden result's report, in the report's order, as ``scorecard.plots`` names
+#: them: with a baseline (trends) and beta's mean overall score dropping (its paired plot).
+REPORT_PLOTS = [
+    ("Mean overall score per candidate (current bundle)", "plot_overall_scores"),
+    ("Mean score per dimension (current bundle)", "plot_dimension_heatmap"),
+    ("Quality against cost (current bundle)", "plot_quality_vs_cost"),
+    ("Baseline and current bundle per candidate", "plot_trends"),
+    ("Paired differences: beta", "plot_paired_differences"),
+]
 
-    def broken(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("no data")
 
-    fake.plot_overall_scores = lambda *args, **kwargs: _FakeFigure()  # type: ignore[attr-defined]
-    fake.plot_dimension_heatmap = broken  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "scorecard.plots._kinds", fake)
+def _faked_plots(monkeypatch: pytest.MonkeyPatch, broken: str) -> None:
+    """Every report plot of ``scorecard.plots`` draws a fake figure, but ``broken``, which
+    raises."""
+    import scorecard.plots
+
+    def raising(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug in the plot")
+
+    for _, name in REPORT_PLOTS:
+        drawn = raising if name == broken else (lambda *args, **kwargs: _FakeFigure())
+        monkeypatch.setattr(scorecard.plots, name, drawn)
+
+
+def test_html_embeds_every_plot_of_the_analysis(golden_result: GateResult) -> None:
+    """Each of the report's plots, drawn by ``scorecard.plots``, is a PNG data URI."""
     images = plot_images(golden_result)
-    assert images == [("Mean overall score per candidate (current bundle)", b"\x89PNG-png")]
+    assert [caption for caption, _ in images] == [caption for caption, _ in REPORT_PLOTS]
+    assert all(isinstance(image, bytes) and image[:4] == b"\x89PNG" for _, image in images)
     page = render_html(golden_result, verdict_line(golden_result), images=images)
-    assert page.count('src="data:image/png;base64,') == 1
+    assert page.count('src="data:image/png;base64,') == len(REPORT_PLOTS)
 
 
-def test_html_has_no_images_without_a_plots_module(
+def test_a_plot_that_raises_is_shown_in_its_place_not_left_out(
     golden_result: GateResult, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """When ``scorecard.plots._kinds`` cannot be imported the report is tables only."""
-    monkeypatch.setitem(sys.modules, "scorecard.plots._kinds", None)
-    assert plot_images(golden_result) == []
+    """A broken plot is a :class:`PlotFailure` where its image would be, naming the error, and
+    the page says so where the plot would be; the other plots are drawn."""
+    _faked_plots(monkeypatch, broken="plot_dimension_heatmap")
+    images = plot_images(golden_result)
+    assert [caption for caption, _ in images] == [caption for caption, _ in REPORT_PLOTS]
+    failed = [(caption, image) for caption, image in images if isinstance(image, PlotFailure)]
+    assert [caption for caption, _ in failed] == ["Mean score per dimension (current bundle)"]
+    assert failed[0][1].error.startswith("RuntimeError: a bug in the plot (raised at test_report")
+    page = render_html(golden_result, verdict_line(golden_result), images=images)
+    assert page.count('src="data:image/png;base64,') == len(REPORT_PLOTS) - 1
+    assert page.count("This plot could not be drawn") == 1
+    assert "RuntimeError: a bug in the plot" in page
+
+
+def test_gate_reports_a_broken_plot_as_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``scorecard gate --html``: the page is written with the failure in the plot's place,
+    and the run ends with a located ``plot_failed`` error and exit 2, not a quiet pass."""
+    from typer.testing import CliRunner
+
+    from scorecard.cli import app
+
+    _faked_plots(monkeypatch, broken="plot_quality_vs_cost")
+    nights = ROOT / "observations"
+    page = tmp_path / "gate.html"
+    arguments = [
+        "gate",
+        str(nights / "2026-11-15-nightly"),
+        "--baseline",
+        str(nights / "2026-11-08-nightly"),
+        "--html",
+        str(page),
+        "--workers",
+        "1",
+    ]
+    result = CliRunner().invoke(app, arguments)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error: {page}: the plot 'Quality against cost (current bundle)' could not be drawn: "
+        f"RuntimeError: a bug in the plot (raised at test_report.py:{_raising_line()}) "
+        "[plot_failed]\n"
+    )
+    written = page.read_text(encoding="utf-8")
+    assert "This plot could not be drawn" in written
+    assert written.count('src="data:image/png;base64,') == 3  # no mean drop: no paired plot
+
+
+def _raising_line() -> int:
+    """The line of ``_faked_plots``'s ``raise``."""
+    import inspect
+
+    source, first = inspect.getsourcelines(_faked_plots)
+    return first + next(i for i, text in enumerate(source) if "raise RuntimeError" in text)
 
 
 @pytest.mark.skipif(

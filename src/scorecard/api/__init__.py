@@ -14,6 +14,7 @@ command line (``scorecard.cli``) parses, calls one of these, renders and picks t
     judge(current, baselines, ...)           -> Judgement         the CI gate's verdict
     write_gate_reports(judgement, reports)                        markdown, JUnit, JSON, HTML
     draw_plots(kinds, paths, ...) / plot(kind, out, paths, ...)   figures, images
+    history(paths, ...)                      -> History           nights and the flakiness ledger
     build_report(paths, ...) / write_report(files, out)           the static report site
 
 Names load on first use (PEP 562): ``import scorecard.api`` imports no pandas or matplotlib.
@@ -48,6 +49,8 @@ _EXPORTS = {
     "Comparison": "_compare",
     "compare": "_compare",
     "GateReports": "_gate",
+    "History": "_history",
+    "history": "_history",
     "Judgement": "_gate",
     "judge": "_gate",
     "write_gate_reports": "_gate",
@@ -74,6 +77,7 @@ __all__ = [
     "Campaign",
     "Comparison",
     "GateReports",
+    "History",
     "Judgement",
     "OutputFormat",
     "PathLike",
@@ -89,6 +93,7 @@ __all__ = [
     "draw_plots",
     "explain",
     "explanation_text",
+    "history",
     "judge",
     "load_campaign",
     "output_format_for",
@@ -109,6 +114,7 @@ if TYPE_CHECKING:
     from ._distributed import LOCAL, SPLIT_BYTES, score_on_cluster
     from ._explain import explain, explanation_text
     from ._gate import GateReports, Judgement, judge, write_gate_reports
+    from ._history import History, history
     from ._inputs import (
         NO_POLICY,
         Campaign,

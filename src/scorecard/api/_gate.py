@@ -10,7 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from scorecard.contract import InputError, InputErrors, OutputError, Takes, arguments
+from scorecard.contract import (
+    InputError,
+    InputErrors,
+    OutputError,
+    ScorecardError,
+    Takes,
+    arguments,
+)
 
 from ._inputs import PathLike, PolicySource, gate_rules_of, policy_file, scoring_catalog_of
 
@@ -205,7 +212,7 @@ def judge(
     if fail_on_inconclusive:
         rules = dataclasses.replace(rules, fail_on_inconclusive=True)
     loader = _Loader(cases, settings.policy, workers or default_workers(), [])
-    errors: list[InputError] = []
+    errors: list[ScorecardError] = []
     current_side: GateSide | None = None
     try:
         current_side = loader.side(os.fspath(current), bundle_id, every_detail=every_detail)
@@ -235,6 +242,8 @@ class GateReports:
 
     markdown: Path | None = None
     """The bounded markdown summary."""
+    pr_comment: Path | None = None
+    """A pull-request comment (at most 64,000 bytes, a hidden marker first to update it by)."""
     junit: Path | None = None
     """JUnit XML, one test case per check."""
     junit_runs: Path | None = None
@@ -267,6 +276,7 @@ class GateReports:
         """The written files by the option that names them (for the output checks)."""
         return {
             "--markdown": self.markdown,
+            "--pr-comment": self.pr_comment,
             "--junit": self.junit,
             "--junit-runs": self.junit_runs,
             "--json": self.json,
@@ -290,14 +300,18 @@ def bad_site_url(url: str) -> bool:
 def write_gate_reports(judgement: Judgement, reports: GateReports) -> list[str]:
     """Write the reports ``reports`` asks for, from the one result; returns warnings (a job
     summary that could not be appended to: the verdict stands). A report that cannot be
-    written raises :class:`~scorecard.contract.OutputError`."""
+    written raises :class:`~scorecard.contract.OutputError`; plots that could not be drawn are
+    shown as such in the HTML page, which is written, and then raised (``plot_failed``, in
+    :class:`~scorecard.contract.InputErrors`)."""
     from scorecard.engine import atomic_writer
     from scorecard.report import (
+        PlotFailure,
         plot_images,
         render_gate_json,
         render_html,
         render_junit,
         render_markdown,
+        render_pr_comment,
         write_junit_runs,
     )
 
@@ -309,17 +323,22 @@ def write_gate_reports(judgement: Judgement, reports: GateReports) -> list[str]:
         summary = render_markdown(result, judgement.line, site_url=site_url)
     writers: list[tuple[Path | None, Callable[[IO[str]], object]]] = [
         (reports.markdown, lambda stream: stream.write(summary)),
+        (
+            reports.pr_comment,
+            lambda stream: stream.write(
+                render_pr_comment(result, judgement.line, site_url=site_url)
+            ),
+        ),
         (reports.junit, lambda stream: stream.write(render_junit(result, site_url=site_url))),
         # A test case per run: written as made.
         (reports.junit_runs, lambda stream: write_junit_runs(result, stream, site_url=site_url)),
         (reports.json, lambda stream: stream.write(render_gate_json(result))),
         (
             reports.html,
-            lambda stream: stream.write(
-                render_html(result, judgement.line, images=plot_images(result))
-            ),
+            lambda stream: stream.write(render_html(result, judgement.line, images=images)),
         ),
     ]
+    images = plot_images(result) if reports.html is not None else []
     for path, write in writers:
         if path is None:
             continue
@@ -332,6 +351,17 @@ def write_gate_reports(judgement: Judgement, reports: GateReports) -> list[str]:
                 rule="unwritable",
                 source=str(path),
             ) from None
+    broken = [
+        OutputError(
+            f"the plot {caption!r} could not be drawn: {image.error}",
+            rule="plot_failed",
+            source=str(reports.html),
+        )
+        for caption, image in images
+        if isinstance(image, PlotFailure)
+    ]
+    if broken:  # written with the failure in the plot's place; the run still fails
+        raise InputErrors(broken)
     warnings: list[str] = []
     if reports.step_summary is not None:
         try:

@@ -1,8 +1,10 @@
 """The ``scorecard`` command line: a thin veneer over the library.
 
-Each command parses its arguments, calls one library function, prints, and maps library errors
-to exit codes (0 ok, 1 a gate failed, 2 bad input or usage). Heavy imports (pandas, matplotlib)
-happen inside the commands that need them so ``scorecard --help`` stays fast.
+Each command parses its arguments, calls one library function and prints; library errors
+become exit codes in one place (``_exit_codes``: 2 for bad input, usage, a bad catalog or
+policy, an output that cannot be written), verdicts are the commands' own (the gate's 0, 1, 3).
+Heavy imports (pandas, matplotlib) happen inside the commands that need them so ``scorecard
+--help`` stays fast.
 """
 
 from __future__ import annotations
@@ -12,18 +14,36 @@ import importlib
 import os
 import signal
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from scorecard.contract import ScorecardError
+from scorecard.contract import OutputError, ScorecardError
 
-__all__ = ["app", "app_for", "main"]
+from ._exit_codes import exit_code, reporting
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+__all__ = ["app", "app_for", "main", "new_app"]
 
 
-def _new_app() -> typer.Typer:
-    return typer.Typer(
+class _App(typer.Typer):
+    """A typer app whose every command ends its library errors through ``_exit_codes``."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[Command], Command]:
+        register = super().command(*args, **kwargs)
+
+        def registered(function: Command) -> Command:
+            register(reporting(function))
+            return function
+
+        return registered
+
+
+def new_app() -> typer.Typer:
+    """An app without commands, its library errors mapped to exit codes as every command's."""
+    return _App(
         name="scorecard",
         help="Turn paperclip agent-runner evaluation runs into scorecards people can trust.",
         no_args_is_help=True,
@@ -63,6 +83,7 @@ COMMANDS = {
     "compare": "compare",
     "plot": "plot",
     "gate": "gate",
+    "history": "history",
     "score-dask": "distributed",
     "report": "report",
     "view": "view",
@@ -80,7 +101,7 @@ def full_app() -> typer.Typer:
     """The app with every command registered (built on first use, then the same object)."""
     global _full_app
     if _full_app is None:
-        built = _new_app()
+        built = new_app()
         built.callback()(_options)
         for name in COMMAND_MODULES:
             _command_module(name).register(built)
@@ -106,58 +127,65 @@ def app_for(args: Sequence[str]) -> typer.Typer:
     of milliseconds for seven), and a run needs one; what it parses and prints is the same.
     Only the named command's module is imported."""
     if args and args[0] in COMMANDS:
-        single = _new_app()
+        single = new_app()
         single.callback()(_options)
         _command_module(COMMANDS[args[0]]).register(single)
         return single
     return full_app()
 
 
+REUSE_FREED_MEMORY = "SCORECARD_REUSE_FREED_MEMORY"
+"""The environment variable that, set to ``1``, asks the command line to keep freed memory for
+reuse (glibc's allocator: :func:`scorecard.fast.reuse_freed_memory`). A large run then faults in
+far fewer fresh pages (``docs/performance.md``, "The chunks' memory"); it changes the whole
+process, so it is never done unasked."""
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: run the command ``sys.argv`` names and leave through
+    :func:`sys.exit` with its exit code, so the interpreter ends as it always does (``atexit``
+    handlers, Dask's shutdown and coverage run). Nothing about the process is changed that
+    the user did not ask for: its environment is left as it is, and the allocator is tuned
+    only when ``SCORECARD_REUSE_FREED_MEMORY=1`` asks for it (:data:`REUSE_FREED_MEMORY`)."""
     from scorecard.contract import install_stop_handlers
 
-    # Pydantic looks for plugins (the entry points of every installed distribution) when it
-    # builds its first validator: milliseconds of every start for plugins that would observe
-    # only this program's own validation. Not when the user chose (an empty value loads them
-    # all); docs/performance.md, start-up.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    # Chunks of a few MiB are read, scored and written: reuse their freed memory instead of
-    # faulting in fresh pages for each (scorecard.fast._memory; forked workers inherit it).
-    from scorecard.fast import reuse_freed_memory
+    if os.environ.get(REUSE_FREED_MEMORY) == "1":
+        from scorecard.fast import reuse_freed_memory
 
-    reuse_freed_memory()
+        reuse_freed_memory()  # before any worker is forked: they inherit it
     install_stop_handlers()
     code: str | int | None
+    stdout_failed = False
     try:
         app_for(sys.argv[1:])()
         code = 0
-    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (contract.Stopped): _end says which
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (contract.Stopped): _ended says which
         code = 128 + signal.SIGINT
-    except BrokenPipeError:
-        # The reader (e.g. `head`) went away: stop quietly, without a traceback at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = 1
-    except ScorecardError as error:  # an output that cannot be written, found while writing
+    except BrokenPipeError:  # the reader (e.g. `head`) went away: stop quietly
+        code, stdout_failed = 1, True
+    except ScorecardError as error:  # raised outside a command (typer's own output)
         sys.stderr.write(f"error: {error}\n")
-        code = 2
-    except OSError as error:  # standard output full or gone (`> /dev/full`)
-        sys.stderr.write(f"error: {_unwritable_stdout(error)}\n")
-        code = 2
+        code = exit_code(error)
+    except (OSError, UnicodeEncodeError) as error:  # stdout full, gone, or not Unicode
+        unwritable = _unwritable_stdout(error)
+        sys.stderr.write(f"error: {unwritable}\n")
+        code, stdout_failed = exit_code(unwritable), True
     except SystemExit as finished:
         code = finished.code
-    _end(code)
+    sys.exit(_ended(code, stdout_failed=stdout_failed))
 
 
-def _end(code: str | int | None) -> None:
-    """Leave with ``code`` without tearing the interpreter down.
+def _ended(code: str | int | None, *, stdout_failed: bool = False) -> int:
+    """The exit status of a run that ended with ``code`` (a ``SystemExit`` code), once what it
+    leaves behind is settled.
 
-    Every command has finished by now: its files are closed (written atomically, in ``with``
-    blocks). Worker pools a command left behind (its view cut short by an error or a gone
-    reader) are ended first. Freeing the interpreter's objects one by one (pydantic and typer
-    hold many) is slow work the operating system does at once, so flush the standard streams
-    and go. A stop request (SIGINT, SIGTERM) always exits ``128 + signal``, even when something
-    swallowed its first raise.
+    Worker pools a command left behind (its view cut short by an error or a gone reader) are
+    ended first. A stop request (SIGINT, SIGTERM) always gives ``128 + signal``, even when
+    something swallowed its first raise. ``None`` is 0, and a message is printed and gives 1,
+    as Python does. Standard output is flushed here, so that a failure to write it is reported
+    once (not again if ``stdout_failed`` already did) and a reader that went away is quiet;
+    what it still holds then goes to ``/dev/null``, so the interpreter's own flush as it exits
+    neither prints an error nor changes the status.
     """
     from scorecard.contract import stop_requested
 
@@ -175,19 +203,31 @@ def _end(code: str | int | None) -> None:
     try:
         sys.stdout.flush()
     except BrokenPipeError:
-        code = code or 1
+        code, stdout_failed = code or 1, True
     except OSError as error:
-        with contextlib.suppress(OSError):
-            sys.stderr.write(f"error: {_unwritable_stdout(error)}\n")
-        code = code or 2
+        unwritable = _unwritable_stdout(error)
+        if not stdout_failed:
+            with contextlib.suppress(OSError):
+                sys.stderr.write(f"error: {unwritable}\n")
+        code, stdout_failed = code or exit_code(unwritable), True
+    if stdout_failed:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     with contextlib.suppress(OSError):
         sys.stderr.flush()
-    os._exit(code or 0)
+    return code or 0
 
 
-def _unwritable_stdout(error: OSError) -> ScorecardError:
-    from scorecard.contract import OutputError
-
+def _unwritable_stdout(error: OSError | UnicodeEncodeError) -> OutputError:
+    """Standard output that failed as it was written: full (``> /dev/full``), gone, or in an
+    encoding that cannot hold the text (``PYTHONIOENCODING=ascii``)."""
+    if isinstance(error, UnicodeEncodeError):
+        return OutputError(
+            f"cannot write: the text cannot be encoded as {error.encoding} (set "
+            "PYTHONIOENCODING=utf-8)",
+            rule="unwritable",
+            source="<stdout>",
+        )
     return OutputError(
         f"cannot write: {error.strerror or type(error).__name__}",
         rule="unwritable",

@@ -1,5 +1,6 @@
-"""What every command shares: its options, spelt and documented once, the one mapping of
-library errors to messages and exit codes, and output checks made before any work."""
+"""What every command shares: its options, spelt and documented once, library errors turned
+into messages and exit codes (through ``_exit_codes``' one table), and output checks made
+before any work."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import Annotated
 import typer
 
 from scorecard.contract import InputError, ScorecardError
+
+from ._exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, failure, print_errors
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -35,10 +38,6 @@ __all__ = [
     "write_errors",
 ]
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
-MAX_ERRORS_SHOWN = 20
 
 # Options several commands share, spelt and documented once.
 CasesOption = Annotated[
@@ -95,21 +94,11 @@ WorkersOption = Annotated[
 ]
 
 
-def print_errors(errors: Iterable[ScorecardError], *, limit: int = MAX_ERRORS_SHOWN) -> None:
-    """One line per error on stderr (``error: file:line /pointer: message [rule]``), bounded."""
-    shown = 0
-    hidden = 0
-    for error in errors:
-        if shown < limit:
-            sys.stderr.write(f"error: {error}\n")
-            shown += 1
-        else:
-            hidden += 1
-    if hidden:
-        sys.stderr.write(f"error: ... and {hidden} more (write them all with --errors FILE)\n")
+MAX_WARNINGS_SHOWN = 20
+"""Warnings printed at most (the rest counted), as for errors."""
 
 
-def print_warnings(lines: Sequence[str], *, limit: int = MAX_ERRORS_SHOWN) -> None:
+def print_warnings(lines: Sequence[str], *, limit: int = MAX_WARNINGS_SHOWN) -> None:
     """One line per warning on stderr (``warning: file:line /pointer: message [rule]``),
     bounded: what a run kept but a person should look at (an unknown field, an empty input)."""
     for line in lines[:limit]:
@@ -118,7 +107,7 @@ def print_warnings(lines: Sequence[str], *, limit: int = MAX_ERRORS_SHOWN) -> No
         sys.stderr.write(f"warning: ... and {len(lines) - limit} more\n")
 
 
-def write_errors(errors_file: Path | None, errors: Iterable[InputError]) -> None:
+def write_errors(errors_file: Path | None, errors: Iterable[ScorecardError]) -> None:
     """``--errors FILE``: one JSON line per rejected record (nothing without a file)."""
     if errors_file is None:
         return
@@ -138,21 +127,22 @@ def library_errors(
     """The one place library errors become what a person reads and an exit code: every error
     of the block is printed, located, on stderr (several at once: each, and all of them into
     ``errors_file``), ``stdout_line`` goes to stdout (a verdict line saying nothing was
-    judged), and the command exits 2 (bad input, bad usage, an output that cannot be written)."""
-    from scorecard.contract import InputErrors
+    judged), and the command exits with the code of the errors' families (``_exit_codes``)."""
+    from scorecard.contract import InputErrors, PolicyErrors
 
     try:
         yield
-    except InputErrors as many:
-        print_errors(many.errors)
-        write_errors(errors_file, many.errors)
     except ScorecardError as error:
-        print_errors([error])
+        errors: list[ScorecardError] = [error]
+        if isinstance(error, InputErrors | PolicyErrors):  # several at once: each, and a file
+            errors = list(error.errors)
+            write_errors(errors_file, errors)
+        ended = failure(errors)
     else:
         return
     if stdout_line is not None:
         sys.stdout.write(stdout_line + "\n")
-    raise typer.Exit(EXIT_BAD_INPUT)
+    raise ended
 
 
 def check_outputs(
@@ -163,8 +153,7 @@ def check_outputs(
 
     problems = output_problems(outputs, inputs, folders=folders)
     if problems:
-        print_errors(problems)
-        raise typer.Exit(EXIT_BAD_INPUT)
+        raise failure(problems)
 
 
 def input_paths(paths: Sequence[str] | None) -> list[str]:
@@ -173,7 +162,6 @@ def input_paths(paths: Sequence[str] | None) -> list[str]:
         return list(paths)
     if not sys.stdin.isatty():
         return ["-"]
-    print_errors(
+    raise failure(
         [InputError("give PATH... (files or folders), or pipe JSON Lines into stdin", rule="usage")]
     )
-    raise typer.Exit(EXIT_BAD_INPUT)

@@ -82,6 +82,14 @@ InconclusiveOption = Annotated[
 MarkdownOption = Annotated[
     Path | None, typer.Option("--markdown", help="Write the markdown summary here.")
 ]
+PrCommentOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--pr-comment",
+        help="Write a pull-request comment here (markdown, at most 64,000 bytes, first line "
+        "<!-- scorecard-gate --> to find and update it by).",
+    ),
+]
 JunitOption = Annotated[
     Path | None,
     typer.Option(
@@ -137,6 +145,7 @@ def gate(
     tolerance: ToleranceOption = None,
     fail_on_inconclusive: InconclusiveOption = False,
     markdown: MarkdownOption = None,
+    pr_comment: PrCommentOption = None,
     junit: JunitOption = None,
     junit_runs: JunitRunsOption = None,
     json_file: JsonOption = None,
@@ -158,7 +167,13 @@ def gate(
 
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     reports = GateReports(
-        markdown, junit, junit_runs, json_file, html, Path(summary) if summary else None
+        markdown=markdown,
+        pr_comment=pr_comment,
+        junit=junit,
+        junit_runs=junit_runs,
+        json=json_file,
+        html=html,
+        step_summary=Path(summary) if summary else None,
     )
     with library_errors(stdout_line=_BAD_INPUT_LINE):
         reports = reports.linked_to(site_url)  # a bad address is refused before any reading
@@ -178,6 +193,7 @@ def gate(
         )
         for note in judgement.notes:
             sys.stderr.write(f"note: {note}\n")
+    with library_errors():  # judged: a report that cannot be written is no bad input
         for warning in write_gate_reports(judgement, reports):
             sys.stderr.write(f"warning: {warning}\n")
     raise typer.Exit(_verdict(judgement, output_format))

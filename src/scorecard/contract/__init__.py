@@ -25,12 +25,14 @@ _EXPORTS = {
     "manifest_json": "_bundles",
     "parse_manifest": "_bundles",
     "CaseFiles": "_catalog",
+    "FramedDigest": "_digest",
     "Catalog": "_catalog",
     "load_catalog": "_catalog",
     "read_case_files": "_catalog",
     "Takes": "_takes",
     "arguments": "_arguments",
     "CaseError": "_errors",
+    "CatalogError": "_errors",
     "InputError": "_errors",
     "ManifestError": "_errors",
     "ObservationError": "_errors",
@@ -38,8 +40,10 @@ _EXPORTS = {
     "PolicyError": "_errors",
     "InputErrors": "_errors",
     "ScorecardError": "_errors",
+    "StoreError": "_errors",
     "close_field_name": "_hints",
     "did_you_mean": "_hints",
+    "canonical_json": "_jsformat",
     "format_js_number": "_jsformat",
     "js_json": "_jsformat",
     "js_string": "_jsformat",
@@ -139,12 +143,14 @@ __all__ = [
     "CaseError",
     "CaseFiles",
     "Catalog",
+    "CatalogError",
     "CheckDict",
     "Classification",
     "Column",
     "ColumnKind",
     "DimensionDict",
     "DimensionName",
+    "FramedDigest",
     "GateMetric",
     "InputError",
     "InputErrors",
@@ -162,6 +168,7 @@ __all__ = [
     "ScorecardV1",
     "ScorecardV2",
     "Stopped",
+    "StoreError",
     "Takes",
     "TraceAssertion",
     "TraceDict",
@@ -170,6 +177,7 @@ __all__ = [
     "WorkflowCase",
     "WorkflowObservation",
     "arguments",
+    "canonical_json",
     "close_field_name",
     "csv_cell",
     "did_you_mean",
@@ -225,8 +233,10 @@ if TYPE_CHECKING:
     )
     from ._campaign import CampaignManifest, CandidateBudget, CandidateSpec
     from ._catalog import CaseFiles, Catalog, load_catalog, read_case_files
+    from ._digest import FramedDigest
     from ._errors import (
         CaseError,
+        CatalogError,
         InputError,
         InputErrors,
         ManifestError,
@@ -234,10 +244,11 @@ if TYPE_CHECKING:
         OutputError,
         PolicyError,
         ScorecardError,
+        StoreError,
     )
     from ._gate_section import GATE_METRICS, GATE_SAFETY_DIMENSIONS, GateMetric, gate_settings
     from ._hints import close_field_name, did_you_mean, json_type_name
-    from ._jsformat import format_js_number, js_json, js_string
+    from ._jsformat import canonical_json, format_js_number, js_json, js_string
     from ._json import NOT_PLAIN, parse_json_document, parse_plain_json
     from ._models import CaseAssertions, TraceAssertion, WorkflowCase
     from ._names import (

@@ -6,9 +6,10 @@ not with the bundles: a run over files without a ``bundle.json`` never creates t
 
 from __future__ import annotations
 
+import datetime
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from ._models import Provider, _WireModel
 
@@ -58,6 +59,9 @@ class CampaignManifest(_WireModel):
     """Contract id."""
     id: str = Field(pattern=_ID_PATTERN)
     """Bundle id (stated, not derived)."""
+    night: str | None = Field(default=None, pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+    """The night the campaign ran, an ISO date (``YYYY-MM-DD``): where the bundle stands in a
+    store's history (``docs/store.md``), whenever it was ingested."""
     runner_version: str = Field(min_length=1)
     """paperclip runner version the campaign ran on."""
     prompt_policy: str = Field(min_length=1)
@@ -68,3 +72,13 @@ class CampaignManifest(_WireModel):
     """Seed of the run schedule (and of the generator for synthetic data)."""
     candidates: list[CandidateSpec] = Field(min_length=1)
     """The candidate roster."""
+
+    @field_validator("night")
+    @classmethod
+    def _a_real_date(cls, night: str | None) -> str | None:
+        if night is not None:
+            try:
+                datetime.date.fromisoformat(night)
+            except ValueError:
+                raise ValueError("must be a calendar date (YYYY-MM-DD)") from None
+        return night

@@ -13,18 +13,19 @@ asks (every line scored in C) imports neither YAML nor pydantic (``docs/performa
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._arguments import arguments, check_optional_path
+from ._arguments import arguments, check_path
 from ._errors import CaseError
 from ._names import CASE_IDS
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     from ._models import WorkflowCase
 
 __all__ = [
@@ -50,12 +51,13 @@ class CaseFiles:
     @functools.cached_property
     def digest(self) -> str:
         """SHA-256 of the files' names and bytes, in order (the folder's own name aside),
-        hashed once."""
-        hashed = hashlib.sha256()
+        framed as every file digest is (:class:`~scorecard.contract.FramedDigest`), hashed
+        once."""
+        from ._digest import FramedDigest
+
+        hashed = FramedDigest()
         for path, data in self.files:
-            name = os.path.basename(path).encode("utf-8", "surrogateescape")
-            hashed.update(b"%d:%s%d:" % (len(name), name, len(data)))
-            hashed.update(data)
+            hashed.add(os.path.basename(path), data)
         return hashed.hexdigest()
 
 
@@ -199,41 +201,64 @@ def _unreadable(source: str | Path, error: Exception) -> CaseError:
     )
 
 
-def default_cases_dir() -> Path:
+def default_cases_dir() -> Path | Traversable:
     """Where the catalog lives when none is given.
 
-    ``$SCORECARD_CASES`` if set, else the ``cases/`` folder of the checkout this package runs
-    from (``src/scorecard`` -> repository root), else ``./cases``.
+    ``$SCORECARD_CASES`` if set; else the cases installed with the package (package data,
+    ``scorecard/cases``, copied from the repository's ``cases/`` when a wheel is built); else
+    the ``cases/`` folder of the checkout this package runs from (an editable install:
+    ``src/scorecard`` -> repository root); else ``./cases``. The repository's ``cases/`` is the
+    one source of both.
     """
     configured = os.environ.get("SCORECARD_CASES")
     if configured:
         return Path(configured)
+    import importlib.resources  # here: a run given --cases does not need it
+
+    installed = importlib.resources.files("scorecard") / "cases"
+    if installed.is_dir():
+        return installed
     checkout = Path(__file__).resolve().parents[3] / "cases"
     if checkout.is_dir():
         return checkout
     return Path("cases")
 
 
-@arguments(directory=check_optional_path)
-def read_case_files(directory: str | os.PathLike[str] | None = None) -> CaseFiles:
+def read_case_files(directory: str | os.PathLike[str] | Traversable | None = None) -> CaseFiles:
     """The bytes of every case file of ``directory`` (default: :func:`default_cases_dir`)."""
-    folder = Path(directory) if directory is not None else default_cases_dir()
+    folder = (
+        Path(directory)
+        if isinstance(directory, str | os.PathLike)
+        else directory or default_cases_dir()
+    )
     if not folder.is_dir():
         raise CaseError("case catalog folder not found", rule="catalog_missing", source=str(folder))
     files = []
-    for path in sorted(folder.iterdir()):
-        if path.suffix not in CASE_SUFFIXES or not path.is_file():
+    for path in sorted(folder.iterdir(), key=lambda item: item.name):
+        if os.path.splitext(path.name)[1] not in CASE_SUFFIXES or not path.is_file():
             continue
         try:
             files.append((str(path), path.read_bytes()))
         except OSError as error:
-            raise _unreadable(path, error) from None
+            raise _unreadable(str(path), error) from None
     return CaseFiles(str(folder), tuple(files))
 
 
-@arguments(directory=check_optional_path)
+def _catalog_folder(value: object, where: str) -> object:
+    """A folder of case files: a path (``str`` or ``Path``), package data (a
+    :class:`~importlib.resources.abc.Traversable`), or None (the default catalog)."""
+    from importlib.resources.abc import Traversable
+
+    if value is None or isinstance(value, Traversable):
+        return value
+    return check_path(value, where)
+
+
+@arguments(directory=_catalog_folder)
 def load_catalog(
-    directory: str | os.PathLike[str] | None = None, *, files: CaseFiles | None = None
+    directory: str | os.PathLike[str] | Traversable | None = None,
+    *,
+    files: CaseFiles | None = None,
 ) -> Catalog:
     """Load every case file of ``directory`` (or the ``files`` already read from one) and check
     the catalog is exactly the 12 cases."""

@@ -1,29 +1,45 @@
-"""One exception tree for the whole library.
+"""One exception tree for the whole library: a root and sibling families, one per kind of thing
+that went wrong, so that ``except`` says what it means (``except InputError`` never catches a
+full disk).
 
 ::
 
-    ScorecardError                 anything scorecard raises on purpose
-    └── InputError                 bad input: carries where (source, line, index, pointer) and rule
-        ├── ObservationError       an observation breaks the contract (SCORING.md section 1)
-        ├── CaseError              a catalog case is malformed or the catalog is incomplete
-        ├── PolicyError            a weights/thresholds policy is invalid
-        ├── ManifestError          a bundle manifest is malformed
-        ├── OutputError            an output cannot be written (source: the path or option)
-        └── InputErrors            several at once (rejected records, unknown ids): each located
+    ScorecardError                 anything scorecard raises on purpose, located (below)
+    ├── InputError                 what was given to read cannot be used: observations, scored
+    │   │                          records, bundle manifests, arguments and option values
+    │   ├── ObservationError       an observation breaks the contract (SCORING.md section 1)
+    │   ├── ManifestError          a bundle manifest is malformed
+    │   └── InputErrors            several at once (rejected records, unknown ids): ``errors``
+    ├── CatalogError (CaseError)   a catalog case is malformed or the catalog is incomplete
+    ├── PolicyError                a policy file (weights, thresholds, the gate section) is invalid
+    ├── OutputError                an output cannot be written: a full disk, a file too large, a
+    │                              folder that cannot be made, standard output gone (source: the
+    │                              path, or ``<stdout>``)
+    └── StoreError                 a campaign store cannot be read or written as asked: a corrupt
+                                   or foreign file in it (source: the store or its file)
 
-Messages never contain the offending value when it may be a secret: they name the rule and the
-JSON Pointer instead. Gate failures are results, not exceptions.
+Every error carries where it happened as keyword attributes: ``source`` (the file, an option
+such as ``--out``, or ``<stdin>``), ``line`` (1-based, JSON Lines), ``index`` (0-based, a JSON
+array), ``pointer`` (the RFC 6901 JSON Pointer of the field) and ``rule`` (a stable,
+machine-readable name of the broken rule). Errors pickle with all of it, so they travel from
+worker processes. Messages never contain the offending value when it may be a secret: they name
+the rule and the JSON Pointer instead. Gate failures are results, not exceptions.
+
+The command line maps each family to its exit code in one place (``scorecard.cli``'s
+``_exit_codes``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Self
 
 from ._printable import printable, written_name
 from ._secrets import redact
 
 __all__ = [
     "CaseError",
+    "CatalogError",
     "InputError",
     "InputErrors",
     "ManifestError",
@@ -31,20 +47,18 @@ __all__ = [
     "OutputError",
     "PolicyError",
     "ScorecardError",
+    "StoreError",
 ]
 
 
 class ScorecardError(Exception):
-    """Base class of every error scorecard raises on purpose."""
+    """Base class of every error scorecard raises on purpose, located as precisely as what
+    failed allows.
 
-
-class InputError(ScorecardError):
-    """Input that cannot be used, located as precisely as the input allows.
-
-    ``source`` is the file (or ``<stdin>``), ``line`` the 1-based line of a JSON Lines input,
-    ``index`` the 0-based position in a JSON array input, ``pointer`` the RFC 6901 JSON Pointer of
-    the offending field inside the record, and ``rule`` a stable machine-readable name of the
-    broken rule.
+    ``source`` is the file (or ``<stdin>``, ``<stdout>``, an option name), ``line`` the 1-based
+    line of a JSON Lines input, ``index`` the 0-based position in a JSON array input,
+    ``pointer`` the RFC 6901 JSON Pointer of the offending field inside the document, and
+    ``rule`` a stable machine-readable name of the broken rule.
     """
 
     def __init__(
@@ -74,9 +88,9 @@ class InputError(ScorecardError):
 
     def located(
         self, *, source: str | None = None, line: int | None = None, index: int | None = None
-    ) -> InputError:
+    ) -> Self:
         """Return the same error with its location in a file filled in."""
-        copy = type(self)(
+        return type(self)(
             self.message,
             rule=self.rule,
             pointer=self.pointer,
@@ -84,7 +98,6 @@ class InputError(ScorecardError):
             line=line if line is not None else self.line,
             index=index if index is not None else self.index,
         )
-        return copy
 
     def location(self) -> str:
         """``file:line`` (or ``file[index]``) followed by the pointer, for one-line messages."""
@@ -114,51 +127,67 @@ class InputError(ScorecardError):
         }
 
 
+class InputError(ScorecardError):
+    """What was given to read cannot be used: an observation, a scored record, a bundle
+    manifest, an input file, an argument or option value."""
+
+
 class ObservationError(InputError):
     """An observation breaks the workflow-observation contract."""
-
-
-class CaseError(InputError):
-    """A workflow case or the catalog is invalid."""
-
-
-class PolicyError(InputError):
-    """A scoring policy (weights, thresholds) is invalid."""
 
 
 class ManifestError(InputError):
     """A bundle manifest is invalid."""
 
 
-class OutputError(InputError):
+class CatalogError(ScorecardError):
+    """A workflow case or the case catalog is invalid: a malformed case file, a case defined
+    twice, a catalog lacking cases, a catalog folder that cannot be found or read."""
+
+
+CaseError = CatalogError
+"""The name :class:`CatalogError` had before the families (the same class)."""
+
+
+class PolicyError(ScorecardError):
+    """A policy file or policy value is invalid: weights, thresholds, ``auditGate`` or the gate
+    section, unreadable, malformed or out of range."""
+
+
+class OutputError(ScorecardError):
     """An output (a file, a folder, standard output) cannot be written: a full disk, a file too
-    large, a folder that cannot be made. ``source`` is the path (or ``<stdout>``)."""
+    large, a folder that cannot be made, text the output cannot hold. ``source`` is the path
+    (or ``<stdout>``)."""
 
 
-def _rebuild(
-    kind: type[InputError],
-    message: str,
-    rule: str,
-    pointer: str,
-    source: str | None,
-    line: int | None,
-    index: int | None,
-) -> InputError:
-    return kind(message, rule=rule, pointer=pointer, source=source, line=line, index=index)
+class StoreError(ScorecardError):
+    """A campaign store (``docs/store.md``) cannot be used as asked: one of its files is
+    corrupt, missing or foreign, it was made under another scoring policy or catalog, or a bundle
+    is refused (changed under the same id). ``source`` is the store or its file, ``pointer`` the
+    JSON Pointer into that file."""
 
 
 class InputErrors(InputError):
-    """Several input problems found at once (rejected records, unknown ids), so nothing was
-    judged or written from the inputs.
+    """Several problems found at once (rejected records, unknown ids), so nothing was judged or
+    written from the inputs. ``errors`` holds each located error, in input order (the message
+    counts them); the command line lists them all, and ``--errors FILE`` writes them."""
 
-    ``errors`` holds each located error, in input order (the message counts them); a command
-    lists them all, and ``--errors FILE`` writes them.
-    """
-
-    def __init__(self, errors: Sequence[InputError]) -> None:
+    def __init__(self, errors: Sequence[ScorecardError]) -> None:
         count = len(errors)
         super().__init__(f"{count} input error{'s' if count != 1 else ''}", rule="input_errors")
         self.errors = tuple(errors)
 
     def __reduce__(self) -> tuple[object, ...]:
         return (InputErrors, (self.errors,))
+
+
+def _rebuild(
+    kind: type[ScorecardError],
+    message: str,
+    rule: str,
+    pointer: str,
+    source: str | None,
+    line: int | None,
+    index: int | None,
+) -> ScorecardError:
+    return kind(message, rule=rule, pointer=pointer, source=source, line=line, index=index)

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 import msgspec
 
-from ._errors import InputError
+from ._errors import InputError, ScorecardError
 from ._pointer import join
 
 __all__ = ["NOT_PLAIN", "parse_json_document", "parse_plain_json"]
@@ -152,7 +152,7 @@ def parse_json_document(
     *,
     source: str | None = None,
     line: int | None = None,
-    error_type: type[InputError] = InputError,
+    error_type: type[ScorecardError] = InputError,
 ) -> Any:
     """Parse one JSON document strictly; problems raise ``error_type`` located in the input."""
     hooks = _Hooks()

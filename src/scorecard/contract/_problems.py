@@ -3,28 +3,31 @@
 
 A person fixing a policy file should see every problem in one run, not one per run. Each
 problem stays a located :class:`~scorecard.contract.PolicyError`; several are raised together
-as :class:`PolicyErrors`, which is both a ``PolicyError`` (what callers of the policy reader
-catch) and an ``InputErrors`` (what the command line prints one per line).
+as :class:`PolicyErrors`, a ``PolicyError`` (the family callers of the policy reader catch)
+holding each in ``errors``, which the command line prints one per line (as it does an
+``InputErrors``'s).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._errors import InputErrors, PolicyError
+from ._errors import PolicyError
 
 __all__ = ["PolicyErrors", "raise_policy_problems"]
 
 
-class PolicyErrors(InputErrors, PolicyError):
+class PolicyErrors(PolicyError):
     """Several problems of one policy, each a located :class:`PolicyError` in ``errors``."""
 
     def __init__(self, errors: Sequence[PolicyError]) -> None:
-        InputErrors.__init__(self, errors)
-        self.message = f"{len(errors)} policy errors"
-        self.rule = "policy_errors"
-        self.source = errors[0].source if errors else None
-        self.args = (self.message,)
+        count = len(errors)
+        super().__init__(
+            f"{count} policy error{'s' if count != 1 else ''}",
+            rule="policy_errors",
+            source=errors[0].source if errors else None,
+        )
+        self.errors = tuple(errors)
 
     def __reduce__(self) -> tuple[object, ...]:
         return (PolicyErrors, (self.errors,))

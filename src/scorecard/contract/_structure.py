@@ -1,4 +1,4 @@
-"""pydantic validation errors as located, secret-free input errors.
+"""pydantic validation errors as located, secret-free errors (of the family the caller names).
 
 Every model of :mod:`scorecard.contract` reports its problems through
 :func:`structural_error`: a stable ``rule``, the JSON Pointer of the (first) field, and a message
@@ -9,17 +9,19 @@ listed in the message, each with its pointer, so one run shows everything that i
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from ._errors import InputError
+from ._errors import ScorecardError
 from ._hints import close_field_name, json_type_name
 from ._pointer import pointer_from_location
 from ._secrets import redact
 
 __all__ = ["structural_error"]
+
+Located = TypeVar("Located", bound=ScorecardError)
 
 _RULE_BY_PYDANTIC_TYPE = {
     "missing": "missing_field",
@@ -105,8 +107,8 @@ def _message_for(error: ErrorDetails, document: Any) -> str:
 
 
 def structural_error(
-    error: ValidationError, document: Any, error_type: type[InputError], *, what: str
-) -> InputError:
+    error: ValidationError, document: Any, error_type: type[Located], *, what: str
+) -> Located:
     """The problems of a pydantic ``ValidationError`` as one located, secret-free error: the
     first one's pointer and rule; its message, then each further problem's pointer and message
     (up to :data:`PROBLEMS_LISTED`, the rest counted)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._errors import InputError
+from ._errors import InputError, ScorecardError
 from ._pointer import escape
 
 if TYPE_CHECKING:
@@ -50,7 +50,9 @@ class ParsedYaml:
     """Pointers of unquoted yes/no/on/off scalars that YAML 1.1 read as booleans."""
 
 
-def parse_yaml(text: str, *, source: str, error_type: type[InputError] = InputError) -> ParsedYaml:
+def parse_yaml(
+    text: str, *, source: str, error_type: type[ScorecardError] = InputError
+) -> ParsedYaml:
     """Parse one YAML document; syntax errors and duplicate keys raise ``error_type``."""
     import yaml
 
@@ -93,7 +95,7 @@ def _index(
     node: yaml.Node,
     pointer: str,
     parsed: ParsedYaml,
-    error_type: type[InputError],
+    error_type: type[ScorecardError],
     source: str,
     seen_nodes: set[int],
 ) -> None:

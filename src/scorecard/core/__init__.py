@@ -30,6 +30,7 @@ _EXPORTS = {
     "RECORD_SCHEMA": "_record",
     "ScoredRecord": "_record",
     "Tally": "_record",
+    "record_failure": "_record",
     "record_line": "_record",
     "UNSCOREABLE_REASON": "_scoring",
     "score_observation": "_scoring",
@@ -59,6 +60,7 @@ __all__ = [
     "json_scalar",
     "json_string",
     "reason_json",
+    "record_failure",
     "record_line",
     "render_explanation",
     "score_observation",
@@ -78,6 +80,13 @@ if TYPE_CHECKING:
     from ._lines import dimension_json, json_scalar, json_string, reason_json, scorecard_line
     from ._notice import Notice
     from ._recognize import NOT_PLAIN_ERRORS, OBSERVATION_DECODER
-    from ._record import METRIC_KEYS, RECORD_SCHEMA, ScoredRecord, Tally, record_line
+    from ._record import (
+        METRIC_KEYS,
+        RECORD_SCHEMA,
+        ScoredRecord,
+        Tally,
+        record_failure,
+        record_line,
+    )
     from ._scoring import UNSCOREABLE_REASON, score_observation, score_wire
     from ._validation import accept_observation, identifier_secret, validate_observation

@@ -10,6 +10,7 @@ data and :func:`record_line` writes them from cached pieces;
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -32,7 +33,14 @@ from ._notice import Notice
 if TYPE_CHECKING:
     from scorecard.contract import ScorecardV2
 
-__all__ = ["METRIC_KEYS", "RECORD_SCHEMA", "ScoredRecord", "Tally", "record_line"]
+__all__ = [
+    "METRIC_KEYS",
+    "RECORD_SCHEMA",
+    "ScoredRecord",
+    "Tally",
+    "record_failure",
+    "record_line",
+]
 
 
 class Tally(NamedTuple):
@@ -134,14 +142,7 @@ class ScoredRecord:
             self.repetition,
             observation["classification"],
             {key: metrics[key] for key in METRIC_KEYS if key in metrics},  # type: ignore[literal-required]
-            None
-            if failure is None
-            else {
-                "code": redact(failure["code"]),
-                "category": failure["category"],
-                "retryable": failure["retryable"],
-                "message": redact(failure["message"]),
-            },
+            record_failure(failure),
             {"file": self.source, "line": self.line, "index": self.index},
             self.gate_passed,
             audit,
@@ -212,6 +213,19 @@ class ScoredRecord:
             "findings": [f.to_json() for f in self.findings if f.status != "passed"],
             "gates": self.audit_gate,
         }
+
+
+def record_failure(failure: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """An observation's ``failure`` as its record holds it: code, category, retryable and
+    message, secret-shaped text redacted (None stays None)."""
+    if failure is None:
+        return None
+    return {
+        "code": redact(failure["code"]),
+        "category": failure["category"],
+        "retryable": failure["retryable"],
+        "message": redact(failure["message"]),
+    }
 
 
 class _Written(str):

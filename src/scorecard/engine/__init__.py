@@ -15,6 +15,10 @@ from scorecard.contract import lazy_exports
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "BundleFiles": "_bundle_files",
+    "bundle_files": "_bundle_files",
+    "file_state": "_bundle_files",
+    "input_digest": "_bundle_files",
     "check_bundle_id": "_io",
     "empty_input_notices": "_io",
     "load_policy": "_io",
@@ -45,6 +49,9 @@ _EXPORTS = {
     "scored_row": "_rows",
     "scoring_catalog": "_catalog",
     "ScoringRun": "_run",
+    "StoredBlock": "_stored",
+    "StoredRun": "_stored",
+    "stored_record": "_stored",
     "load_records": "_run",
     "score_paths": "_run",
     "score_run": "_run",
@@ -53,19 +60,25 @@ _EXPORTS = {
 __all__ = [
     "CLASSIFICATIONS",
     "ROW_FIELDS",
+    "BundleFiles",
     "LoadedRecords",
     "RecordDetail",
     "Row",
     "RunSummary",
     "ScoringRun",
+    "StoredBlock",
+    "StoredRun",
     "atomic_binary_writer",
     "atomic_folder",
     "atomic_writer",
+    "bundle_files",
     "check_bundle_id",
     "collection_paused",
     "count_input_files",
     "default_workers",
     "empty_input_notices",
+    "file_state",
+    "input_digest",
     "is_records_file",
     "is_special_file",
     "load_policy",
@@ -84,6 +97,7 @@ __all__ = [
     "scored_row",
     "scoring_catalog",
     "scoring_policy",
+    "stored_record",
 ]
 
 
@@ -91,6 +105,7 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 
 
 if TYPE_CHECKING:
+    from ._bundle_files import BundleFiles, bundle_files, file_state, input_digest
     from ._catalog import scoring_catalog
     from ._detail import RecordDetail, record_detail
     from ._io import (
@@ -123,3 +138,4 @@ if TYPE_CHECKING:
         scored_row,
     )
     from ._run import ScoringRun, load_records, score_paths, score_run
+    from ._stored import StoredBlock, StoredRun, stored_record

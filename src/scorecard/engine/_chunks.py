@@ -103,11 +103,13 @@ def input_chunks(
     spans: bool = False,
     read_scored: bool = False,
     counted: bool = True,
+    only_bundles: frozenset[str] | None = None,
 ) -> Iterator[Chunk | ScoredInput | InputError]:
     """The chunks of every input; with ``spans``, those of JSON Lines files say where their
     block is instead of carrying it (the main process of a pool only finds line ends, and
     without ``counted`` does not count lines either: it reads only near each cut); with
-    ``read_scored``, a given records file or Parquet path is one :class:`ScoredInput`."""
+    ``read_scored``, a given records file or Parquet path is one :class:`ScoredInput`; with
+    ``only_bundles``, only the files of those bundles (discovery's errors all the same)."""
     discovery = Discovery(bundle_id=bundle_id)
     for given in paths:
         if read_scored and is_scored_input(given):
@@ -116,6 +118,8 @@ def input_chunks(
         for item in discovery.inputs(given):
             if isinstance(item, InputError):
                 yield item
+                continue
+            if only_bundles is not None and item.bundle.id not in only_bundles:
                 continue
             try:
                 if item.path == STDIN:

@@ -133,14 +133,13 @@ def _fast_detail(
 ) -> RecordDetail:
     """The detail of a line the C code scored, made as the general path's record holds it."""
     card = _DECODER.decode(card_line)
-    audit = None
+    # As the general path's record has it: the findings that failed (none: no audit needed)
+    # and whether they gate, whatever the count.
+    audit: dict[str, Any] = {"findings": [], "gates": scorer.policy.audit_gate}
     if findings:
         observation = _DECODER.decode(raw)
         found = audit_observation(scorer.catalog[observation["caseId"]], observation)
-        audit = {
-            "findings": [item.to_json() for item in found if item.status == "failed"],
-            "gates": scorer.policy.audit_gate,
-        }
+        audit["findings"] = [item.to_json() for item in found if item.status == "failed"]
         failure = observation.get("failure")
     else:
         failure = _FAILURE.decode(raw).failure

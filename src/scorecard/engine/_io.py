@@ -36,13 +36,9 @@ from scorecard.contract import (
     scoring_policy,
 )
 from scorecard.core import Notice
+from scorecard.fast import count_newlines
 
 from ._output import is_special_file
-
-try:
-    from scorecard.fast._fastscore import count_newlines as _count_newlines
-except ImportError:  # pragma: no cover - built by every install that has a C compiler
-    _count_newlines = None  # type: ignore[assignment]
 
 __all__ = [
     "BLOCK_SIZE",
@@ -328,14 +324,6 @@ def numbered_lines(data: bytes, first_line: int = 1) -> Iterator[tuple[int, byte
         raw = raw.rstrip(b"\r")
         if raw and not raw.isspace():
             yield number, raw
-
-
-def count_newlines(data: bytes, end: int) -> int:
-    """How many lines end in ``data[:end]`` (in C when the extension is built: several times
-    faster than ``bytes.count``)."""
-    if _count_newlines is not None:
-        return _count_newlines(data, end)
-    return data.count(b"\n", 0, end)
 
 
 def line_ranges(stream: IO[bytes], size: int = BLOCK_SIZE) -> Iterator[tuple[int, int, int]]:

@@ -86,6 +86,7 @@ def end_pool(pool: ProcessPoolExecutor, *, finished: bool) -> None:
     # the pool's reference to it).
     processes: dict[Any, Any] = getattr(pool, "_processes", None) or {}
     manager = getattr(pool, "_executor_manager_thread", None)
+    results = getattr(pool, "_result_queue", None)  # shutdown drops the pool's reference
     for worker in list(processes.values()):
         with contextlib.suppress(Exception):
             worker.kill()
@@ -94,6 +95,14 @@ def end_pool(pool: ProcessPoolExecutor, *, finished: bool) -> None:
         with contextlib.suppress(Exception):
             worker.kill()
             worker.join(timeout=5)
+    # A worker killed while it wrote a result leaves part of a message in the result pipe, and
+    # the manager thread blocks reading the rest. With every worker gone, this process holds the
+    # pipe's last write end: closing it ends that read (EOF), the thread sees a broken pool and
+    # ends, and the interpreter's exit, which joins it, does not hang.
+    writer = getattr(results, "_writer", None)
+    if writer is not None:
+        with contextlib.suppress(Exception):
+            writer.close()
     if manager is not None:
         manager.join(timeout=5)
 

@@ -194,22 +194,24 @@ class _BackgroundSync:
             self._syncer = None
 
 
-def unwritable(target: str | Path, error: OSError) -> OutputError:
+def unwritable(target: str | Path, error: OSError | UnicodeEncodeError) -> OutputError:
     """The located error of an output that could not be written (a full disk, a file too
-    large, a folder that cannot be made)."""
-    return OutputError(
-        f"cannot write: {error.strerror or type(error).__name__}",
-        rule="unwritable",
-        source=str(target),
-    )
+    large, a folder that cannot be made, text its encoding cannot hold)."""
+    if isinstance(error, UnicodeEncodeError):
+        reason = f"the text cannot be encoded as {error.encoding}"
+    else:
+        reason = error.strerror or type(error).__name__
+    return OutputError(f"cannot write: {reason}", rule="unwritable", source=str(target))
 
 
 @contextlib.contextmanager
 def _writing(target: str | Path) -> Iterator[None]:
-    """Turn an operating-system error of writing ``target`` into its :class:`OutputError`."""
+    """Turn an error of writing ``target`` (the operating system's, or text the file's encoding
+    cannot hold, which would otherwise surface as a bare ``ValueError``) into its
+    :class:`OutputError`."""
     try:
         yield
-    except OSError as error:
+    except (OSError, UnicodeEncodeError) as error:
         raise unwritable(target, error) from None
 
 

@@ -62,6 +62,8 @@ class Run:
     chunk_bytes: int
     on_file: Callable[[str], None] | None = None
     """Called with each input's name when its first result is handed on."""
+    only_bundles: frozenset[str] | None = None
+    """Score only the files of these bundles (None: every file)."""
 
     def map(
         self,
@@ -85,6 +87,7 @@ class Run:
             spans=self.workers > 1,
             read_scored=read is not None,
             counted=counted,
+            only_bundles=self.only_bundles,
         )
         announced: str | None = None
         numbers = LineNumbers()
@@ -132,7 +135,7 @@ class Run:
         # Text comes back through shared memory where workers are forked (they inherit it).
         slots = (
             OutputSlots(window, slot_bytes(self.chunk_bytes))
-            if forked and work is chunk_text
+            if forked and (work is chunk_text or getattr(work, "uses_output_slots", False))
             else None
         )
         executor = ProcessPoolExecutor(

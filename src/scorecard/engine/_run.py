@@ -7,6 +7,8 @@
     run.rows()          aggregation rows (Parquet, frames, compare, plot)
     run.records()       scored records (explain, the json and table outputs)
     run.detailed_rows() rows, with the detail a verdict shows of the runs that need it (the gate)
+    run.stored_blocks() rows with every run's scorecard line, findings, failure and observation
+                        (the campaign store)
     run.summary         the counts, as results come
 
 Whatever is asked for, the inputs are discovered, read in chunks and numbered the same way, in
@@ -19,7 +21,7 @@ processes (:mod:`scorecard.engine._parallel`) and the results do not depend on t
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from scorecard.core import ScoredRecord
 
     from ._detail import RecordDetail
+    from ._stored import StoredBlock
 
 __all__ = ["ScoringRun", "load_records", "score_paths", "score_run"]
 
@@ -124,6 +127,33 @@ class ScoringRun:
             self.on_file,
         )
         return detailed_rows(run, self.summary, every=every)
+
+    def stored_blocks(
+        self, *, bundles: Collection[str] | None = None
+    ) -> Generator[StoredBlock, None, None]:
+        """Every run as a campaign store keeps it, a block of consecutive runs at a time
+        (:class:`~scorecard.engine.StoredBlock`: their rows, and as Arrow columns their
+        scorecard lines, failed findings, failures, observations and sources), with the errors
+        met before each, in input order; with ``bundles``, only the files of those bundles are
+        read (every path's discovery errors all the same). Plain lines take the fast path.
+        Close it when done early (an error, a stop): that ends its workers."""
+        from ._chunk_scorer import ROWS
+        from ._pool import Run
+        from ._stored import stored_blocks
+
+        run = Run(
+            self.paths,
+            self.catalog,
+            self.policy,
+            self.workers,
+            ROWS,
+            self.bundle_id,
+            self.stdin,
+            self.chunk_bytes,
+            self.on_file,
+            None if bundles is None else frozenset(bundles),
+        )
+        return stored_blocks(run, self.summary)
 
     def records(self) -> Iterator[ScoredRecord | InputError]:
         """The scored records themselves (the general path) and the errors between them."""

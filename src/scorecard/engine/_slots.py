@@ -10,6 +10,10 @@ at a time, and back only once its text has been decoded, so a worker never write
 process reads. Text that does not fit stays in the result and travels through the pipe as before:
 the output is the same either way.
 
+An item that is not text may travel the same way when it knows how to write itself into memory
+and read itself back (:class:`Slotted`: the campaign store's Arrow batches of a chunk's detail,
+:mod:`._stored`): it is written where it fits and sent back as :class:`SlottedIn`.
+
 Only a forked pool shares memory this way; a spawned one (not Linux) sends everything through
 the pipe.
 """
@@ -17,9 +21,9 @@ the pipe.
 from __future__ import annotations
 
 import mmap
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
-__all__ = ["InSlot", "OutputSlots"]
+__all__ = ["InSlot", "OutputSlots", "Slotted", "SlottedIn"]
 
 
 class InSlot(NamedTuple):
@@ -28,6 +32,26 @@ class InSlot(NamedTuple):
 
     start: int
     length: int
+
+
+class Slotted(Protocol):
+    """An item that writes itself into shared memory and is read back from it."""
+
+    def write_into(self, memory: memoryview) -> int | None:
+        """Write into ``memory``; how many bytes, or None when it does not fit."""
+
+    @classmethod
+    def read_from(cls, memory: memoryview) -> Any:
+        """The item written into ``memory`` (copied out: the slot is used again)."""
+
+
+class SlottedIn(NamedTuple):
+    """Where a :class:`Slotted` item lies in the shared memory, and its class."""
+
+    start: int
+    length: int
+    kind: Any
+    """The item's class (its ``read_from`` reads it back)."""
 
 
 class OutputSlots:
@@ -60,6 +84,13 @@ class OutputSlots:
         memory = self.memory
         packed: list[Any] = []
         for item in items:
+            if not isinstance(item, str) and hasattr(type(item), "write_into"):
+                with memoryview(memory) as view:
+                    length = item.write_into(view[position:end])
+                if length is not None:
+                    packed.append(SlottedIn(position, length, type(item)))
+                    position += length
+                    continue
             if isinstance(item, str) and item:
                 try:
                     data = item.encode("utf-8")
@@ -77,12 +108,14 @@ class OutputSlots:
     def read(self, items: list[Any]) -> list[Any]:
         """In the main process: ``items`` with each piece written into a slot decoded back to
         its text."""
-        if not any(isinstance(item, InSlot) for item in items):
+        if not any(isinstance(item, InSlot | SlottedIn) for item in items):
             return items
         with memoryview(self.memory) as view:
             return [
                 str(view[item.start : item.start + item.length], "utf-8")
                 if isinstance(item, InSlot)
+                else item.kind.read_from(view[item.start : item.start + item.length])
+                if isinstance(item, SlottedIn)
                 else item
                 for item in items
             ]

@@ -392,8 +392,9 @@ def score_on_dask(
     summary are the local path's. ``scorecards_out`` also gets the v2 scorecards as JSON Lines,
     byte for byte the local ``--format jsonl`` output. Both appear atomically, and only when the
     run succeeds. Workers must see the inputs and ``out``'s folder at the driver's absolute
-    paths. Stdin (``-``), which workers cannot read, and a broken case catalog raise an
-    :class:`InputError` before any task is submitted.
+    paths. Stdin (``-``), which workers cannot read, raises an :class:`InputError`, and a
+    broken case catalog a :class:`~scorecard.contract.CatalogError`, before any task is
+    submitted.
     """
     paths = list(paths)
     refuse_stdin(paths)

@@ -30,6 +30,7 @@ __all__ = [
     "parquet_row_count",
     "read_parquet_rows",
     "read_parquet_table",
+    "row_batch",
     "rows_of",
     "unreadable_parquet",
     "write_parquet",
@@ -54,6 +55,12 @@ def _batch(rows: list[Row], schema: pa.Schema = PARQUET_SCHEMA) -> pa.RecordBatc
         floating = pa.types.is_floating(field.type)
         arrays.append(pa.array(values, type=field.type, from_pandas=floating))
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def row_batch(rows: list[Row]) -> pa.RecordBatch:
+    """``rows`` as one record batch of :data:`PARQUET_SCHEMA` (missing numbers null), as
+    ``scorecard score --out X.parquet`` writes them."""
+    return _batch(rows)
 
 
 def _batches(rows: Iterable[Row]) -> Iterator[pa.RecordBatch]:

@@ -2,6 +2,7 @@
 line; declined lines are scored by :mod:`scorecard.core` in their place, with the same bytes.
 
 Names load on first use (PEP 562): the allocator settings do not load the scorer.
+``SCORECARD_ENGINE=python`` turns the C extension off for a whole process (:mod:`._extension`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ _EXPORTS = {
     "RowPiece": "_fastpath",
     "fast_scorer": "_fastpath",
     "case_plans": "_plans",
+    "count_newlines": "_extension",
     "known_plans": "_plans",
     "reuse_freed_memory": "_memory",
 }
@@ -28,6 +30,7 @@ __all__ = [
     "Piece",
     "RowPiece",
     "case_plans",
+    "count_newlines",
     "fast_scorer",
     "known_plans",
     "reuse_freed_memory",
@@ -37,6 +40,7 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 
 
 if TYPE_CHECKING:
+    from ._extension import count_newlines
     from ._fastpath import Counts, FastScorer, Piece, RowPiece, fast_scorer
     from ._memory import reuse_freed_memory
     from ._plans import case_plans, known_plans

@@ -10,8 +10,9 @@ returning to Python. A line it is not sure of (an error, an unknown field, a sec
 a repeated key) comes back as it was, for the general path of
 :mod:`scorecard.engine._pipeline`, which stays the definition:
 ``tests/fast/test_fastpath.py`` checks both give the same bytes and counts. Without the compiled
-extension (a platform without a C compiler) :func:`fast_scorer` returns None and every line
-takes the general path. ``docs/performance.md`` explains the design.
+extension (a platform without a C compiler), or with ``SCORECARD_ENGINE=python``
+(:mod:`._extension`), :func:`fast_scorer` returns None and every line takes the general path.
+``docs/performance.md`` explains the design.
 """
 
 from __future__ import annotations
@@ -41,15 +42,12 @@ from scorecard.core import (
     reason_json,
 )
 
+from ._extension import extension as _fastscore
 from ._plans import case_plans
 
 if TYPE_CHECKING:
     from scorecard.contract import Catalog, Policy
 
-try:
-    from scorecard.fast import _fastscore
-except ImportError:  # pragma: no cover - built by every install that has a C compiler
-    _fastscore = None  # type: ignore[assignment]
 
 __all__ = ["FastScorer", "compiled", "fast_scorer", "policy_plan", "row_plan"]
 
@@ -211,7 +209,8 @@ class FastScorer:
 
 
 def compiled() -> bool:
-    """Whether the C extension was built (``pip install`` compiles it where a compiler is)."""
+    """Whether this process scores in C: the extension was built (``pip install`` compiles it
+    where a compiler is) and ``SCORECARD_ENGINE`` does not ask for Python alone."""
     return _fastscore is not None
 
 

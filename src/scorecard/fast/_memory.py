@@ -6,7 +6,8 @@ its heap past a few MiB free), so the next chunk faults in new pages for memory 
 gave back: on a 50,000-line run, about 36,000 page faults and a few hundredths of a second of
 system time (docs/performance.md, "The chunks' memory"). Keeping freed blocks below :data:`MMAP_THRESHOLD` for reuse,
 and up to :data:`TRIM_THRESHOLD` bytes free at the top of the heap, removes them. It changes the
-whole process, so the command line asks for it; a library user's process is left as it is.
+whole process, so nothing asks for it unless the user does: the command line applies it when
+``SCORECARD_REUSE_FREED_MEMORY=1`` is set, and a library user's process is left as it is.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ TRIM_THRESHOLD = 32 << 20
 
 def reuse_freed_memory() -> bool:
     """Keep this process's freed blocks for reuse (glibc; elsewhere, or without the compiled
-    extension, nothing changes). Whether the settings were applied."""
-    try:
-        from scorecard.fast._fastscore import reuse_freed_memory as apply
-    except ImportError:  # pragma: no cover - built by every install that has a C compiler
+    extension, or with ``SCORECARD_ENGINE=python``, nothing changes). Whether the settings were
+    applied."""
+    from ._extension import extension
+
+    if extension is None:
         return False
-    return apply(MMAP_THRESHOLD, TRIM_THRESHOLD)
+    return extension.reuse_freed_memory(MMAP_THRESHOLD, TRIM_THRESHOLD)

@@ -12,6 +12,8 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -34,6 +36,7 @@ __all__ = [
     "bundle_table",
     "candidate_styles",
     "chosen_bundle",
+    "error_bar",
     "figure_and_axes",
     "figure_and_panels",
     "in_bundle",
@@ -117,6 +120,19 @@ def figure_and_panels(
         rows, columns, sharex=share == "x", sharey=share == "y", squeeze=False
     ).ravel()
     return figure, list(grid)
+
+
+def error_bar(
+    estimate: npt.ArrayLike, low: npt.ArrayLike, high: npt.ArrayLike
+) -> list[npt.NDArray[np.float64]]:
+    """The lengths below and above ``estimate`` of the interval ``[low, high]`` (matplotlib's
+    ``xerr``/``yerr``), never negative: a bound computed in another order of sums can lie a
+    rounding step past the estimate (a mean of 0.9000000000000001 with a high of 0.9), which
+    matplotlib refuses."""
+    value = np.asarray(estimate, dtype=np.float64)
+    below = np.maximum(value - np.asarray(low, dtype=np.float64), 0.0)
+    above = np.maximum(np.asarray(high, dtype=np.float64) - value, 0.0)
+    return [np.atleast_1d(below), np.atleast_1d(above)]
 
 
 def show_message(ax: Axes, message: str) -> None:

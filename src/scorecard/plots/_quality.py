@@ -20,6 +20,7 @@ from ._base import (
     VERDICT_COLOURS,
     bundle_table,
     chosen_bundle,
+    error_bar,
     figure_and_axes,
     in_bundle,
     show_message,
@@ -130,7 +131,7 @@ def plot_overall_scores(
         axes.errorbar(
             mean,
             position,
-            xerr=[[mean - low], [high - mean]],
+            xerr=error_bar(mean, low, high),
             fmt="X" if marked else "o",
             markersize=9 if marked else 7,
             color=_GATE_FAILED if marked else _PLAIN,
@@ -236,7 +237,7 @@ def plot_paired_differences(comparison: PairedComparison, *, ax: Axes | None = N
         axes.errorbar(
             item.difference,
             position,
-            xerr=[[item.difference - item.low], [item.high - item.difference]],
+            xerr=error_bar(item.difference, item.low, item.high),
             fmt="D" if item.statistic == "overall" else "o",
             markersize=8 if item.statistic == "overall" else 6,
             color=colour,
@@ -330,7 +331,7 @@ def plot_bundle_changes(
         axes.errorbar(
             overall.difference,
             position,
-            xerr=[[overall.difference - overall.low], [overall.high - overall.difference]],
+            xerr=error_bar(overall.difference, overall.low, overall.high),
             fmt="D" if comparison.current.candidate == POOLED else "o",
             markersize=7,
             color=colour,

@@ -16,6 +16,7 @@ from ._base import (
     bundle_table,
     candidate_styles,
     chosen_bundle,
+    error_bar,
     figure_and_axes,
     figure_and_panels,
     in_bundle,
@@ -128,12 +129,10 @@ def plot_trends(analysis: CampaignAnalysis, *, ax: Sequence[Axes] | None = None)
         x = np.array([place[str(name)] for name in part["bundle"]], dtype=np.float64) + offset
         for panel, column in ((top, "mean_overall"), (bottom, "pass_rate")):
             value = part[column].to_numpy(dtype=np.float64)
-            low = value - part[f"{column}_low"].to_numpy(dtype=np.float64)
-            high = part[f"{column}_high"].to_numpy(dtype=np.float64) - value
             panel.errorbar(
                 x,
                 value,
-                yerr=[low, high],
+                yerr=error_bar(value, part[f"{column}_low"], part[f"{column}_high"]),
                 color=colour,
                 marker=marker,
                 markersize=5,

@@ -1,11 +1,15 @@
-"""Rendering a gate result: the verdict line, markdown summary, JUnit XML and HTML report.
+"""Rendering a gate result: the verdict line, markdown summary, PR comment, JUnit XML and HTML
+report.
 
 ::
 
     verdict_line(result)          one line for stdout, e.g. ``gate: FAIL - cand: ...``
     render_markdown(result, line) CI job summary, verdict first, bounded in size
+    render_pr_comment(result, line)
+                                  pull-request comment: a marker to update it by, verdict
+                                  first, evidence folded, at most 64,000 bytes
     render_junit(result)          JUnit XML, one test case per gate check (candidate x rule)
-    render_junit_runs(result)     JUnit XML, one test case per rule outcome and per run
+    render_junit_runs(result)     JUnit XML, one test case per run (a suite per candidate)
     render_gate_json(result)      the result as ``scorecard.gate.v1`` JSON
     render_html(result, line)     one self-contained page (plots from ``plot_images``)
 
@@ -25,9 +29,12 @@ from ._gate_json import render_gate_json
 from ._html import Image, plot_images, render_html
 from ._junit import render_junit, render_junit_runs
 from ._markdown import MARKDOWN_LIMIT, render_markdown
+from ._pr_comment import PR_COMMENT_LIMIT, PR_COMMENT_MARKER, render_pr_comment
 
 __all__ = [
     "MARKDOWN_LIMIT",
+    "PR_COMMENT_LIMIT",
+    "PR_COMMENT_MARKER",
     "Image",
     "plot_images",
     "render_gate_json",
@@ -35,6 +42,7 @@ __all__ = [
     "render_junit",
     "render_junit_runs",
     "render_markdown",
+    "render_pr_comment",
     "verdict_line",
 ]
 

@@ -9,6 +9,9 @@ stripped of control and bidirectional-override characters, and then:
   math), so the text renders literally and cannot break a table cell;
 * markdown, long or multi-line: shown in a fenced code block whose fence is longer than any
   backtick run inside the text, so the text cannot close it;
+* markdown where even escaped text would be read (a pull-request comment, where GitHub links
+  mentions, issue references and commit ids in plain text, escaped or not): short text in a
+  code span, fenced the same way, long text in a fenced block;
 * HTML and XML: escaped with :func:`html.escape` (quotes included).
 """
 
@@ -26,6 +29,7 @@ __all__ = [
     "INLINE_LIMIT",
     "clean",
     "html_text",
+    "markdown_code",
     "markdown_fence",
     "markdown_inline",
     "needs_block",
@@ -130,6 +134,24 @@ def markdown_fence(text: str, limit: int = BLOCK_LIMIT) -> str:
     longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{body}\n{fence}"
+
+
+def markdown_code(text: str, limit: int = INLINE_LIMIT) -> str:
+    """Untrusted text as one inline code span, on one line and shortened to ``limit``.
+
+    Nothing in a code span is markup, and GitHub makes no mention (``@team``), issue or commit
+    reference, autolink or emoji of it. The span's backtick fence is one longer than any
+    backtick run in the text, and a text starting or ending with a backtick is padded with a
+    space on each side (which CommonMark strips), so the text cannot close the span. Not for
+    table cells: a pipe would still end the cell.
+    """
+    body = one_line(text, limit)
+    if not body:
+        return "` `"
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(body)), default=0) + 1)
+    if body.startswith("`") or body.endswith("`"):
+        body = f" {body} "
+    return f"{fence}{body}{fence}"
 
 
 def shown(text: object) -> str:

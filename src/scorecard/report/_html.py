@@ -3,19 +3,23 @@
 No external asset, script or font is referenced, and a Content-Security-Policy forbids them,
 so the page renders the same offline, in a CI artifact viewer, or opened from disk. Every piece
 of text is HTML-escaped; untrusted text is also redacted and stripped of control characters.
-Plots come from ``scorecard.plots._kinds`` when that module exists and its functions work; any plot
-that fails is left out (the tables carry the same numbers).
+Plots come from :mod:`scorecard.plots` (imported when they are drawn: rendering the rest needs
+no matplotlib). A plot with nothing to draw says so in its panel; a plot that raises is a bug,
+never left out silently: :func:`plot_images` gives a :class:`PlotFailure` in its place, which
+the page shows where the plot would be and ``scorecard gate --html`` reports as an error.
 """
 
 from __future__ import annotations
 
 import base64
-import importlib
+import functools
 import io
+import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from scorecard.aggregate import PairedComparison
 from scorecard.contract import DIMENSIONS
 from scorecard.gate import ALL_CANDIDATES, METRIC_LABELS, GateResult, RuleOutcome
 
@@ -35,10 +39,20 @@ from ._common import (
 )
 from ._escape import html_text
 
-__all__ = ["Image", "plot_images", "render_html"]
+__all__ = ["Image", "PlotFailure", "plot_images", "render_html"]
 
-#: A plot to embed: its caption and PNG bytes.
-Image = tuple[str, bytes]
+
+@dataclass(frozen=True)
+class PlotFailure:
+    """A plot of the report that raised instead of drawing: a bug in it, shown in its place and
+    reported, never a plot silently missing."""
+
+    error: str
+    """What was raised and where: ``TypeError: ... (raised at _quality.py:120)``."""
+
+
+#: A plot to embed: its caption, and its PNG bytes or why it could not be drawn.
+Image = tuple[str, bytes | PlotFailure]
 
 _CSS = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px;
@@ -242,12 +256,22 @@ def _audit(result: GateResult) -> str:
     return _table(["candidate", "case", "rep", "finding", "evidence (untrusted)"], rows)
 
 
-def _images(images: Sequence[Image]) -> str:
-    return "".join(
+def _image(caption: str, image: bytes | PlotFailure) -> str:
+    if isinstance(image, PlotFailure):
+        return (
+            '<figure class="plot-failed" style="border: 1px solid #cf222e; background: #ffebe9; '
+            f'padding: 8px 12px;"><p><strong>This plot could not be drawn</strong> (a '
+            f"bug in scorecard's plots; the tables carry its numbers): {_e(image.error, 600)}"
+            f"</p><figcaption>{_e(caption)}</figcaption></figure>"
+        )
+    return (
         f'<figure><img alt="{_e(caption)}" src="data:image/png;base64,'
-        f'{base64.b64encode(data).decode("ascii")}"><figcaption>{_e(caption)}</figcaption></figure>'
-        for caption, data in images
+        f'{base64.b64encode(image).decode("ascii")}"><figcaption>{_e(caption)}</figcaption></figure>'
     )
+
+
+def _images(images: Sequence[Image]) -> str:
+    return "".join(_image(caption, image) for caption, image in images)
 
 
 def render_html(result: GateResult, line: str, *, images: Sequence[Image] = ()) -> str:
@@ -298,44 +322,37 @@ def _png(figure: Any) -> bytes:
     return buffer.getvalue()
 
 
-def _paired_call(comparison: PairedComparison) -> Callable[[Callable[..., Any]], Any]:
-    return lambda plot: plot(comparison)
+def _failure(error: Exception) -> PlotFailure:
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" (raised at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return PlotFailure(f"{type(error).__name__}: {error}{where}")
 
 
 def plot_images(result: GateResult) -> list[Image]:
-    """PNG plots for the HTML report from ``scorecard.plots._kinds``, if it exists; failures are
-    skipped. Every plot draws ``result.analysis``, the numbers the rest of the report shows."""
+    """PNG plots of ``result.analysis`` for the HTML report (the numbers the rest of the report
+    shows), in the report's order. A plot that raises is a :class:`PlotFailure` in its place."""
+    from scorecard import plots
+
     analysis = result.analysis
-    try:
-        plots = importlib.import_module("scorecard.plots._kinds")
-    except Exception:  # the plotting layer is optional: no module, no images
-        return []
     if analysis is None:
         return []
-    calls: list[tuple[str, str, Callable[[Callable[..., Any]], Any]]] = [
+    calls: list[tuple[str, Callable[[], Any]]] = [
         (
             "Mean overall score per candidate (current bundle)",
-            "plot_overall_scores",
-            lambda plot: plot(analysis, bundle=result.current_bundle),
+            lambda: plots.plot_overall_scores(analysis, bundle=result.current_bundle),
         ),
         (
             "Mean score per dimension (current bundle)",
-            "plot_dimension_heatmap",
-            lambda plot: plot(analysis, bundle=result.current_bundle),
+            lambda: plots.plot_dimension_heatmap(analysis, bundle=result.current_bundle),
         ),
         (
             "Quality against cost (current bundle)",
-            "plot_quality_vs_cost",
-            lambda plot: plot(analysis, bundle=result.current_bundle),
+            lambda: plots.plot_quality_vs_cost(analysis, bundle=result.current_bundle),
         ),
     ]
     if result.baseline_bundle is not None:
         calls.append(
-            (
-                "Baseline and current bundle per candidate",
-                "plot_trends",
-                lambda plot: plot(analysis),
-            )
+            ("Baseline and current bundle per candidate", lambda: plots.plot_trends(analysis))
         )
     for outcome in result.required:
         if (
@@ -348,17 +365,13 @@ def plot_images(result: GateResult) -> list[Image]:
                 calls.append(
                     (
                         f"Paired differences: {outcome.candidate or ALL_CANDIDATES}",
-                        "plot_paired_differences",
-                        _paired_call(comparison),
+                        functools.partial(plots.plot_paired_differences, comparison),
                     )
                 )
-    images = []
-    for caption, name, call in calls:
-        plot = getattr(plots, name, None)
-        if not callable(plot):
-            continue
+    images: list[Image] = []
+    for caption, draw in calls:
         try:
-            images.append((caption, _png(call(plot))))
-        except Exception:  # a broken plot must not cost the report
-            continue
+            images.append((caption, _png(draw())))
+        except Exception as error:  # a bug in a plot: shown and reported, not dropped
+            images.append((caption, _failure(error)))
     return images

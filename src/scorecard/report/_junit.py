@@ -1,13 +1,27 @@
-"""The gate as JUnit XML, in two forms.
+"""The gate as JUnit XML, in two forms that CI servers validate and keep apart.
 
 * :func:`render_junit` (``--junit``): one test case per gate check (candidate x rule, and the
   bundle as a whole), red exactly when the gate fails on that check, so CI reporters agree with
   the verdict. An inconclusive check is ``skipped`` (with its reason), never a failure; warnings
-  and passes are passed test cases with the outcome's sentence in ``system-out``.
-* :func:`render_junit_runs` (``--junit-runs``): the per-run reference report: the rule outcomes,
-  then one suite per candidate with one test case per run (``failure`` when ``overall.passed``
-  is false, ``error`` for an infrastructure failure, ``skipped`` when unscoreable). It judges
-  runs, not the gate: a healthy night has failing runs.
+  and passes are passed test cases.
+* :func:`render_junit_runs` (``--junit-runs``): the per-run reference report: one suite per
+  candidate of the current bundle with one test case per run (``failure`` when
+  ``overall.passed`` is false, ``error`` for an infrastructure failure, ``skipped`` when
+  unscoreable). It judges runs, not the gate: a healthy night has failing runs.
+
+**One naming scheme** (docs/gate.md, "JUnit test names"): in both files a test case's class name
+is the candidate (:data:`ALL_CANDIDATES` for the bundle-wide checks) and its name is what was
+tested, the rule in ``--junit`` (``safety``) and the case and repetition in ``--junit-runs``
+(``final-response #1``), which cannot be a rule's name. No name holds a bundle id, a status or
+a count: the same candidates, rules and schedule give the same test names every night, healthy
+or not. The suites are ``scorecard gate`` and ``scorecard runs: CANDIDATE``.
+
+**Valid against** the Jenkins xunit plugin's ``junit-10.xsd`` and the widely copied
+``jenkins-junit.xsd`` (``tests/report/test_junit_schemas.py``): properties only at suite level
+(a test case's own facts are ``name: value`` lines of its ``system-out``), no ``skipped`` count
+on ``testsuites``, a skipped case's reason as the text of ``skipped`` (jenkins-junit.xsd gives it
+no attributes), and a test case's elements in the order ``skipped``, ``error``, ``failure``,
+``system-out``. The Ant schema is not targeted: it requires a timestamp and a host name.
 
 Order is deterministic (candidates sorted, rules in rule order, cases in catalog order,
 repetitions) and neither form carries timestamps or durations: same inputs, same bytes.
@@ -15,7 +29,7 @@ repetitions) and neither form carries timestamps or durations: same inputs, same
 The per-run report of a large campaign is hundreds of megabytes (a test case per run), so
 :func:`write_junit_runs` writes it a run at a time: each run's test case is text made here,
 spelt as ElementTree writes the element (``tests/report/test_junit_stream.py`` parses it back
-and compares), and only the small rule-outcome suite is an ElementTree tree.
+and compares), and only the small suite headers are ElementTree trees.
 """
 
 from __future__ import annotations
@@ -27,51 +41,47 @@ from collections.abc import Sequence
 from typing import IO
 
 from scorecard.contract import DIMENSIONS
-from scorecard.gate import GateCheck, GateResult, RuleOutcome, RunFacts
+from scorecard.gate import ALL_CANDIDATES, GateCheck, GateResult, RunFacts
 
 from ._common import number_text
 from ._escape import one_line, xml_text
 from ._site_paths import site_link
 
-__all__ = ["render_junit", "render_junit_runs", "write_junit_runs"]
+__all__ = ["CHECKS_SUITE", "RUNS_SUITE", "render_junit", "render_junit_runs", "write_junit_runs"]
 
+#: The name of ``--junit``'s one suite (and of its ``testsuites``).
+CHECKS_SUITE = "scorecard gate"
+#: ``--junit-runs``'s ``testsuites`` name, and the start of each candidate's suite name.
+RUNS_SUITE = "scorecard runs"
 _MESSAGE_LIMIT = 300
+_NAME_LIMIT = 200
 #: Runs made (and their test cases written) at a time by :func:`write_junit_runs`.
 _RUNS_AT_ONCE = 4096
 _TEXT_LIMIT = 4000
 
 
-def _properties(parent: ElementTree.Element, values: Sequence[tuple[str, str]]) -> None:
-    block = ElementTree.SubElement(parent, "properties")
+def _properties(values: Sequence[tuple[str, str]]) -> ElementTree.Element:
+    block = ElementTree.Element("properties")
     for name, value in values:
         ElementTree.SubElement(block, "property", name=name, value=xml_text(value, _MESSAGE_LIMIT))
+    return block
 
 
-def _outcome_case(suite: ElementTree.Element, outcome: RuleOutcome) -> str:
-    who = outcome.candidate or "bundle"
-    name = f"{outcome.rule}: {who}" + (f" {outcome.subject}" if outcome.subject else "")
-    case = ElementTree.SubElement(
-        suite,
-        "testcase",
-        classname=f"scorecard.gate.{outcome.rule}",
-        name=xml_text(name, 200),
-    )
-    _properties(
-        case,
-        [("status", outcome.status), ("required", "true" if outcome.required else "false")],
-    )
-    message = one_line(outcome.summary, _MESSAGE_LIMIT)
-    if outcome.required and outcome.status == "fail":
-        element = ElementTree.SubElement(case, "failure", message=message, type=outcome.rule)
-        element.text = xml_text(outcome.detail, _TEXT_LIMIT)
-        return "failure"
-    if outcome.required and outcome.status == "inconclusive":
-        ElementTree.SubElement(case, "skipped", message=f"inconclusive: {message}")
-        return "skipped"
-    ElementTree.SubElement(case, "system-out").text = xml_text(
-        f"{outcome.status}: {outcome.detail}", _TEXT_LIMIT
-    )
-    return "passed"
+def _facts(values: Sequence[tuple[str, str]]) -> str:
+    """A test case's facts as ``name: value`` lines (each value on its one line, so no value
+    can forge another line)."""
+    return "\n".join(f"{name}: {one_line(value, _MESSAGE_LIMIT)}" for name, value in values)
+
+
+def _gate_properties(result: GateResult) -> list[tuple[str, str]]:
+    return [
+        ("verdict", result.verdict),
+        ("current", result.current_bundle),
+        ("baseline", result.baseline_bundle or "-"),
+        ("baseline_nights", ", ".join(result.baseline_nights) or "-"),
+        ("new_forbidden_calls", result.forbidden_calls_text or "none"),
+        ("seed", str(result.seed)),
+    ]
 
 
 def _reasons(run: RunFacts) -> str:
@@ -116,44 +126,40 @@ _TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 # A run's test case is at depth 2 (testsuites > testsuite > testcase), indented two spaces a level.
 _CASE = "\n    "
 _CHILD = "\n      "
-_PROPERTY = "\n        "
-_SCORE_HEADS = tuple(f'{_PROPERTY}<property name="score.{name}" value="' for name in DIMENSIONS)
+_SCORE_HEADS = tuple(f"\nscore.{name}: " for name in DIMENSIONS)
 _REMEMBERED_LENGTH = 512
 
 
 def _run_case(run: RunFacts, site_url: str | None = None) -> str:
     """A run's ``testcase`` element as ElementTree writes it indented at its depth, without
     the whitespace after it."""
-    classname = _attribute(f"{run.bundle}.{run.candidate}", 200)
-    name = _attribute(f"{run.case} #{run.repetition}", 200)
+    classname = _attribute(run.candidate)
+    name = _attribute(f"{run.case} #{run.repetition}")
     gate = "-" if run.gate_passed is None else str(run.gate_passed).lower()
-    parts = [
-        f'<testcase classname="{classname}" name="{name}">{_CHILD}<properties>',
-        f'{_PROPERTY}<property name="provider" value="{_attribute(run.provider)}" />',
-        f'{_PROPERTY}<property name="classification" value="{_attribute(run.classification)}" />',
+    facts = [
+        f"provider: {_line(run.provider)}",
+        f"\nclassification: {_line(run.classification)}",
         # Numbers and the gate's word are digits, signs, points and letters: nothing to escape.
-        f'{_PROPERTY}<property name="overall" value="{number_text(run.overall, 4)}" />',
-        f'{_PROPERTY}<property name="gatePassed" value="{gate}" />',
+        f"\noverall: {number_text(run.overall, 4)}",
+        f"\ngatePassed: {gate}",
     ]
-    parts += [
-        f'{head}{number_text(score, 4)}" />'
+    facts += [
+        f"{head}{number_text(score, 4)}"
         for head, score in zip(_SCORE_HEADS, run.scores, strict=True)
     ]
     if run.source:  # each run's own: escaped, not remembered
-        source = xml_text(run.source, _MESSAGE_LIMIT, unique=True).translate(_ATTRIBUTE)
-        parts.append(f'{_PROPERTY}<property name="source" value="{source}" />')
+        facts.append(f"\nsource: {one_line(run.source, _MESSAGE_LIMIT).translate(_TEXT)}")
     if site_url is not None:
         page = site_link(site_url, run.bundle, run.candidate, run.case, run.repetition)
-        page = xml_text(page, _MESSAGE_LIMIT, unique=True).translate(_ATTRIBUTE)
-        parts.append(f'{_PROPERTY}<property name="page" value="{page}" />')
+        facts.append(f"\npage: {one_line(page, _MESSAGE_LIMIT).translate(_TEXT)}")
     kind = _run_kind(run)
     result = ""
     if kind == "error":
         message = one_line(run.failure or "infrastructure failure", _MESSAGE_LIMIT)
         result = _element("error", message, "infrastructure_failure", _reasons(run))
     elif kind == "skipped":
-        message = f"{run.classification}: not scoreable".translate(_ATTRIBUTE)
-        result = f'<skipped message="{message}" />'
+        reason = f"{_line(run.classification)}: not scoreable"
+        result = f"<skipped>{reason}</skipped>"
     elif kind == "failure":
         failed = [
             name
@@ -163,26 +169,37 @@ def _run_case(run: RunFacts, site_url: str | None = None) -> str:
         gate = "gate failed; " if run.gate_passed is False else ""
         message = f"{gate}overall {number_text(run.overall, 3)}; failed: {', '.join(failed) or 'overall threshold'}"
         result = _element("failure", message, run.classification, _reasons(run))
-    if result:
-        parts.append(f"{_CHILD}</properties>{_CHILD}{result}{_CASE}</testcase>")
-    else:
-        parts.append(f"{_CHILD}</properties>{_CASE}</testcase>")
-    return "".join(parts)
+    head = f'<testcase classname="{classname}" name="{name}">{_CHILD}'
+    output = f"<system-out>{''.join(facts)}</system-out>{_CASE}</testcase>"
+    return f"{head}{result}{_CHILD}{output}" if result else f"{head}{output}"
 
 
-def _attribute(text: str, limit: int = _MESSAGE_LIMIT) -> str:
-    """Untrusted ``text`` as an attribute value: :func:`xml_text` and ElementTree's escaping
-    (remembered for short texts: ids, providers and classifications repeat on every run, and
-    each ``case #repetition`` once per candidate, so a campaign's fit: 12 cases of thousands
-    of repetitions)."""
+def _attribute(text: str, limit: int = _NAME_LIMIT) -> str:
+    """Untrusted ``text`` on one line as an attribute value: :func:`one_line` and ElementTree's
+    escaping (remembered for short texts: ids repeat on every run, and each ``case
+    #repetition`` once per candidate, so a campaign's fit: 12 cases of thousands of
+    repetitions)."""
     if len(text) <= _REMEMBERED_LENGTH:
         return _remembered_attribute(text, limit)
-    return xml_text(text, limit).translate(_ATTRIBUTE)
+    return one_line(text, limit).translate(_ATTRIBUTE)
 
 
 @functools.lru_cache(maxsize=1 << 17)
 def _remembered_attribute(text: str, limit: int) -> str:
-    return xml_text(text, limit).translate(_ATTRIBUTE)
+    return one_line(text, limit).translate(_ATTRIBUTE)
+
+
+def _line(text: str) -> str:
+    """A repeated untrusted value (provider, classification) on one line, as element text
+    (remembered when short, as :func:`_attribute` is)."""
+    if len(text) <= _REMEMBERED_LENGTH:
+        return _remembered_line(text)
+    return one_line(text, _MESSAGE_LIMIT).translate(_TEXT)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _remembered_line(text: str) -> str:
+    return one_line(text, _MESSAGE_LIMIT).translate(_TEXT)
 
 
 def _element(tag: str, message: str, kind: str, text: str) -> str:
@@ -197,36 +214,14 @@ def _start_tag(element: ElementTree.Element) -> str:
     return written[: -len(f"</{element.tag}>")]
 
 
-def _suite(parent: ElementTree.Element, name: str) -> ElementTree.Element:
-    return ElementTree.SubElement(parent, "testsuite", name=xml_text(name, 200))
-
-
-def _count(suite: ElementTree.Element, results: Sequence[str]) -> dict[str, int]:
-    counts = {
-        "tests": len(results),
-        "failures": results.count("failure"),
-        "errors": results.count("error"),
-        "skipped": results.count("skipped"),
-    }
-    for key, value in counts.items():
-        suite.set(key, str(value))
-    return counts
-
-
-def _gate_suite(root: ElementTree.Element, result: GateResult) -> ElementTree.Element:
-    gate = _suite(root, "scorecard gate")
-    _properties(
-        gate,
-        [
-            ("verdict", result.verdict),
-            ("current", result.current_bundle),
-            ("baseline", result.baseline_bundle or "-"),
-            ("baseline_nights", ", ".join(result.baseline_nights) or "-"),
-            ("new_forbidden_calls", result.forbidden_calls_text or "none"),
-            ("seed", str(result.seed)),
-        ],
-    )
-    return gate
+def _count(element: ElementTree.Element, results: Sequence[str], *, skipped: bool = True) -> None:
+    """Set ``element``'s counts of ``results``; ``testsuites`` has no skipped count in the
+    schemas (``skipped=False``)."""
+    element.set("tests", str(len(results)))
+    element.set("failures", str(results.count("failure")))
+    element.set("errors", str(results.count("error")))
+    if skipped:
+        element.set("skipped", str(results.count("skipped")))
 
 
 def _document(root: ElementTree.Element) -> str:
@@ -239,36 +234,35 @@ def _document(root: ElementTree.Element) -> str:
 
 
 def _check_case(suite: ElementTree.Element, check: GateCheck, pages: Sequence[str] = ()) -> str:
-    who = check.candidate or "all candidates"
+    who = check.candidate or ALL_CANDIDATES
     case = ElementTree.SubElement(
-        suite,
-        "testcase",
-        classname=f"scorecard.gate.{check.rule}",
-        name=xml_text(f"{who}: {check.rule}", 200),
+        suite, "testcase", classname=one_line(who, _NAME_LIMIT), name=check.rule
     )
     subjects = ", ".join(dict.fromkeys(o.subject for o in check.outcomes if o.subject))
-    _properties(
-        case,
+    facts = _facts(
         [
             ("status", check.status),
             ("required", "true" if check.required else "false"),
             *([("subjects", subjects)] if subjects else []),
             *(("page", page) for page in pages),
-        ],
+        ]
     )
     deciding = [outcome for outcome in check.outcomes if outcome.status == check.status]
     message = one_line("; ".join(o.summary for o in deciding), _MESSAGE_LIMIT)
     details = "\n".join(f"{o.status}: {o.detail}" for o in check.outcomes)
+    kind = "passed"
     if check.failed:
         element = ElementTree.SubElement(case, "failure", message=message, type=check.rule)
         element.text = xml_text(details, _TEXT_LIMIT)
-        return "failure"
-    if check.required and check.status == "inconclusive":
-        ElementTree.SubElement(case, "skipped", message=f"inconclusive: {message}")
-        return "skipped"
-    text = details or f"pass: {check.rule} found nothing to report for {who}."
-    ElementTree.SubElement(case, "system-out").text = xml_text(text, _TEXT_LIMIT)
-    return "passed"
+        kind = "failure"
+    elif check.required and check.status == "inconclusive":
+        ElementTree.SubElement(case, "skipped").text = f"inconclusive: {message}"
+        kind = "skipped"
+    if kind != "failure":  # a failure's details are its text
+        details = details or f"pass: {check.rule} found nothing to report for {one_line(who)}."
+        facts += "\n\n" + details
+    ElementTree.SubElement(case, "system-out").text = xml_text(facts, _TEXT_LIMIT)
+    return kind
 
 
 def _failure_pages(result: GateResult, site_url: str | None) -> dict[str | None, list[str]]:
@@ -285,28 +279,28 @@ def _failure_pages(result: GateResult, site_url: str | None) -> dict[str | None,
 
 
 def render_junit(result: GateResult, *, site_url: str | None = None) -> str:
-    """``result`` as JUnit XML with one test case per gate check (UTF-8, XML declaration). With
-    ``site_url`` (where ``scorecard report`` publishes its site), a failed check of a candidate
-    lists the pages of that candidate's gate-failed runs as ``page`` properties."""
-    root = ElementTree.Element("testsuites", name="scorecard gate")
-    gate = _gate_suite(root, result)
+    """``result`` as JUnit XML with one test case per gate check (UTF-8, XML declaration):
+    class name the candidate, name the rule. With ``site_url`` (where ``scorecard report``
+    publishes its site), a failed check of a candidate lists the pages of that candidate's
+    gate-failed runs as ``page:`` lines of its ``system-out``."""
+    root = ElementTree.Element("testsuites", name=CHECKS_SUITE)
+    gate = ElementTree.SubElement(root, "testsuite", name=CHECKS_SUITE)
+    gate.append(_properties(_gate_properties(result)))
     pages = _failure_pages(result, site_url)
-    counts = _count(
-        gate,
-        [
-            _check_case(gate, check, pages.get(check.candidate, []) if check.failed else [])
-            for check in result.checks
-        ],
-    )
-    for key, value in counts.items():
-        root.set(key, str(value))
+    results = [
+        _check_case(gate, check, pages.get(check.candidate, []) if check.failed else [])
+        for check in result.checks
+    ]
+    _count(gate, results)
+    _count(root, results, skipped=False)
     return _document(root)
 
 
 def render_junit_runs(result: GateResult, *, site_url: str | None = None) -> str:
-    """``result`` as the per-run JUnit XML reference report (UTF-8, XML declaration); with
-    ``site_url``, each run's test case has its report-site page as a ``page`` property. The
-    text :func:`write_junit_runs` writes."""
+    """``result`` as the per-run JUnit XML reference report (UTF-8, XML declaration): class
+    name the candidate, name ``case #repetition``; with ``site_url``, each run's test case has
+    its report-site page as a ``page:`` line of its ``system-out``. The text
+    :func:`write_junit_runs` writes."""
     stream = io.StringIO()
     write_junit_runs(result, stream, site_url=site_url)
     return stream.getvalue()
@@ -314,9 +308,7 @@ def render_junit_runs(result: GateResult, *, site_url: str | None = None) -> str
 
 def write_junit_runs(result: GateResult, stream: IO[str], *, site_url: str | None = None) -> None:
     """:func:`render_junit_runs`, written to ``stream`` a run at a time."""
-    root = ElementTree.Element("testsuites", name="scorecard gate")
-    gate = _gate_suite(root, result)
-    totals = _count(gate, [_outcome_case(gate, outcome) for outcome in result.outcomes])
+    root = ElementTree.Element("testsuites", name=RUNS_SUITE)
     # Each candidate's runs as ranges of positions (one range when the runs are sorted by
     # candidate, as a side's are), and what each of its test cases is, in one pass: the runs
     # are made again, a block at a time, as their test cases are written.
@@ -329,27 +321,31 @@ def write_junit_runs(result: GateResult, stream: IO[str], *, site_url: str | Non
         else:
             spans.append(range(position, position + 1))
         kinds.setdefault(run.candidate, []).append(_run_kind(run))
+    gate = _gate_properties(result)
     suites = []
+    everything: list[str] = []
     for candidate in sorted(ranges):
         suite = ElementTree.Element(
-            "testsuite", name=xml_text(f"{result.current_bundle}/{candidate}", 200)
+            "testsuite", name=one_line(f"{RUNS_SUITE}: {candidate}", _NAME_LIMIT)
         )
-        for key, value in _count(suite, kinds.pop(candidate)).items():
-            totals[key] += value
-        suites.append((suite, ranges[candidate]))
-    for key, value in totals.items():
-        root.set(key, str(value))
-    root.remove(gate)
-    ElementTree.indent(gate, level=1)
-    gate.tail = "\n  " if suites else "\n"
-    stream.write('<?xml version="1.0" encoding="utf-8"?>\n' + _start_tag(root) + "\n  ")
-    stream.write(ElementTree.tostring(gate, encoding="unicode"))
-    for index, (suite, spans) in enumerate(suites):
-        stream.write(_start_tag(suite))
+        _count(suite, kinds[candidate])
+        everything += kinds.pop(candidate)
+        properties = _properties([("candidate", candidate), *gate])
+        ElementTree.indent(properties, level=2)
+        suites.append((suite, properties, ranges[candidate]))
+    _count(root, everything, skipped=False)
+    stream.write('<?xml version="1.0" encoding="utf-8"?>\n')
+    if not suites:
+        stream.write(ElementTree.tostring(root, encoding="unicode") + "\n")
+        return
+    stream.write(_start_tag(root))
+    for suite, properties, spans in suites:
+        stream.write("\n  " + _start_tag(suite) + _CASE)
+        stream.write(ElementTree.tostring(properties, encoding="unicode"))
         for span in spans:
             for start in range(span.start, span.stop, _RUNS_AT_ONCE):
                 for run in result.runs[start : min(start + _RUNS_AT_ONCE, span.stop)]:
                     stream.write(_CASE)
                     stream.write(_run_case(run, site_url))
-        stream.write("\n  </testsuite>" + ("\n  " if index + 1 < len(suites) else "\n"))
-    stream.write("</testsuites>\n")
+        stream.write("\n  </testsuite>")
+    stream.write("\n</testsuites>\n")

@@ -3,7 +3,9 @@
 Sections, in order of importance: verdict and facts, required rule outcomes, candidates with
 intervals, gate failures, regressions with per-dimension deltas, advisory findings and
 reference alerts, exclusions, then the untrusted text in fenced blocks. When the summary would
-exceed its byte limit, the rest is left out and an explicit note says how much.
+exceed its byte limit, the rest is left out and an explicit note says how much; a gate
+failure's row says "details below" only when its details block is there
+(:mod:`scorecard.report._markdown_budget`).
 """
 
 from __future__ import annotations
@@ -29,64 +31,33 @@ from ._common import (
     runs_text,
 )
 from ._escape import INLINE_LIMIT, markdown_fence, markdown_inline, needs_block
+from ._markdown_budget import LeftOut, MarkdownBudget
 from ._site_paths import site_link
 
-__all__ = ["MARKDOWN_LIMIT", "render_markdown"]
+__all__ = [
+    "DETAILS_KEPT",
+    "DETAILS_LEFT_OUT",
+    "MARKDOWN_LIMIT",
+    "audit_detail",
+    "audited_runs",
+    "detail_block_count",
+    "detail_blocks",
+    "failure_detail",
+    "render_markdown",
+    "truncation_note",
+]
 
 #: Default size limit of the summary in bytes (GitHub allows 1 MiB per step; keep it readable).
 MARKDOWN_LIMIT = 60_000
 _NOTE_RESERVE = 400
 _DETAIL_LIMIT = 300
+#: What a gate failure's row says of its details block when the block is shown, or left out.
+DETAILS_KEPT = " (details below)"
+DETAILS_LEFT_OUT = " (details left out)"
 _UNTRUSTED_NOTE = (
     "> Ids, reasons and messages come from the agent under test and from case authors: they "
     "are untrusted, shown escaped, and long or multi-line text only inside code blocks."
 )
-
-
-class _Budget:
-    """Collects markdown pieces until the byte limit; counts what did not fit."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = max(limit, 2 * _NOTE_RESERVE)
-        self.parts: list[str] = []
-        self.size = 0
-        self.left_out = 0
-
-    def add(self, text: str) -> bool:
-        """Add ``text`` (one or more whole lines) if it fits; else count it as left out."""
-        size = len(text.encode("utf-8"))
-        if self.left_out or self.size + size > self.limit - _NOTE_RESERVE:
-            self.left_out += text.count("\n") or 1
-            return False
-        self.parts.append(text)
-        self.size += size
-        return True
-
-    def table(self, heading: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
-        """A table (with ``heading`` before it) whose rows are added while they fit."""
-        if not rows:
-            return
-        top = f"{heading}\n\n| {' | '.join(header)} |\n|{'---|' * len(header)}\n"
-        first, *rest = rows
-        if self.add(top + _row(first)):
-            for row in rest:
-                self.add(_row(row))
-        else:
-            self.left_out += len(rest)
-        self.add("\n")
-
-    def text(self) -> str:
-        if self.left_out:
-            self.parts.append(
-                f"\n> **Truncated:** this summary is limited to {self.limit:,} bytes; "
-                f"{self.left_out} more lines (table rows, sections and details) were left out. "
-                "The HTML report (`--html`) and JUnit XML (`--junit`) hold everything.\n"
-            )
-        return "".join(self.parts)
-
-
-def _row(cells: Sequence[str]) -> str:
-    return f"| {' | '.join(cells)} |\n"
 
 
 def _who(candidate: str | None) -> str:
@@ -110,7 +81,7 @@ def _outcome_rows(outcomes: Sequence[RuleOutcome]) -> list[list[str]]:
     ]
 
 
-def _header(result: GateResult, line: str, budget: _Budget) -> None:
+def _header(result: GateResult, line: str, budget: MarkdownBudget) -> None:
     icon = STATUS_ICONS[result.verdict]
     facts = [f"- **Current bundle**: {markdown_inline(result.current_bundle)}, {runs_text(result)}"]
     baseline = baseline_text(result)
@@ -127,7 +98,7 @@ def _header(result: GateResult, line: str, budget: _Budget) -> None:
     )
 
 
-def _candidates(result: GateResult, budget: _Budget) -> None:
+def _candidates(result: GateResult, budget: MarkdownBudget) -> None:
     compared = result.baseline_bundle is not None
     header = ["candidate", "runs", "scoreable", "infra", "gate fail", "pass rate [95%]"]
     header += ["gate-pass rate", "mean overall"]
@@ -184,17 +155,17 @@ def _run_link(run: RunFacts, site_url: str | None) -> str:
     return f"[{run.repetition}]({site_link(site_url, run.bundle, run.candidate, run.case, run.repetition)})"
 
 
-def _failures(result: GateResult, budget: _Budget, site_url: str | None) -> None:
+def _failures(result: GateResult, budget: MarkdownBudget, site_url: str | None) -> None:
     rows = []
-    for failure in result.failures:
+    for index, failure in enumerate(result.failures):
         run = failure.run
         reason = next(
             (text for name in failure.dimensions for text in run.reasons_for(name)),
             run.failure or "",
         )
-        shown = markdown_inline(reason, 80) + (
-            " (details below)" if needs_block(reason, 80) else ""
-        )
+        shown = markdown_inline(reason, 80)
+        if needs_block(reason, 80):
+            shown += budget.reference(f"failure-{index}", DETAILS_KEPT, DETAILS_LEFT_OUT)
         rows.append(
             [
                 markdown_inline(run.candidate),
@@ -220,7 +191,7 @@ def _failures(result: GateResult, budget: _Budget, site_url: str | None) -> None
     )
 
 
-def _regressions(result: GateResult, budget: _Budget) -> None:
+def _regressions(result: GateResult, budget: MarkdownBudget) -> None:
     shown = [
         outcome
         for outcome in result.required
@@ -279,7 +250,7 @@ def _regressions(result: GateResult, budget: _Budget) -> None:
         )
 
 
-def _advisory(result: GateResult, budget: _Budget) -> None:
+def _advisory(result: GateResult, budget: MarkdownBudget) -> None:
     rows = _outcome_rows([outcome for outcome in result.advisory if outcome.status != "pass"])
     budget.table(
         "### Advisory findings\n\nThese never change the verdict.",
@@ -298,7 +269,7 @@ def _advisory(result: GateResult, budget: _Budget) -> None:
     )
 
 
-def _exclusions(result: GateResult, budget: _Budget) -> None:
+def _exclusions(result: GateResult, budget: MarkdownBudget) -> None:
     rows = []
     first = result.comparisons[0].metric if result.comparisons else None
     for item in result.comparisons:
@@ -332,48 +303,94 @@ def _exclusions(result: GateResult, budget: _Budget) -> None:
     )
 
 
-def _detail_blocks(result: GateResult) -> Iterator[tuple[RunFacts, str, str]]:
-    """Each block of the details: its run, what its heading line says after the repetition,
-    and the untrusted text fenced under it."""
-    for failure in result.failures:
-        run = failure.run
-        lines = [
-            f"{name}: {reason}" for name in failure.dimensions for reason in run.reasons_for(name)
-        ]
-        if run.failure:
-            lines.append(f"failure: {run.failure}")
-        failed = ", ".join(f"`{name}`" for name in failure.dimensions)
-        yield run, f"gate failed: {failed}", chr(10).join(lines) or "(no reason recorded)"
-    if result.rules.audit_mode != "off":
-        kind = "advisory" if result.rules.audit_mode == "advisory" else "required"
-        for run in result.runs_with_findings:
-            lines = [
-                f"{finding.code} at {finding.pointer}: expected {finding.expected}, actual "
-                f"{finding.actual}" + (f" ({finding.hint})" if finding.hint else "")
-                for finding in run.findings
-            ]
-            yield run, f"failed audit findings ({kind})", chr(10).join(lines)
+def failure_detail(result: GateResult, index: int) -> tuple[str, str]:
+    """What the details block of gate failure ``index`` says after the repetition, and its
+    untrusted text."""
+    failure = result.failures[index]
+    run = failure.run
+    lines = [f"{name}: {reason}" for name in failure.dimensions for reason in run.reasons_for(name)]
+    if run.failure:
+        lines.append(f"failure: {run.failure}")
+    failed = ", ".join(f"`{name}`" for name in failure.dimensions)
+    return f"gate failed: {failed}", "\n".join(lines) or "(no reason recorded)"
 
 
-def _details(result: GateResult, budget: _Budget) -> None:
-    # Once the budget is spent, a block only counts its lines (the note says how many were
-    # left out): its fenced text's, remembered by text (reports repeat the same reasons), and
-    # the four of the heading line and the blank lines around the fence.
-    lines_of: dict[str, int] = {}
-    for number, (run, what, text) in enumerate(_detail_blocks(result)):
-        if not number:
-            budget.add("### Details (untrusted text)\n\n")
-        if not budget.left_out:
-            budget.add(
-                f"**{markdown_inline(run.candidate)}** \u00b7 {markdown_inline(run.case)} "
-                f"\u00b7 repetition {run.repetition} \u00b7 {what}"
-                f"\n\n{markdown_fence(text)}\n\n"
-            )
-            continue
-        count = lines_of.get(text)
-        if count is None:
-            count = lines_of[text] = markdown_fence(text).count("\n") + 4
-        budget.left_out += count
+def audit_detail(result: GateResult, run: RunFacts) -> tuple[str, str]:
+    """What an audited run's details block says after the repetition, and its untrusted text."""
+    kind = "advisory" if result.rules.audit_mode == "advisory" else "required"
+    lines = [
+        f"{finding.code} at {finding.pointer}: expected {finding.expected}, actual "
+        f"{finding.actual}" + (f" ({finding.hint})" if finding.hint else "")
+        for finding in run.findings
+    ]
+    return f"failed audit findings ({kind})", "\n".join(lines)
+
+
+def audited_runs(result: GateResult) -> Sequence[RunFacts]:
+    """The runs whose failed audit findings the details show (none with the audit rule off)."""
+    return result.runs_with_findings if result.rules.audit_mode != "off" else ()
+
+
+def detail_blocks(result: GateResult) -> Iterator[tuple[str, RunFacts, str, str]]:
+    """Each block of the details: its key (``failure-N`` for the N-th gate failure, whose row
+    refers to it; ``audit-N``), its run, what its heading line says after the repetition, and
+    the untrusted text fenced under it."""
+    for index, failure in enumerate(result.failures):
+        yield (f"failure-{index}", failure.run, *failure_detail(result, index))
+    for index, run in enumerate(audited_runs(result)):
+        yield (f"audit-{index}", run, *audit_detail(result, run))
+
+
+def detail_block_count(result: GateResult) -> int:
+    """How many blocks :func:`detail_blocks` yields (without making them)."""
+    return len(result.failures) + len(audited_runs(result))
+
+
+def _details(result: GateResult, budget: MarkdownBudget) -> None:
+    heading = "### Details (untrusted text)\n\n"  # added with the first block, never alone
+    tried = 0
+    for key, run, what, text in detail_blocks(result):
+        block = (
+            f"**{markdown_inline(run.candidate)}** \u00b7 {markdown_inline(run.case)} "
+            f"\u00b7 repetition {run.repetition} \u00b7 {what}"
+            f"\n\n{markdown_fence(text)}\n\n"
+        )
+        tried += 1
+        if not budget.add(block if tried > 1 else heading + block, kind="detail", key=key):
+            break  # counted as left out by the budget
+    # Once the budget is spent the rest are only counted: a report may have 50,000 of them.
+    budget.leave_out("detail", detail_block_count(result) - tried)
+
+
+def truncation_note(
+    bounds: str,
+    left_out: LeftOut,
+    *,
+    row: str = "table row",
+    block: str = "details block",
+    dropped: str = DETAILS_LEFT_OUT.strip(" ()"),
+) -> str:
+    """The closing note of a bounded text that left things out: ``bounds`` says what bounds it
+    ("this summary is limited to 60,000 bytes"), ``row`` and ``block`` name the rows and
+    blocks counted, ``dropped`` is what a reference to a left-out block says."""
+    parts = [
+        f"{count:,} {name}{'s' if count != 1 else ''}"
+        for count, name in (
+            (left_out.sections, "section"),
+            (left_out.rows, row),
+            (left_out.details, block),
+        )
+        if count
+    ]
+    listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+    text = f"\n> **Truncated:** {bounds}; left out: {listed}."
+    if left_out.references:
+        plural = left_out.references != 1
+        text += (
+            f" {left_out.references:,} gate failure{'s' if plural else ''} shown above "
+            f"say{'' if plural else 's'} *{dropped}*."
+        )
+    return text + " The HTML report (`--html`) holds everything.\n"
 
 
 def render_markdown(
@@ -382,7 +399,7 @@ def render_markdown(
     """The summary of ``result`` under its verdict ``line``, at most ``limit`` bytes (UTF-8).
     With ``site_url`` (where ``scorecard report`` publishes its site), each gate failure's
     repetition links to the run's page there."""
-    budget = _Budget(limit)
+    budget = MarkdownBudget(limit, _NOTE_RESERVE)
     _header(result, line, budget)
     budget.table(
         "### Required rules",
@@ -398,4 +415,5 @@ def render_markdown(
     budget.add(
         f"---\n*`scorecard gate`, seed {result.seed}; inline text is limited to {INLINE_LIMIT} characters.*\n"
     )
-    return budget.text()
+    bounds = f"this summary is limited to {budget.limit:,} bytes"
+    return budget.text(lambda left_out: truncation_note(bounds, left_out))

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from scorecard.contract import Catalog, InputError
+from scorecard.contract import Catalog, InputError, OutputError
 from scorecard.core import ScoredRecord
 from scorecard.engine import atomic_folder
 from scorecard.gate import (
@@ -83,12 +83,21 @@ def build_site(
 def write_site(files: Mapping[str, bytes], out: str | Path) -> None:
     """Write ``files`` as the folder ``out``, atomically: built in a folder beside it, then
     renamed over it. An existing ``out`` is replaced only when it is empty or a report site
-    (holds :data:`SITE_MARKER`); anything else raises :class:`~scorecard.contract.InputError`."""
+    (holds :data:`SITE_MARKER`); anything else raises :class:`~scorecard.contract.InputError`,
+    a folder that cannot be written :class:`~scorecard.contract.OutputError`."""
     target = Path(out)
     if target.exists():
         if not target.is_dir():
             raise InputError("the output is a file; give a folder for the site", rule="bad_output")
-        if any(target.iterdir()) and not (target / SITE_MARKER).is_file():
+        try:
+            foreign = any(target.iterdir()) and not (target / SITE_MARKER).is_file()
+        except OSError as error:  # a folder that cannot be listed cannot be replaced either
+            raise OutputError(
+                f"cannot write: {error.strerror or type(error).__name__}",
+                rule="unwritable",
+                source=str(target),
+            ) from None
+        if foreign:
             raise InputError(
                 "the output folder is not empty and holds no report site; give a new or empty "
                 "folder, or a site written by `scorecard report`",

@@ -76,11 +76,12 @@ def _incidents(rng: random.Random, runs: int, *, newest: bool) -> dict[str, set[
     return incidents
 
 
-def _manifest(bundle_id: str, index: int, schedule_seed: int) -> CampaignManifest:
+def _manifest(bundle_id: str, night: date, index: int, schedule_seed: int) -> CampaignManifest:
     return CampaignManifest.model_validate(
         {
             "schema": CAMPAIGN_SCHEMA,
             "id": bundle_id,
+            "night": night.isoformat(),
             "runnerVersion": f"0.8.{index}",
             "promptPolicy": "paperclip-default-v3",
             "providerVersions": {"codex": f"0.98.{index}", "opencode": "1.4.2", "acpx": "0.6.0"},
@@ -111,7 +112,9 @@ def simulate_bundle(index: int, *, seed: int, bundles: int, catalog: Catalog) ->
             setting = Setting(bundle_id, candidate, skills, case, CASE_TRAITS[case_id], repetition)
             observations.append(simulate_run(rng, setting, incident=position in planned))
     return SimulatedBundle(
-        f"{night.isoformat()}-nightly", _manifest(bundle_id, index, schedule_seed), observations
+        f"{night.isoformat()}-nightly",
+        _manifest(bundle_id, night, index, schedule_seed),
+        observations,
     )
 
 

@@ -1,0 +1,343 @@
+"""Reading a store: one snapshot of ``index.json`` per read, and the files it lists.
+
+A bundle's files are opened (and checked: size, Parquet footer, the stamp saying whose they
+are) before anything is read from them, so a read either fails at once with a located
+:class:`~scorecard.contract.StoreError` or goes on from files it holds open, whatever a
+concurrent writer does to the names. What the engine gives for a folder, these give for the same
+bundle in the store: rows with their detail (the gate's sides), scored records (explain, the
+report site) and record lines (``scorecard score --format records``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from scorecard.contract import (
+    BundleInfo,
+    InputError,
+    ManifestError,
+    Row,
+    StoreError,
+    parse_manifest,
+)
+from scorecard.core import ScoredRecord, scorecard_line
+from scorecard.engine import RecordDetail, record_detail, stored_record
+from scorecard.engine.parquet import PARQUET_SCHEMA, rows_of
+
+from ._files import Vanished, existing_file, open_parquet
+from ._index import BundleEntry, Index
+from ._layout import DETAIL, METADATA_KEY, REJECTS, RUNS
+from ._meta import StoreMeta
+
+__all__ = ["RunDetail", "Snapshot"]
+
+#: JSON text kept by the store, decoded (msgspec: ints and floats as ``json`` reads them).
+_DECODE = msgspec.json.Decoder().decode
+
+
+@dataclass(frozen=True)
+class RunDetail:
+    """One run as a store keeps it: what a drill-down shows."""
+
+    bundle: str
+    candidate: str
+    case: str
+    repetition: int
+    observation: str
+    """The observation as given (untrusted text: escape and redact it where it is shown)."""
+    scorecard: str
+    """The v2 scorecard line, as ``scorecard score --format jsonl`` writes it."""
+    findings: tuple[dict[str, Any], ...]
+    """The audit findings that failed (objects as records list them)."""
+    failure: dict[str, Any] | None
+    """The observation's failure as its record holds it (redacted), or None."""
+    source_file: str
+    source_line: int | None
+    source_index: int | None
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A store Parquet file, open, and where it is."""
+
+    path: Path
+    file: pq.ParquetFile
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """Turn a failure to read the file (a corrupt page) into its located error."""
+        try:
+            yield
+        except (OSError, ValueError, pa.ArrowException) as error:
+            raise StoreError(
+                f"cannot read Parquet ({type(error).__name__}): truncated or overwritten?",
+                rule="corrupt_file",
+                source=str(self.path),
+            ) from None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The store as one read of its index saw it."""
+
+    root: Path
+    meta: StoreMeta
+    index: Index
+
+    def entry(self, bundle_id: str) -> BundleEntry:
+        """The bundle of this id; an unknown one is a :class:`StoreError` naming a few known."""
+        entry = self.index.get(bundle_id)
+        if entry is None:
+            known = [known.id for known in self.index.bundles]
+            shown = ", ".join(known[-5:]) or "none"
+            raise StoreError(
+                f"no bundle {bundle_id!r} in the store ({len(known)} bundles; the newest: {shown})",
+                rule="unknown_bundle",
+                source=str(self.root),
+            )
+        return entry
+
+    def entries(self, bundles: Sequence[str] | None) -> list[BundleEntry]:
+        """The bundles named (all, when None), in night order."""
+        if bundles is None:
+            return list(self.index.bundles)
+        wanted = {self.entry(bundle).id for bundle in bundles}
+        return [entry for entry in self.index.bundles if entry.id in wanted]
+
+    def path(self, entry: BundleEntry, kind: str) -> Path:
+        """Where one of the bundle's files is, checked to have the size the index gives."""
+        path = existing_file(self.root, entry.files[kind])
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            raise Vanished(path) from None
+        if size != entry.sizes[kind]:
+            raise StoreError(
+                f"the file is {size} bytes, the index says {entry.sizes[kind]}: truncated or "
+                "replaced by another file",
+                rule="corrupt_file",
+                source=str(path),
+            )
+        return path
+
+    def parquet(self, entry: BundleEntry, kind: str) -> Opened:
+        """One of the bundle's Parquet files, opened and checked to be its own, with as many
+        rows as the bundle has runs."""
+        path = self.path(entry, kind)
+        opened = open_parquet(path, bundle=entry.id, digest=entry.digest, kind=kind)
+        if opened.metadata.num_rows != entry.runs:
+            raise StoreError(
+                f"the file holds {opened.metadata.num_rows} runs, the index says {entry.runs}",
+                rule="corrupt_file",
+                source=str(path),
+            )
+        return Opened(path, opened)
+
+    def bundle_info(self, entry: BundleEntry, runs: Opened) -> BundleInfo:
+        """The bundle as discovery knew it when it was ingested (its roster)."""
+        stamp = json.loads(runs.file.metadata.metadata[METADATA_KEY])
+        manifest = stamp.get("manifest")
+        if manifest is None:
+            return BundleInfo(id=entry.id, kind="folder")
+        try:
+            info = parse_manifest(manifest)
+        except ManifestError:
+            raise StoreError(
+                "the bundle's manifest kept in the file does not parse",
+                rule="corrupt_file",
+                source=str(runs.path),
+            ) from None
+        return BundleInfo(
+            id=entry.id, kind=info.kind, campaign=info.campaign, candidates=info.candidates
+        )
+
+    # --- what the views read ------------------------------------------------------------
+
+    def rows_with_detail(
+        self, entry: BundleEntry, *, every: bool, findings_only: bool = False
+    ) -> Iterator[tuple[Row, RecordDetail | None]]:
+        """Rows in input order, with the detail of the runs a verdict shows (effective gate
+        failed, failed findings; ``every``: all), as ``ScoringRun.detailed_rows`` gives them
+        (``findings_only``: the failed findings and whether they gate, the rest left empty).
+        The files are opened here, before the first row is asked for."""
+        runs = self.parquet(entry, RUNS)
+        detail = self.parquet(entry, DETAIL)
+        return self._rows_with_detail(runs, detail, every, findings_only)
+
+    def _rows_with_detail(
+        self, runs: Opened, detail: Opened, every: bool, findings_only: bool
+    ) -> Iterator[tuple[Row, RecordDetail | None]]:
+        with runs.reading():
+            table = runs.file.read(columns=PARQUET_SCHEMA.names, use_threads=False)
+        wanted = ["findings"]
+        if not findings_only:
+            wanted += ["scorecard", "failure", "source_file", "source_line"]
+        with detail.reading():
+            read = detail.file.read(columns=wanted, use_threads=False)
+        gate = table.column("gate_passed")
+        needed = pc.or_(pc.is_valid(read.column("findings")), pc.fill_null(pc.invert(gate), False))
+        shown = list(range(table.num_rows)) if every else pc.indices_nonzero(needed).to_pylist()
+        details: dict[int, RecordDetail] = {}
+        if shown:
+            columns = read.take(pa.array(shown, pa.int64())).to_pydict()
+            gates = self.meta.policy.audit_gate
+            empty = [None] * len(shown)
+            for position, found, card, failure, file, line in zip(
+                shown,
+                columns["findings"],
+                columns.get("scorecard", empty),
+                columns.get("failure", empty),
+                columns.get("source_file", empty),
+                columns.get("source_line", empty),
+                strict=True,
+            ):
+                details[position] = record_detail(
+                    {
+                        "scorecard": _DECODE(card) if card else {},
+                        "audit": {"findings": _DECODE(found) if found else [], "gates": gates},
+                        "failure": _DECODE(failure) if failure else None,
+                        "source": {"file": file, "line": line},
+                    }
+                )
+        for position, row in enumerate(zip(*rows_of(table, PARQUET_SCHEMA), strict=True)):
+            yield row, details.get(position)
+
+    def scored_records(self, entry: BundleEntry) -> Iterator[ScoredRecord]:
+        """The bundle's runs scored again from their kept observations (the general path,
+        with the store's catalog and policy): the records ``scorecard score`` makes of the
+        bundle's folder. A run whose scorecard comes out other than the one kept (another
+        scorecard version scored the bundle) is a :class:`StoreError`."""
+        runs = self.parquet(entry, RUNS)
+        detail = self.parquet(entry, DETAIL)
+        info = self.bundle_info(entry, runs)
+        return self._scored_records(entry, detail, info)
+
+    def _scored_records(
+        self, entry: BundleEntry, detail: Opened, info: BundleInfo
+    ) -> Iterator[ScoredRecord]:
+        catalog, policy = self.meta.catalog, self.meta.policy
+        wanted = [
+            "observation",
+            "scorecard",
+            "source_file",
+            "source_line",
+            "source_index",
+            "repetition",
+        ]
+        for group in range(detail.file.metadata.num_row_groups):
+            with detail.reading():
+                columns = detail.file.read_row_group(group, columns=wanted).to_pydict()
+            for observation, card, file, line, index, repetition in zip(
+                *(columns[name] for name in wanted), strict=True
+            ):
+                record = stored_record(
+                    observation.encode("utf-8"),
+                    source=file,
+                    line=line,
+                    index=index,
+                    repetition=repetition,
+                    bundle=info,
+                    catalog=catalog,
+                    policy=policy,
+                )
+                if isinstance(record, InputError) or scorecard_line(record.card) != card:
+                    where = file + (
+                        f":{line}" if line is not None else "" if index is None else f"[{index}]"
+                    )
+                    raise StoreError(
+                        f"the run read from {where} scores differently now than when it was "
+                        f"ingested (by scorecard {entry.scorecard_version}): ingest bundle "
+                        f"{info.id} again with replace",
+                        rule="scored_differently",
+                        source=str(detail.path),
+                    )
+                yield record
+
+    def run(self, entry: BundleEntry, candidate: str, case: str, repetition: int) -> RunDetail:
+        """One run's detail: its key columns read (as dictionary codes), then the one row
+        group that holds it. Only Python lists leave Arrow here: converting to numpy or from
+        Python values makes pyarrow import pandas, a third of a second this read need not pay."""
+        detail = self.parquet(entry, DETAIL)
+        keys = pq.ParquetFile(detail.path, read_dictionary=["candidate", "case"])
+        with detail.reading():
+            table = keys.read(columns=["candidate", "case", "repetition"], use_threads=False)
+        position = start = 0
+        found = None
+        for wanted, names, repetitions in zip(
+            table.column("candidate").chunks,
+            table.column("case").chunks,
+            table.column("repetition").chunks,
+            strict=True,
+        ):
+            candidates = wanted.dictionary.to_pylist()
+            cases = names.dictionary.to_pylist()
+            if candidate in candidates and case in cases:
+                mine, its = candidates.index(candidate), cases.index(case)
+                for offset, (who, what, number) in enumerate(
+                    zip(
+                        wanted.indices.to_pylist(),
+                        names.indices.to_pylist(),
+                        repetitions.to_pylist(),
+                        strict=True,
+                    )
+                ):
+                    if who == mine and what == its and number == repetition:
+                        found = start + offset
+                        break
+            if found is not None:
+                break
+            start += len(wanted)
+        if found is None:
+            raise StoreError(
+                f"bundle {entry.id} has no run {repetition} of candidate {candidate!r} on case "
+                f"{case!r}",
+                rule="unknown_run",
+                source=str(self.root),
+            )
+        metadata = detail.file.metadata
+        for group in range(metadata.num_row_groups):
+            rows = metadata.row_group(group).num_rows
+            if found < position + rows:
+                break
+            position += rows
+        with detail.reading():
+            row = detail.file.read_row_group(group).slice(found - position, 1).to_pylist()[0]
+        return RunDetail(
+            bundle=entry.id,
+            candidate=candidate,
+            case=case,
+            repetition=repetition,
+            observation=row["observation"],
+            scorecard=row["scorecard"],
+            findings=tuple(json.loads(row["findings"])) if row["findings"] else (),
+            failure=json.loads(row["failure"]) if row["failure"] else None,
+            source_file=row["source_file"],
+            source_line=row["source_line"],
+            source_index=row["source_index"],
+        )
+
+    def rejects(self, entry: BundleEntry) -> list[dict[str, Any]]:
+        """The rejected records kept with the bundle, as ``--errors`` lines (none: empty)."""
+        if REJECTS not in entry.files:
+            return []
+        path = self.path(entry, REJECTS)
+        kept = []
+        with path.open(encoding="utf-8") as stream:
+            for number, line in enumerate(stream, start=1):
+                try:
+                    kept.append(json.loads(line))
+                except ValueError:
+                    raise StoreError(
+                        "not a JSON line", rule="corrupt_file", source=str(path), line=number
+                    ) from None
+        return kept
