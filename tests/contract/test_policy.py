@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from scorecard.contract._errors import PolicyError
-from scorecard.contract._policy import Policy, parse_policy_file
+from scorecard.contract._policy import Policy, PolicyErrors, parse_policy_file
 from scorecard.engine._io import load_policy
 from scorecard.gate._rules import gate_policy
 
@@ -190,7 +190,72 @@ def test_one_file_holds_every_section(tmp_path: Path) -> None:
         "policy_unknown_key",
     )
     assert raised.value.message == (
-        "unknown policy key; expected weights, thresholds, auditGate and/or gate"
+        "unknown policy key; did you mean gate? (expected weights, thresholds, auditGate and/or "
+        "gate)"
     )
     (tmp_path / "empty.json").write_text("{}", encoding="utf-8")
     assert load_policy(tmp_path / "empty.json") == Policy()
+
+
+def test_every_problem_of_a_policy_file_is_raised_at_once_in_file_order(tmp_path: Path) -> None:
+    """A policy file with several problems names each, located, with "did you mean" for
+    unknown keys, dimensions and gate settings: one run shows everything to fix."""
+    path = tmp_path / "policy.yaml"
+    path.write_text(
+        "weigths:\n  x: 1\n"
+        "weights:\n  semantic_outcom: 0.3\n  presentation_fidelity: -1\n"
+        "thresholds:\n  trace_completeness: 2\n"
+        "auditGate: maybe\n"
+        "gate:\n  drop:\n    tolerence: 0.1\n  failOnInconclusiv: true\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(PolicyErrors) as raised:
+        load_policy(path)
+    assert isinstance(raised.value, PolicyError)
+    assert [(e.line, e.pointer, e.rule, e.message) for e in raised.value.errors] == [
+        (
+            2,
+            "/weigths",
+            "policy_unknown_key",
+            "unknown policy key; did you mean weights? (expected weights, thresholds, auditGate "
+            "and/or gate)",
+        ),
+        (
+            4,
+            "/weights/semantic_outcom",
+            "policy_unknown_dimension",
+            "unknown dimension 'semantic_outcom'; did you mean semantic_outcome?",
+        ),
+        (5, "/weights/presentation_fidelity", "policy_negative_weight", "weights must be >= 0"),
+        (
+            7,
+            "/thresholds/trace_completeness",
+            "policy_threshold_range",
+            "thresholds must lie in [0, 1]",
+        ),
+        (8, "/auditGate", "policy_type", "auditGate must be true or false"),
+        (
+            11,
+            "/gate/drop/tolerence",
+            "gate_policy_unknown_key",
+            "unknown gate setting; did you mean drop/tolerance?",
+        ),
+        (
+            12,
+            "/gate/failOnInconclusiv",
+            "gate_policy_unknown_key",
+            "unknown gate setting; did you mean failOnInconclusive?",
+        ),
+    ]
+    assert {error.source for error in raised.value.errors} == {str(path)}
+
+
+def test_overrides_from_python_report_every_problem_too() -> None:
+    """``Policy.from_overrides`` checks every entry before it raises."""
+    with pytest.raises(PolicyErrors) as raised:
+        Policy.from_overrides({"hard_invariants": 1, "semantic_outcome": "x"}, {"nope": 1})
+    assert [(e.pointer, e.rule) for e in raised.value.errors] == [
+        ("/weights/hard_invariants", "policy_gate_weight"),
+        ("/weights/semantic_outcome", "policy_type"),
+        ("/thresholds/nope", "policy_unknown_dimension"),
+    ]

@@ -193,5 +193,53 @@ def test_a_parquet_file_is_synced_before_it_is_renamed(
     write_parquet(sample_rows, tmp_path / "out.parquet")
     assert len(synced) == 1
     assert Path(synced[0]).parent == tmp_path
-    assert Path(synced[0]).name.startswith(".out.parquet.")
+    # A temporary file beside it, named or (O_TMPFILE) not: "#INODE (deleted)".
+    name = Path(synced[0]).name
+    assert name.startswith(".out.parquet.") or (name.startswith("#") and "(deleted)" in name)
     assert same(read_parquet_rows(tmp_path / "out.parquet"), sample_rows)
+
+
+def _makes_unnamed_files(folder: Path) -> bool:
+    flag = getattr(os, "O_TMPFILE", 0)
+    try:
+        os.close(os.open(folder, flag | os.O_WRONLY, 0o600))
+    except OSError:
+        return False
+    return bool(flag)
+
+
+@pytest.mark.parametrize("exists", [False, True], ids=["new", "replacing"])
+def test_while_it_is_written_the_output_has_no_name_beside_it(tmp_path: Path, exists: bool) -> None:
+    """Where ``O_TMPFILE`` works, the file being written has no name until it is complete (a
+    SIGKILL leaves nothing); it then takes the output's name, with a plain open()'s mode."""
+    if not _makes_unnamed_files(tmp_path):
+        pytest.skip("no O_TMPFILE on this file system")
+    target = tmp_path / "out.jsonl"
+    if exists:
+        target.write_text("old\n")
+    expected_mode = plain_open_mode(tmp_path)
+    with atomic_writer(target) as stream:
+        stream.write("new\n")
+        assert [path.name for path in tmp_path.iterdir()] == (["out.jsonl"] if exists else [])
+    assert target.read_text() == "new\n"
+    assert stat.S_IMODE(target.stat().st_mode) == expected_mode
+    assert [path.name for path in tmp_path.iterdir()] == ["out.jsonl"]
+
+
+@pytest.mark.parametrize("error", [RuntimeError("disk full"), KeyboardInterrupt()])
+def test_the_named_temporary_file_is_the_fallback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: BaseException
+) -> None:
+    """Without ``O_TMPFILE`` (another platform or file system) a named temporary file is
+    written and renamed, or removed when the write fails."""
+    monkeypatch.setattr(scorecard_output, "_unnamed_file", lambda folder: None)
+    target = tmp_path / "image.png"
+    target.write_bytes(b"old")
+    with atomic_binary_writer(target) as stream:
+        stream.write(b"new")
+        assert sorted(path.name for path in tmp_path.iterdir())[0].startswith(".image.png.")
+    assert target.read_bytes() == b"new"
+    with pytest.raises(type(error)):
+        write_bytes_then_fail(target, error)
+    assert target.read_bytes() == b"new"
+    assert [path.name for path in tmp_path.iterdir()] == ["image.png"]

@@ -579,6 +579,38 @@ def test_a_line_the_decoder_rejects_is_declined(catalog: Catalog) -> None:
     )
 
 
+_INTEGER_FIELDS = (
+    ("metrics", "attempts"),
+    ("metrics", "toolCount"),
+    ("traceLineage", "frameCount"),
+    ("traceLineage", "byteCount"),
+    ("lifecycle", "attempts"),
+    ("presentation", "commentCount"),
+)
+
+
+@pytest.mark.parametrize(("part", "name"), _INTEGER_FIELDS)
+def test_an_integral_float_is_declined_by_c_and_scored_as_its_integer(
+    part: str, name: str, catalog: Catalog
+) -> None:
+    """JSON Schema counts 1.0 as an integer: C declines the line (its decoder holds ints only)
+    and the general path scores it exactly as the integer: line, counts and row."""
+    document = json.loads(_sample_lines()[0])
+    whole = runner_line(document)
+    spelt = f'"{name}":{document[part][name]}'.encode()
+    assert whole.count(spelt) >= 1
+    text = json.dumps(document[part], separators=(",", ":")).encode()
+    floated = text.replace(spelt, f'"{name}":{float(document[part][name])}'.encode())
+    raw = whole.replace(text, floated)
+    assert raw != whole
+    assert fast_path(raw, catalog, Policy()) is None
+    assert general_path(raw, catalog, Policy()) == general_path(whole, catalog, Policy())
+    chunk = Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), raw, 1)
+    scorer = ChunkScorer(catalog, Policy(), ROWS_FORMAT)
+    floated_rows = _rows_and_summary(chunk, scorer)
+    assert floated_rows == _rows_and_summary(dataclasses.replace(chunk, block=whole), scorer)
+
+
 def test_a_policy_doubles_cannot_hold_exactly_has_no_plan() -> None:
     """Weights beyond 2**53 would round in C arithmetic; such policies take the Python path."""
     policy = Policy.from_overrides({"semantic_outcome": 2**60})

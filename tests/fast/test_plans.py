@@ -8,6 +8,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -254,3 +257,130 @@ def test_a_killed_writers_temporary_file_is_removed_later(
     scoring_catalog(copied_cases(tmp_path))
     assert not old.exists()
     assert recent.exists()
+
+
+def _load_in_a_process(cache: Path) -> subprocess.CompletedProcess[str]:
+    """A new process loading the catalog with ``cache`` (bounded: a hang fails, not waits)."""
+    code = (
+        "from scorecard.engine import scoring_catalog; "
+        f"print(scoring_catalog(__import__('pathlib').Path({str(ROOT / 'cases')!r}))._cases "
+        "is not None)"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env={**os.environ, "SCORECARD_CACHE_DIR": str(cache)},
+    )
+
+
+@pytest.mark.parametrize("through_a_link", [False, True], ids=["fifo", "link-to-fifo"])
+def test_a_fifo_under_the_cache_name_neither_hangs_nor_is_read(
+    cache: Path, tmp_path: Path, through_a_link: bool
+) -> None:
+    """A named pipe (or a link to one) where the cache file should be is not opened for
+    reading: the catalog is validated and the plans kept in a regular file again."""
+    scoring_catalog(ROOT / "cases")
+    [kept] = kept_files(cache)
+    kept.unlink()
+    if through_a_link:
+        os.mkfifo(tmp_path / "pipe")
+        os.symlink(tmp_path / "pipe", kept)
+    else:
+        os.mkfifo(kept)
+    done = _load_in_a_process(cache)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"  # validated: nothing was read from the pipe
+    assert stat.S_ISREG(os.lstat(kept).st_mode)
+    assert _load_in_a_process(cache).stdout.strip() == "False"  # the new file is used
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"[" * 200_000 + b"]" * 200_000,
+        b'{"format": 2, "plans": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
+        b" " * (_plans.MAX_BYTES + 1),
+    ],
+    ids=["deeply-nested", "nested-inside", "too-large"],
+)
+def test_a_hostile_cache_file_is_ignored_without_a_traceback(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, content: bytes
+) -> None:
+    """Deep nesting (a RecursionError in the parser) or a file past the bound is ignored."""
+    scoring_catalog(ROOT / "cases")
+    [kept] = kept_files(cache)
+    kept.write_bytes(content)
+    forget(monkeypatch)
+    assert _plans.known_plans(read_case_files(ROOT / "cases")) is None
+    catalog = scoring_catalog(ROOT / "cases")
+    assert catalog._cases is not None
+    assert _plans.case_plans(catalog) == validated_plans(ROOT / "cases")
+
+
+def _planted(cache: Path) -> Path:
+    """The kept file with final-response's comment count changed from 1 to 5, its JSON and
+    shape intact (what someone editing the file would leave)."""
+    [kept] = kept_files(cache)
+    document = json.loads(kept.read_text(encoding="utf-8"))
+    plan = document["plans"]["final-response"]
+    assert plan[10] == 1
+    plan[10] = 5
+    kept.write_text(json.dumps(document), encoding="utf-8")
+    return kept
+
+
+def test_a_planted_plan_is_not_kept(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edited plan does not carry its digest: it is not read, the plans are made from the
+    cases again, and the file is written back as it was."""
+    scoring_catalog(ROOT / "cases")
+    [kept] = kept_files(cache)
+    original = kept.read_bytes()
+    _planted(cache)
+    forget(monkeypatch)
+    catalog = scoring_catalog(ROOT / "cases")
+    assert catalog._cases is not None
+    assert _plans.case_plans(catalog) == validated_plans(ROOT / "cases")
+    assert kept.read_bytes() == original
+
+
+def test_a_planted_plan_does_not_change_the_summary(cache: Path, tmp_path: Path) -> None:
+    """Through the command line: the audit count with an edited cache is the true one."""
+    observations = str(ROOT / "observations")
+
+    def summary(cache_dir: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "scorecard", "score", observations, "--out", "/dev/null"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=300,
+            env={**os.environ, "SCORECARD_CACHE_DIR": cache_dir},
+        )
+        return done.stderr.strip().splitlines()[-1]
+
+    truth = summary("")
+    assert summary(str(cache)) == truth  # writes the cache
+    _planted(cache)
+    assert summary(str(cache)) == truth
+
+
+@pytest.mark.parametrize(
+    ("index", "value"),
+    [(0, "true"), (1, "sometimes"), (7, -1), (7, True), (12, "commentary"), (20, [1])],
+    ids=["flag-as-text", "capture", "negative-count", "bool-count", "text-not-list", "int-item"],
+)
+def test_a_plan_of_the_wrong_shape_is_not_read(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, index: int, value: object
+) -> None:
+    """Every item of a plan is checked against the shape ``case_plan`` makes."""
+    scoring_catalog(ROOT / "cases")
+    [kept] = kept_files(cache)
+    document = json.loads(kept.read_text(encoding="utf-8"))
+    document["plans"]["final-response"][index] = value
+    document["digest"] = _plans._digest(document["key"], document["plans"])
+    kept.write_text(json.dumps(document), encoding="utf-8")
+    forget(monkeypatch)
+    assert _plans.known_plans(read_case_files(ROOT / "cases")) is None

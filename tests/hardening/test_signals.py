@@ -74,9 +74,35 @@ def _start(args: list[str], marker: str, **options: object) -> subprocess.Popen[
     )
 
 
+def _unnamed_files(folder: Path, pid: int) -> list[str]:
+    """The files ``pid`` holds open in ``folder`` that have no name there (``O_TMPFILE``:
+    ``/proc/PID/fd`` shows them as ``FOLDER/#INODE (deleted)``)."""
+    found = []
+    for entry in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(entry)
+        except OSError:
+            continue
+        if target.startswith(f"{folder}/#") and target.endswith(" (deleted)"):
+            found.append(target)
+    return found
+
+
+def _has_unnamed_files(folder: Path) -> bool:
+    """Whether ``folder``'s file system makes files without a name (``O_TMPFILE``)."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    try:
+        os.close(os.open(folder, flag | os.O_WRONLY, 0o600))
+    except OSError:
+        return False
+    return bool(flag)
+
+
 def _wait_for_temporary(folder: Path, name: str, process: subprocess.Popen[bytes]) -> None:
+    """Until the run's output is being written: a temporary file (or staging folder) beside
+    it, or a file it has open there without a name."""
     deadline = time.monotonic() + 30
-    while not list(folder.glob(f".{name}.*")):
+    while not list(folder.glob(f".{name}.*")) and not _unnamed_files(folder, process.pid):
         assert process.poll() is None, "the run ended before its temporary output appeared"
         assert time.monotonic() < deadline
         time.sleep(0.005)
@@ -120,6 +146,31 @@ def test_a_stopped_run_keeps_the_previous_output(
     assert out.read_bytes() == PREVIOUS
     assert [path.name for path in tmp_path.iterdir()] == [name]
     assert _no_survivors(marker) == []
+
+
+@pytest.mark.parametrize(("name", "delay"), [("out.jsonl", 0.2), ("out.parquet", 0.1)])
+def test_a_killed_run_leaves_no_temporary_file_where_the_platform_allows(
+    big_input: Path, tmp_path: Path, name: str, delay: float
+) -> None:
+    """SIGKILL mid-write: the output is written to a file without a name (``O_TMPFILE``), so
+    nothing is left beside the previous output, which is kept byte for byte."""
+    out = tmp_path / name
+    out.write_bytes(PREVIOUS)
+    marker = uuid.uuid4().hex
+    args = [str(big_input), "--out", str(out)]
+    if name.endswith(".jsonl"):
+        args += ["--format", "records"]
+    if not _has_unnamed_files(tmp_path):
+        pytest.skip("no O_TMPFILE here: a named temporary file is the fallback")
+    process = _start(args, marker)
+    _wait_for_temporary(tmp_path, name, process)
+    time.sleep(delay)
+    assert process.poll() is None, "the run ended before it was killed"
+    process.kill()
+    process.communicate(timeout=60)
+    assert _no_survivors(marker) == []
+    assert [path.name for path in tmp_path.iterdir()] == [name]
+    assert out.read_bytes() == PREVIOUS
 
 
 @pytest.mark.parametrize("delay", list(_moments(2, 5)))

@@ -37,7 +37,7 @@ from scorecard.contract import InputError
 
 from ._compare import ComparisonSettings, Metric, PairedComparison
 from ._families import POOLED, Comparisons, DropTest, drop_tests
-from ._frames import observed_categories
+from ._frames import COLUMNS, observed_categories
 from ._reference import report_aggregate
 from ._stats import gated_mean_interval, seeded_generator
 from ._tables import (
@@ -376,7 +376,26 @@ def analyze_campaign(frame: pd.DataFrame, settings: ComparisonSettings) -> Campa
     """The analysis of a :func:`~scorecard.aggregate.records_frame` frame with ``settings``.
 
     A candidate id equal to :data:`POOLED` is bad input (the pooled comparison uses that label).
+    A ``frame`` that is not a records frame, or ``settings`` that are not
+    :class:`ComparisonSettings`, are a ``TypeError`` or ``ValueError`` naming what is missing.
     """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(
+            "analyze_campaign(): frame must be a pandas DataFrame made by records_frame(), not "
+            f"{type(frame).__name__}"
+        )
+    missing = [column for column in COLUMNS if column not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"analyze_campaign(): frame lacks {len(missing)} of the records frame's columns "
+            f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); make it with "
+            "records_frame(paths or records)"
+        )
+    if not isinstance(settings, ComparisonSettings):
+        raise TypeError(
+            "analyze_campaign(): settings must be a ComparisonSettings (ComparisonSettings(seed="
+            f"0)), not {type(settings).__name__}"
+        )
     if POOLED in observed_categories(frame["candidate"]):
         raise InputError(
             f"candidate id {POOLED!r} is reserved for the pooled comparison",

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 
-from scorecard.contract import ManifestError
+from scorecard.contract import ManifestError, Takes, arguments
 
 from ._inputs import PathLike
 
 __all__ = ["bundle_id"]
 
 
+@arguments(manifest=Takes.path)
 def bundle_id(manifest: PathLike) -> str:
     """The bundle id of the manifest file ``manifest`` (``docs/bundles.md``: content-addressed
     for ``eval-bundle.v1``, the stated id of a campaign manifest); an unreadable or invalid one

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from scorecard.contract import InputError
+from scorecard.contract import InputError, Takes, arguments
 
 from ._inputs import (
     Campaign,
@@ -114,6 +114,18 @@ def _check_options(
     return side_by_side
 
 
+@arguments(
+    paths=Takes.paths,
+    candidates=Takes.texts,
+    seed=Takes.seed,
+    policy=Takes.policy_source,
+    cases=Takes.optional_path,
+    workers=Takes.workers,
+    bundle_ids=Takes.texts,
+    baseline=Takes.optional_text,
+    bundle=Takes.optional_text,
+    across_bundles=Takes.optional_text,
+)
 def compare(
     paths: Sequence[PathLike] = (),
     *,

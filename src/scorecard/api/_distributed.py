@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scorecard.contract import InputError
+from scorecard.contract import InputError, Takes, arguments
 
 from ._inputs import PathLike, PolicySource, policy_file
 
@@ -61,6 +61,16 @@ def _client(scheduler: str) -> Iterator[Any]:
         yield client
 
 
+@arguments(
+    paths=Takes.paths,
+    scheduler=Takes.text,
+    out=Takes.path,
+    scorecards=Takes.optional_path,
+    errors_out=Takes.optional_path,
+    policy=Takes.policy_source,
+    cases=Takes.optional_path,
+    bundle_id=Takes.optional_text,
+)
 def score_on_cluster(
     paths: Sequence[PathLike],
     *,

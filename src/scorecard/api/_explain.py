@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from scorecard.contract import InputError, InputErrors
+from scorecard.contract import InputError, InputErrors, Takes, arguments
 
 from ._inputs import (
     PathLike,
@@ -54,6 +54,16 @@ def explanation_text(explanation: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+@arguments(
+    paths=Takes.paths,
+    case_ids=Takes.texts,
+    candidates=Takes.texts,
+    bundle=Takes.optional_text,
+    policy=Takes.policy_source,
+    bundle_id=Takes.optional_text,
+    cases=Takes.optional_path,
+    workers=Takes.workers,
+)
 def explain(
     paths: Sequence[PathLike] = (),
     *,

@@ -10,7 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from scorecard.contract import ROW_FIELDS, InputError, InputErrors, OutputError, ScorecardError
+from scorecard.contract import (
+    ROW_FIELDS,
+    InputError,
+    InputErrors,
+    OutputError,
+    ScorecardError,
+    Takes,
+    arguments,
+)
 
 from ._inputs import PathLike, PolicySource, gate_rules_of, policy_file, scoring_catalog_of
 
@@ -153,6 +161,21 @@ class _Loader:
         return side
 
 
+def _baselines(value: Any, where: str) -> Any:
+    """Baseline paths, or (with a store) a reference such as ``last:7``."""
+    return value if isinstance(value, str) else Takes.paths(value, where)
+
+
+@arguments(
+    current=Takes.optional_path,
+    baselines=_baselines,
+    policy=Takes.policy_source,
+    seed=Takes.seed,
+    bundle_id=Takes.optional_text,
+    baseline_bundle_id=Takes.optional_text,
+    cases=Takes.optional_path,
+    workers=Takes.workers,
+)
 def judge(
     current: PathLike | None,
     baselines: Sequence[PathLike] | str = (),

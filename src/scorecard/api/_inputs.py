@@ -12,7 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from scorecard.contract import InputError, InputErrors, PolicyFile
+from scorecard.contract import InputError, InputErrors, PolicyFile, Takes, arguments
 
 if TYPE_CHECKING:
     from scorecard.contract import Catalog, Policy
@@ -40,6 +40,7 @@ NO_POLICY = PolicyFile(None, MappingProxyType({}), MappingProxyType({}))
 """The policy of a call given none: the reference scoring defaults, the default gate rules."""
 
 
+@arguments(policy=Takes.policy_source)
 def policy_file(policy: PolicySource) -> PolicyFile:
     """``policy`` read and checked (every section, whoever reads which) by the one policy
     reader, :func:`scorecard.engine.read_policy_file`."""
@@ -105,6 +106,13 @@ def is_parquet_input(path: str) -> bool:
     return Path(path).suffix == ".parquet" and Path(path).exists()
 
 
+@arguments(
+    paths=Takes.paths,
+    cases=Takes.optional_path,
+    policy=Takes.policy,
+    workers=Takes.workers,
+    bundle_ids=Takes.texts,
+)
 def load_campaign(
     paths: Sequence[PathLike],
     *,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scorecard.contract import InputError, InputErrors
+from scorecard.contract import InputError, InputErrors, Takes, arguments
 
 from ._compare import comparison_settings, gate_statuses
 from ._inputs import (
@@ -42,6 +42,17 @@ class Plots:
     notes: list[str] = field(default_factory=list)
 
 
+@arguments(
+    kinds=Takes.texts,
+    paths=Takes.paths,
+    bundle=Takes.optional_text,
+    candidates=Takes.texts,
+    seed=Takes.seed,
+    policy=Takes.policy_source,
+    cases=Takes.optional_path,
+    workers=Takes.workers,
+    bundle_ids=Takes.texts,
+)
 def draw_plots(
     kinds: Sequence[str],
     paths: Sequence[PathLike] = (),
@@ -139,6 +150,19 @@ class PlotErrors(InputErrors):
         self.notes = notes
 
 
+@arguments(
+    kind=Takes.text,
+    out=Takes.path,
+    paths=Takes.paths,
+    image_format=Takes.text,
+    bundle=Takes.optional_text,
+    candidates=Takes.texts,
+    seed=Takes.seed,
+    policy=Takes.policy_source,
+    cases=Takes.optional_path,
+    workers=Takes.workers,
+    bundle_ids=Takes.texts,
+)
 def plot(
     kind: str,
     out: PathLike,

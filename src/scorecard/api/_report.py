@@ -9,7 +9,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from scorecard.contract import InputError, InputErrors, OutputError
+from scorecard.contract import InputError, InputErrors, OutputError, Takes, arguments
 
 from ._inputs import PathLike, PolicySource, gate_rules_of, policy_file
 
@@ -20,6 +20,14 @@ if TYPE_CHECKING:
 __all__ = ["build_report", "check_site_folder", "serve_folder", "write_report"]
 
 
+@arguments(
+    paths=Takes.paths,
+    policy=Takes.policy_source,
+    seed=Takes.seed,
+    bundle_id=Takes.optional_text,
+    cases=Takes.optional_path,
+    workers=Takes.workers,
+)
 def build_report(
     paths: Sequence[PathLike] = (),
     *,
@@ -86,6 +94,7 @@ def build_report(
     return build_site(records, catalog, rules=gate_rules_of(settings), seed=seed)
 
 
+@arguments(out=Takes.path, paths=Takes.paths)
 def check_site_folder(out: PathLike, paths: Sequence[PathLike]) -> None:
     """Refuse a site folder that is, or holds, one of the inputs: writing it would replace
     them."""
@@ -102,6 +111,7 @@ def check_site_folder(out: PathLike, paths: Sequence[PathLike]) -> None:
             )
 
 
+@arguments(out=Takes.path)
 def write_report(files: dict[str, bytes], out: PathLike) -> int:
     """Write the site's ``files`` to the folder ``out`` atomically (built beside it, then
     renamed); returns the number of pages."""
@@ -118,6 +128,7 @@ def write_report(files: dict[str, bytes], out: PathLike) -> int:
     return sum(1 for name in files if name.endswith(".html"))
 
 
+@arguments(folder=Takes.path)
 def serve_folder(folder: PathLike, *, port: int = 0, on_ready: Callable[[str], None]) -> None:
     """Serve the files of ``folder`` on 127.0.0.1:``port`` (0: any free port) until Ctrl-C or
     SIGTERM, calling ``on_ready`` with the address first. While serving, Ctrl-C and SIGTERM are

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal
 
-from scorecard.contract import InputError
+from scorecard.contract import InputError, Takes, arguments
 
 from ._inputs import PathLike, PolicySource, policy_file, scoring_catalog_of
 
@@ -52,6 +52,14 @@ def output_format_for(out: PathLike | None, *, interactive: bool) -> OutputForma
     return "table" if interactive else "jsonl"
 
 
+@arguments(
+    paths=Takes.paths,
+    errors_out=Takes.optional_path,
+    policy=Takes.policy_source,
+    cases=Takes.optional_path,
+    bundle_id=Takes.optional_text,
+    workers=Takes.workers,
+)
 def score(
     paths: Sequence[PathLike],
     *,
@@ -76,7 +84,7 @@ def score(
     of records read every ``progress_every`` of them. With ``scheduler`` (a Dask scheduler's
     address, or ``local``) the records are scored on that cluster into the ``.parquet`` dataset
     ``out`` (:func:`score_on_cluster`)."""
-    from scorecard.engine import atomic_writer, default_workers, score_run
+    from scorecard.engine import atomic_writer, default_workers, empty_input_notices, score_run
 
     if scheduler is not None:
         if not isinstance(out, str | os.PathLike) or Path(out).suffix != ".parquet":
@@ -152,6 +160,10 @@ def score(
         else:
             stream = _opened(out) if target is None else stack.enter_context(atomic_writer(target))
             _write_text(accepted(), stream, chosen)
+    if summary.scored + summary.rejected == 0:
+        # Nothing read is not an error (the output, empty, is still written) but is said.
+        for notice in empty_input_notices([os.fspath(path) for path in paths]):
+            summary.notice(notice)
     return scored
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "library_errors",
     "paths_or_store",
     "print_errors",
+    "print_warnings",
     "write_errors",
 ]
 
@@ -103,6 +104,19 @@ WorkersOption = Annotated[
 ]
 
 
+MAX_WARNINGS_SHOWN = 20
+"""Warnings printed at most (the rest counted), as for errors."""
+
+
+def print_warnings(lines: Sequence[str], *, limit: int = MAX_WARNINGS_SHOWN) -> None:
+    """One line per warning on stderr (``warning: file:line /pointer: message [rule]``),
+    bounded: what a run kept but a person should look at (an unknown field, an empty input)."""
+    for line in lines[:limit]:
+        sys.stderr.write(f"warning: {line}\n")
+    if len(lines) > limit:
+        sys.stderr.write(f"warning: ... and {len(lines) - limit} more\n")
+
+
 def write_errors(errors_file: Path | None, errors: Iterable[ScorecardError]) -> None:
     """``--errors FILE``: one JSON line per rejected record (nothing without a file)."""
     if errors_file is None:
@@ -124,14 +138,15 @@ def library_errors(
     of the block is printed, located, on stderr (several at once: each, and all of them into
     ``errors_file``), ``stdout_line`` goes to stdout (a verdict line saying nothing was
     judged), and the command exits with the code of the errors' families (``_exit_codes``)."""
-    from scorecard.contract import InputErrors
+    from scorecard.contract import InputErrors, PolicyErrors
 
     try:
         yield
     except ScorecardError as error:
-        errors = list(error.errors) if isinstance(error, InputErrors) else [error]
-        if isinstance(error, InputErrors):
-            write_errors(errors_file, error.errors)
+        errors: list[ScorecardError] = [error]
+        if isinstance(error, InputErrors | PolicyErrors):  # several at once: each, and a file
+            errors = list(error.errors)
+            write_errors(errors_file, errors)
         ended = failure(errors)
     else:
         return

@@ -17,6 +17,7 @@ from ._common import (
     PolicyOption,
     library_errors,
     print_errors,
+    print_warnings,
 )
 
 #: Mirrors scorecard.api.SPLIT_BYTES (and the engine's) without importing it at CLI start.
@@ -99,6 +100,7 @@ def score_dask(
             split_bytes=split_bytes,
         )
     print_errors(run.errors)
+    print_warnings(run.summary.warnings())
     sys.stderr.write(run.summary.line() + "\n")
     if run.summary.rejected:
         raise typer.Exit(EXIT_BAD_INPUT)

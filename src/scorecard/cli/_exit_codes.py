@@ -96,6 +96,12 @@ def reporting(command: Callable[Parameters, Result]) -> Callable[Parameters, Res
         try:
             return command(*args, **kwargs)
         except ScorecardError as error:
-            raise failure([error]) from None
+            from scorecard.contract import InputErrors, PolicyErrors
+
+            # Several at once (rejected records, a policy file's problems): each printed.
+            errors = (
+                list(error.errors) if isinstance(error, InputErrors | PolicyErrors) else [error]
+            )
+            raise failure(errors) from None
 
     return reported

@@ -21,6 +21,7 @@ from ._common import (
     input_paths,
     library_errors,
     print_errors,
+    print_warnings,
 )
 
 
@@ -125,6 +126,7 @@ def score(
             on_progress=tick,
         )
     print_errors(scored.errors)
+    print_warnings(scored.summary.warnings())
     sys.stderr.write(scored.summary.line() + "\n")
     if scored.summary.rejected:
         raise typer.Exit(EXIT_BAD_INPUT)

@@ -29,6 +29,8 @@ _EXPORTS = {
     "Catalog": "_catalog",
     "load_catalog": "_catalog",
     "read_case_files": "_catalog",
+    "Takes": "_takes",
+    "arguments": "_arguments",
     "CaseError": "_errors",
     "CatalogError": "_errors",
     "InputError": "_errors",
@@ -39,6 +41,8 @@ _EXPORTS = {
     "InputErrors": "_errors",
     "ScorecardError": "_errors",
     "StoreError": "_errors",
+    "close_field_name": "_hints",
+    "did_you_mean": "_hints",
     "canonical_json": "_jsformat",
     "format_js_number": "_jsformat",
     "js_json": "_jsformat",
@@ -59,6 +63,7 @@ _EXPORTS = {
     "TraceAssertion": "_models",
     "WorkflowCase": "_models",
     "WorkflowObservation": "_observation",
+    "INTEGRAL_FLOATS": "_observation",
     "join": "_pointer",
     "pointer_from_location": "_pointer",
     "DEFAULT_WEIGHTS": "_policy",
@@ -67,6 +72,7 @@ _EXPORTS = {
     "GateMetric": "_gate_section",
     "gate_settings": "_gate_section",
     "Policy": "_policy",
+    "PolicyErrors": "_problems",
     "PolicyFile": "_policy",
     "SCORING_KEYS": "_policy",
     "parse_policy_file": "_policy",
@@ -74,6 +80,7 @@ _EXPORTS = {
     "printable": "_printable",
     "csv_cell": "_printable",
     "xml_characters": "_printable",
+    "shortened": "_printable",
     "written_name": "_printable",
     "CLASSIFICATIONS": "_record",
     "Column": "_record",
@@ -94,6 +101,7 @@ _EXPORTS = {
     "raise_if_stopped": "_stops",
     "stop_requested": "_stops",
     "stops_deferred": "_stops",
+    "json_type_name": "_hints",
     "structural_error": "_structure",
     "BaseDict": "_wire",
     "CheckDict": "_wire",
@@ -115,6 +123,7 @@ __all__ = [
     "GATE_DIMENSIONS",
     "GATE_METRICS",
     "GATE_SAFETY_DIMENSIONS",
+    "INTEGRAL_FLOATS",
     "MANIFEST_NAME",
     "METRIC_KEYS",
     "NOT_PLAIN",
@@ -151,6 +160,7 @@ __all__ = [
     "OutputError",
     "Policy",
     "PolicyError",
+    "PolicyErrors",
     "PolicyFile",
     "Row",
     "ScorecardDict",
@@ -159,14 +169,18 @@ __all__ = [
     "ScorecardV2",
     "Stopped",
     "StoreError",
+    "Takes",
     "TraceAssertion",
     "TraceDict",
     "TraceLineageDict",
     "WireEventDict",
     "WorkflowCase",
     "WorkflowObservation",
+    "arguments",
     "canonical_json",
+    "close_field_name",
     "csv_cell",
+    "did_you_mean",
     "eval_bundle_id",
     "find_secret",
     "folder_bundle_id",
@@ -176,6 +190,7 @@ __all__ = [
     "join",
     "js_json",
     "js_string",
+    "json_type_name",
     "lazy_exports",
     "load_catalog",
     "manifest_json",
@@ -193,6 +208,7 @@ __all__ = [
     "redact",
     "row_of",
     "scoring_policy",
+    "shortened",
     "stop_requested",
     "stops_deferred",
     "structural_error",
@@ -205,6 +221,7 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 
 
 if TYPE_CHECKING:
+    from ._arguments import arguments
     from ._bundles import (
         CAMPAIGN_SCHEMA,
         MANIFEST_NAME,
@@ -230,6 +247,7 @@ if TYPE_CHECKING:
         StoreError,
     )
     from ._gate_section import GATE_METRICS, GATE_SAFETY_DIMENSIONS, GateMetric, gate_settings
+    from ._hints import close_field_name, did_you_mean, json_type_name
     from ._jsformat import canonical_json, format_js_number, js_json, js_string
     from ._json import NOT_PLAIN, parse_json_document, parse_plain_json
     from ._models import CaseAssertions, TraceAssertion, WorkflowCase
@@ -242,7 +260,7 @@ if TYPE_CHECKING:
         Classification,
         DimensionName,
     )
-    from ._observation import WorkflowObservation
+    from ._observation import INTEGRAL_FLOATS, WorkflowObservation
     from ._pointer import join, pointer_from_location
     from ._policy import (
         DEFAULT_WEIGHTS,
@@ -252,7 +270,8 @@ if TYPE_CHECKING:
         parse_policy_file,
         scoring_policy,
     )
-    from ._printable import csv_cell, printable, written_name, xml_characters
+    from ._printable import csv_cell, printable, shortened, written_name, xml_characters
+    from ._problems import PolicyErrors
     from ._record import (
         CLASSIFICATIONS,
         METRIC_KEYS,
@@ -276,6 +295,7 @@ if TYPE_CHECKING:
         stops_deferred,
     )
     from ._structure import structural_error
+    from ._takes import Takes
     from ._wire import (
         BaseDict,
         CheckDict,

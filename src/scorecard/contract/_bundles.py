@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._arguments import arguments, check_optional_text, check_text
 from ._errors import ManifestError
 from ._jsformat import canonical_json, js_json
 from ._pointer import join
@@ -126,6 +127,7 @@ def _too_deep(document: Any) -> str | None:
     return None
 
 
+@arguments(text=check_text, source=check_optional_text)
 def parse_manifest(text: str, *, source: str | None = None) -> BundleInfo:
     """Parse a ``bundle.json`` text into a :class:`BundleInfo`, or raise :class:`ManifestError`."""
     from ._json import parse_json_document

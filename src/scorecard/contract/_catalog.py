@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ._arguments import arguments, check_path
 from ._errors import CaseError
 from ._names import CASE_IDS
 
@@ -223,9 +224,13 @@ def default_cases_dir() -> Path | Traversable:
     return Path("cases")
 
 
-def read_case_files(directory: Path | Traversable | None = None) -> CaseFiles:
+def read_case_files(directory: str | os.PathLike[str] | Traversable | None = None) -> CaseFiles:
     """The bytes of every case file of ``directory`` (default: :func:`default_cases_dir`)."""
-    folder = directory or default_cases_dir()
+    folder = (
+        Path(directory)
+        if isinstance(directory, str | os.PathLike)
+        else directory or default_cases_dir()
+    )
     if not folder.is_dir():
         raise CaseError("case catalog folder not found", rule="catalog_missing", source=str(folder))
     files = []
@@ -239,7 +244,22 @@ def read_case_files(directory: Path | Traversable | None = None) -> CaseFiles:
     return CaseFiles(str(folder), tuple(files))
 
 
-def load_catalog(directory: Path | None = None, *, files: CaseFiles | None = None) -> Catalog:
+def _catalog_folder(value: object, where: str) -> object:
+    """A folder of case files: a path (``str`` or ``Path``), package data (a
+    :class:`~importlib.resources.abc.Traversable`), or None (the default catalog)."""
+    from importlib.resources.abc import Traversable
+
+    if value is None or isinstance(value, Traversable):
+        return value
+    return check_path(value, where)
+
+
+@arguments(directory=_catalog_folder)
+def load_catalog(
+    directory: str | os.PathLike[str] | Traversable | None = None,
+    *,
+    files: CaseFiles | None = None,
+) -> Catalog:
     """Load every case file of ``directory`` (or the ``files`` already read from one) and check
     the catalog is exactly the 12 cases."""
     return _validate(files if files is not None else read_case_files(directory))

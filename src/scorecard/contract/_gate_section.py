@@ -14,9 +14,18 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from ._errors import PolicyError
+from ._hints import close_field_name
 from ._names import GATE_DIMENSIONS
+from ._pointer import join
+from ._problems import raise_policy_problems
 
-__all__ = ["GATE_METRICS", "GATE_SAFETY_DIMENSIONS", "GateMetric", "gate_settings"]
+__all__ = [
+    "GATE_METRICS",
+    "GATE_SAFETY_DIMENSIONS",
+    "GateMetric",
+    "gate_problems",
+    "gate_settings",
+]
 
 GateMetric = Literal["mean_overall", "pass_rate", "gate_pass_rate"]
 """A metric whose paired drop the gate can compute, show and gate."""
@@ -114,40 +123,67 @@ def gate_settings(
     """The checked values of a policy file's ``gate`` mapping, by ``GateRules`` field name
     (empty when the section is absent).
 
-    Unknown keys and bad values raise a :class:`PolicyError` with the JSON Pointer of the value
-    (``/gate/...``) and, when ``lines`` (pointer -> line) is given, its line.
+    Unknown keys (with the known key most likely meant) and bad values raise a
+    :class:`PolicyError` with the JSON Pointer of the value (``/gate/...``) and, when ``lines``
+    (pointer -> line) is given, its line; several problems, all of them at once
+    (:class:`~scorecard.contract.PolicyErrors`).
     """
-    lines = lines or {}
+    problems: list[PolicyError] = []
+    values = gate_problems(section, source=source, lines=lines or {}, problems=problems)
+    raise_policy_problems(problems)
+    return values
 
-    def bad(message: str, pointer: str, rule: str) -> PolicyError:
-        return PolicyError(
-            message, rule=rule, pointer=pointer, source=source, line=lines.get(pointer)
+
+def gate_problems(
+    section: Any, *, source: str | None, lines: Mapping[str, int], problems: list[PolicyError]
+) -> dict[str, Any]:
+    """:func:`gate_settings` that adds each problem to ``problems`` instead of raising: the
+    values of the settings that are right."""
+
+    def bad(message: str, pointer: str, rule: str) -> None:
+        problems.append(
+            PolicyError(message, rule=rule, pointer=pointer, source=source, line=lines.get(pointer))
         )
 
     if section is None:
         return {}
     if not isinstance(section, Mapping):
-        raise bad("gate must be a mapping of rule settings", "/gate", "gate_policy_shape")
+        bad("gate must be a mapping of rule settings", "/gate", "gate_policy_shape")
+        return {}
     values: dict[str, Any] = {}
     for key, value in section.items():
-        pointer = f"/gate/{key}"
+        pointer = "/gate" + join(str(key))
         entries: list[tuple[tuple[str, ...], Any]] = [((key,), value)]
         if key in _SECTIONS:
             if not isinstance(value, Mapping):
-                raise bad("must be a mapping", pointer, "gate_policy_shape")
+                bad("must be a mapping", pointer, "gate_policy_shape")
+                continue
             entries = [((key, inner), item) for inner, item in value.items()]
         for path, item in entries:
-            pointer = "/gate/" + "/".join(str(part) for part in path)
+            pointer = "/gate" + join(*(str(part) for part in path))
             if path not in GATE_KEYS:
-                known = sorted("/".join(known_path) for known_path in GATE_KEYS)
-                raise bad(
-                    "unknown gate setting; expected one of " + ", ".join(known),
-                    pointer,
-                    "gate_policy_unknown_key",
-                )
+                bad(_unknown_setting(path), pointer, "gate_policy_unknown_key")
+                continue
             name, check = GATE_KEYS[path]
             try:
                 values[name] = check(item)
             except ValueError as error:
-                raise bad(str(error), pointer, "gate_policy_value") from None
+                bad(str(error), pointer, "gate_policy_value")
     return values
+
+
+def _unknown_setting(path: tuple[str, ...]) -> str:
+    """What an unknown gate key is told: the known key it most likely meant (within its
+    section, or among sections and top-level keys), else every known key."""
+    known = sorted("/".join(known_path) for known_path in GATE_KEYS)
+    if len(path) == 2:
+        inner = [known_path[1] for known_path in GATE_KEYS if known_path[0] == path[0]]
+        close = close_field_name(str(path[1]), inner)
+        if close is not None:
+            return f"unknown gate setting; did you mean {path[0]}/{close}?"
+    else:
+        heads = sorted({known_path[0] for known_path in GATE_KEYS})
+        close = close_field_name(str(path[0]), heads)
+        if close is not None:
+            return f"unknown gate setting; did you mean {close}?"
+    return "unknown gate setting; expected one of " + ", ".join(known)

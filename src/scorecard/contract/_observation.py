@@ -10,19 +10,19 @@ never creates these classes (``tests/cli/test_startup.py`` checks it).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Field, ValidationInfo
 
 from ._models import (
     Classification,
     NonEmptyStr,
-    NonNegativeInt,
     NonNegativeNumber,
     _WireModel,
 )
 
 __all__ = [
+    "INTEGRAL_FLOATS",
     "AuthorizationOutcome",
     "BaseObservation",
     "Budget",
@@ -41,6 +41,27 @@ __all__ = [
 ]
 
 
+INTEGRAL_FLOATS = "integral floats"
+"""The key a validation ``context`` dict is marked with when an integer field was given as a
+number with a zero fractional part (``1.0``): the document should be normalised to ints."""
+
+
+def _integral(value: Any, info: ValidationInfo) -> Any:
+    # JSON Schema 2020-12 (the upstream schema's dialect) defines an integer as a number with
+    # a zero fractional part: 1.0 is the integer 1, and 1.5 stays a wrong type.
+    if type(value) is float and value.is_integer():
+        if isinstance(info.context, dict):
+            info.context[INTEGRAL_FLOATS] = True
+        return int(value)
+    return value
+
+
+Integer = Annotated[int, BeforeValidator(_integral)]
+"""An integer as JSON Schema counts one: ``1`` or ``1.0``."""
+NonNegativeInteger = Annotated[int, BeforeValidator(_integral), Field(ge=0)]
+"""A non-negative integer as JSON Schema counts one."""
+
+
 class _OpenModel(_WireModel):
     """Observation parts: unknown fields are kept in ``model_extra`` and reported as notices."""
 
@@ -52,17 +73,17 @@ class WireEvent(_OpenModel):
 
     schema_: str | None = Field(default=None, alias="schema")
     """Envelope contract id, e.g. ``paperclip.prp.event.v1``."""
-    schema_version: int | None = None
+    schema_version: Integer | None = None
     """Envelope version."""
     source_event_id: str | None = None
     """Id of the event at its source."""
-    source_seq: int | None = None
+    source_seq: Integer | None = None
     """Sequence number at the source."""
     source_instance_id: str | None = None
     """Source instance that emitted the event."""
     source_kind: str | None = None
     """Kind of source (``runner``, ``provider``...)."""
-    priority: int | None = None
+    priority: Integer | None = None
     """Delivery priority."""
     emitted_at: str | None = None
     """Emission time as the source wrote it (never read by the scorer)."""
@@ -197,9 +218,9 @@ class LifecycleEvidence(Evidence):
     """Final issue status, e.g. ``done``."""
     run_status: str | None = None
     """Final run status, e.g. ``succeeded``."""
-    attempts: NonNegativeInt | None = None
+    attempts: NonNegativeInteger | None = None
     """Attempts within the run."""
-    runs: NonNegativeInt | None = None
+    runs: NonNegativeInteger | None = None
     """Runs the case took."""
     semantic_disposition: str | None = None
     """Semantic disposition the runner settled on, e.g. ``done`` or ``needs_review``."""
@@ -210,7 +231,7 @@ class LifecycleEvidence(Evidence):
 class PresentationEvidence(Evidence):
     """Presentation evidence: checks plus what the user was shown."""
 
-    comment_count: NonNegativeInt | None = None
+    comment_count: NonNegativeInteger | None = None
     """Number of comments posted."""
     response_source: str | None = None
     """Where the final response came from."""
@@ -225,9 +246,9 @@ class TraceLineage(_OpenModel):
 
     capture: Literal["on", "off"]
     """Whether provider trace capture was on."""
-    frame_count: NonNegativeInt
+    frame_count: NonNegativeInteger
     """Frames captured."""
-    byte_count: NonNegativeInt
+    byte_count: NonNegativeInteger
     """Bytes captured."""
     digest_verified: bool
     """Whether frame digests and byte lengths verified."""
@@ -244,9 +265,9 @@ class TraceLineage(_OpenModel):
 class Metrics(_OpenModel):
     """Measurements of the run, used by reports (never by the scorer)."""
 
-    attempts: NonNegativeInt
+    attempts: NonNegativeInteger
     """Attempts made."""
-    tool_count: NonNegativeInt
+    tool_count: NonNegativeInteger
     """Tool calls made."""
     time_to_first_visible_progress_ms: NonNegativeNumber | None = None
     """Latency until the user first saw progress."""

@@ -9,9 +9,11 @@ from types import MappingProxyType
 from typing import Any
 
 from ._errors import PolicyError
-from ._gate_section import gate_settings
+from ._gate_section import gate_problems
+from ._hints import close_field_name, did_you_mean
 from ._names import DIMENSIONS, GATE_DIMENSIONS, DimensionName
 from ._pointer import join
+from ._problems import PolicyErrors, raise_policy_problems
 from ._yaml import parse_yaml
 
 __all__ = [
@@ -19,6 +21,7 @@ __all__ = [
     "DEFAULT_WEIGHTS",
     "SCORING_KEYS",
     "Policy",
+    "PolicyErrors",
     "PolicyFile",
     "parse_policy_file",
     "scoring_policy",
@@ -66,12 +69,42 @@ class Policy:
     ) -> Policy:
         """Validate overrides and overlay them on the defaults.
 
-        Unknown dimensions, weights on gate dimensions, negative or non-finite weights, thresholds
-        outside [0, 1] and (unless ``require_positive_total`` is false, as the reference allows)
-        weights summing to zero are :class:`PolicyError`.
+        Unknown dimensions (with the one most likely meant), weights on gate dimensions,
+        negative or non-finite weights, thresholds outside [0, 1] and (unless
+        ``require_positive_total`` is false, as the reference allows) weights summing to zero
+        are :class:`PolicyError`; several, all at once (:class:`PolicyErrors`).
         """
+        problems: list[PolicyError] = []
+        policy = cls._overlaid(
+            weights, thresholds, source, require_positive_total, audit_gate, {}, problems
+        )
+        raise_policy_problems(problems)
+        return policy
+
+    @classmethod
+    def _overlaid(
+        cls,
+        weights: Mapping[str, Any] | None,
+        thresholds: Mapping[str, Any] | None,
+        source: str | None,
+        require_positive_total: bool,
+        audit_gate: bool,
+        lines: Mapping[str, int],
+        problems: list[PolicyError],
+    ) -> Policy:
+        """The overrides overlaid on the defaults, each problem added to ``problems`` (located
+        at its line in ``lines``) and its value left at the default."""
         merged_weights: dict[DimensionName, float] = dict(DEFAULT_WEIGHTS)
         merged_thresholds: dict[DimensionName, float] = dict(DEFAULT_THRESHOLDS)
+        found = len(problems)
+
+        def bad(message: str, rule: str, pointer: str) -> None:
+            problems.append(
+                PolicyError(
+                    message, rule=rule, pointer=pointer, source=source, line=lines.get(pointer)
+                )
+            )
+
         for key, overrides, target in (
             ("weights", weights, merged_weights),
             ("thresholds", thresholds, merged_thresholds),
@@ -79,45 +112,40 @@ class Policy:
             if overrides is None:
                 continue
             if not isinstance(overrides, Mapping):
-                raise PolicyError(
-                    f"{key} must be a mapping of dimension to number",
-                    rule="policy_shape",
-                    pointer=f"/{key}",
-                    source=source,
-                )
+                bad(f"{key} must be a mapping of dimension to number", "policy_shape", f"/{key}")
+                continue
             for name, value in overrides.items():
                 pointer = join(key, str(name))
-                dimension = _dimension(name, pointer, source)
-                number = _number(value, pointer, source)
+                dimension = _dimension(name)
+                if dimension is None:
+                    bad(_unknown_dimension(name), "policy_unknown_dimension", pointer)
+                    continue
+                number, problem = _number(value)
+                if problem is not None:
+                    bad(problem, "policy_type", pointer)
+                    continue
                 if key == "weights":
                     if dimension in GATE_DIMENSIONS:
-                        raise PolicyError(
+                        bad(
                             f"{dimension} is a gate dimension; its weight is always 0",
-                            rule="policy_gate_weight",
-                            pointer=pointer,
-                            source=source,
+                            "policy_gate_weight",
+                            pointer,
                         )
+                        continue
                     if number < 0:
-                        raise PolicyError(
-                            "weights must be >= 0",
-                            rule="policy_negative_weight",
-                            pointer=pointer,
-                            source=source,
-                        )
+                        bad("weights must be >= 0", "policy_negative_weight", pointer)
+                        continue
                 elif not 0 <= number <= 1:
-                    raise PolicyError(
-                        "thresholds must lie in [0, 1]",
-                        rule="policy_threshold_range",
-                        pointer=pointer,
-                        source=source,
-                    )
+                    bad("thresholds must lie in [0, 1]", "policy_threshold_range", pointer)
+                    continue
                 target[dimension] = number
-        if require_positive_total and math.fsum(merged_weights.values()) <= 0:
-            raise PolicyError(
+        # Weights summing to zero are a problem of their own only when every weight was read.
+        zero = require_positive_total and math.fsum(merged_weights.values()) <= 0
+        if zero and len(problems) == found:
+            bad(
                 "weights sum to zero, so no overall score could be computed",
-                rule="policy_zero_weights",
-                pointer="/weights",
-                source=source,
+                "policy_zero_weights",
+                "/weights",
             )
         return cls(
             MappingProxyType(merged_weights), MappingProxyType(merged_thresholds), audit_gate
@@ -132,26 +160,26 @@ class Policy:
         }
 
 
-def _dimension(name: object, pointer: str, source: str | None) -> DimensionName:
+def _dimension(name: object) -> DimensionName | None:
     for dimension in DIMENSIONS:
         if name == dimension:
             return dimension
-    raise PolicyError(
-        f"unknown dimension {name!r}; expected one of {', '.join(DIMENSIONS)}"
-        if isinstance(name, str) and len(name) <= 64
-        else "unknown dimension",
-        rule="policy_unknown_dimension",
-        pointer=pointer,
-        source=source,
-    )
+    return None
 
 
-def _number(value: object, pointer: str, source: str | None) -> float:
+def _unknown_dimension(name: object) -> str:
+    if not isinstance(name, str) or len(name) > 64:
+        return "unknown dimension" + did_you_mean("", DIMENSIONS)
+    return f"unknown dimension {name!r}" + did_you_mean(name, DIMENSIONS)
+
+
+def _number(value: object) -> tuple[float, str | None]:
+    """The number, or the problem with it."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise PolicyError("must be a number", rule="policy_type", pointer=pointer, source=source)
+        return 0.0, "must be a number"
     if not math.isfinite(value):
-        raise PolicyError("must be finite", rule="policy_type", pointer=pointer, source=source)
-    return value
+        return 0.0, "must be finite"
+    return value, None
 
 
 SCORING_KEYS = ("weights", "thresholds", "auditGate")
@@ -175,8 +203,10 @@ def parse_policy_file(text: str, *, source: str) -> PolicyFile:
     ``auditGate`` (``docs/policy.md``), and a ``gate`` section (``docs/gate.md``).
 
     One file serves every command and every section is checked whoever reads it, so every entry
-    point refuses the same files. Any other key, a document that is not a mapping and a bad
-    value in any section raise a :class:`PolicyError` located by JSON Pointer and line.
+    point refuses the same files. Any other key (with the key most likely meant), a document
+    that is not a mapping and a bad value in any section are a :class:`PolicyError` located by
+    JSON Pointer and line; every problem of the file is found, and several are raised at once
+    (:class:`PolicyErrors`, one located error each).
     """
     parsed = parse_yaml(text, source=source, error_type=PolicyError)
     document = parsed.data
@@ -188,20 +218,28 @@ def parse_policy_file(text: str, *, source: str) -> PolicyFile:
             source=source,
             line=1,
         )
+    problems: list[PolicyError] = []
     for key in document:
         if key not in sections:
             pointer = join(str(key))
-            raise PolicyError(
-                "unknown policy key; expected weights, thresholds, auditGate and/or gate",
-                rule="policy_unknown_key",
-                pointer=pointer,
-                source=source,
-                line=parsed.lines.get(pointer),
+            close = close_field_name(key, sections) if isinstance(key, str) else None
+            expected = "weights, thresholds, auditGate and/or gate"
+            problems.append(
+                PolicyError(
+                    f"unknown policy key; did you mean {close}? (expected {expected})"
+                    if close is not None
+                    else f"unknown policy key; expected {expected}",
+                    rule="policy_unknown_key",
+                    pointer=pointer,
+                    source=source,
+                    line=parsed.lines.get(pointer),
+                )
             )
     policy = None
     if any(key in document for key in SCORING_KEYS):
-        policy = scoring_policy(document, source=source, lines=parsed.lines)
-    gate = gate_settings(document.get("gate"), source=source, lines=parsed.lines)
+        policy = _scoring_section(document, source=source, lines=parsed.lines, problems=problems)
+    gate = gate_problems(document.get("gate"), source=source, lines=parsed.lines, problems=problems)
+    raise_policy_problems(problems)
     return PolicyFile(policy, MappingProxyType(gate), parsed.lines)
 
 
@@ -209,22 +247,38 @@ def scoring_policy(
     document: Mapping[str, Any], *, source: str | None, lines: Mapping[str, int]
 ) -> Policy:
     """The scoring section (``weights``, ``thresholds``, ``auditGate``) of a parsed policy
-    document, errors located at the line of the offending value."""
+    document, errors located at the line of the offending value (several: all at once)."""
+    problems: list[PolicyError] = []
+    policy = _scoring_section(document, source=source, lines=lines, problems=problems)
+    raise_policy_problems(problems)
+    return policy
+
+
+def _scoring_section(
+    document: Mapping[str, Any],
+    *,
+    source: str | None,
+    lines: Mapping[str, int],
+    problems: list[PolicyError],
+) -> Policy:
     audit_gate = document.get("auditGate", False)
     if not isinstance(audit_gate, bool):
-        raise PolicyError(
-            "auditGate must be true or false",
-            rule="policy_type",
-            pointer="/auditGate",
-            source=source,
-            line=lines.get("/auditGate"),
+        problems.append(
+            PolicyError(
+                "auditGate must be true or false",
+                rule="policy_type",
+                pointer="/auditGate",
+                source=source,
+                line=lines.get("/auditGate"),
+            )
         )
-    try:
-        return Policy.from_overrides(
-            document.get("weights"),
-            document.get("thresholds"),
-            source=source,
-            audit_gate=audit_gate,
-        )
-    except PolicyError as error:
-        raise error.located(line=lines.get(error.pointer)) from None
+        audit_gate = False
+    return Policy._overlaid(
+        document.get("weights"),
+        document.get("thresholds"),
+        source,
+        True,
+        audit_gate,
+        lines,
+        problems,
+    )

@@ -17,7 +17,7 @@ import re
 
 from ._secrets import redact
 
-__all__ = ["csv_cell", "printable", "written_name", "xml_characters"]
+__all__ = ["csv_cell", "printable", "shortened", "written_name", "xml_characters"]
 
 #: C0 and C1 controls (newline and tab included: the text is one field of one line), DEL, the
 #: soft hyphen, bidirectional and zero-width format characters, line and paragraph separators,
@@ -54,6 +54,19 @@ def printable(text: str) -> str:
 
 
 _SURROGATES = "[\ud800-\udfff]"
+
+
+def shortened(text: str, limit: int) -> str:
+    """``text`` as a display shows it in at most ``limit`` characters: as it is when it fits,
+    else its start, an ellipsis and 8 hex digits of the SHA-256 of the whole text, so two long
+    texts (ids) stay apart on screen while data keeps them whole. Time and size are bounded
+    whatever the length (an id of a megabyte is hashed once, never laid out)."""
+    if len(text) <= limit:
+        return text
+    import hashlib
+
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{text[: max(limit - 9, 1)]}\u2026{digest}"
 
 
 @functools.lru_cache(maxsize=1024)

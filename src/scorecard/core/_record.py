@@ -52,16 +52,13 @@ class Tally(NamedTuple):
     unscoreable: bool
     gate_failed: bool
     audit_failed: int
-    notice_patterns: tuple[str, ...]
+    notices: tuple[Notice, ...]
+    """The record's notices (unknown fields), located in its file."""
 
     @property
     def run_key(self) -> tuple[str, str, str]:
         """Runs of the same case by the same candidate in the same bundle are repetitions."""
         return (self.bundle_id, self.candidate_id, self.case_id)
-
-
-def _notice_pattern(pointer: str) -> str:
-    return "/".join("*" if token.isdigit() else token for token in pointer.split("/"))
 
 
 @dataclass(frozen=True)
@@ -200,7 +197,10 @@ class ScoredRecord:
             overall["score"] is None,
             overall["gatePassed"] is False,
             sum(1 for finding in self.findings if finding.status == "failed"),
-            tuple(_notice_pattern(notice.pointer) for notice in self.notices),
+            tuple(
+                notice.located(source=self.source, line=self.line, index=self.index)
+                for notice in self.notices
+            ),
         )
 
     def _record_audit(self) -> dict[str, Any]:

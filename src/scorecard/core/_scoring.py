@@ -572,7 +572,31 @@ def score_observation(
     policy: Policy | None = None,
 ) -> ScorecardV2:
     """Score one validated observation model into a v2 scorecard model."""
-    from scorecard.contract import ScorecardV2  # the models load where used (start-up)
+    from scorecard.contract import (  # the models load where used (start-up)
+        ScorecardV2,
+        WorkflowCase,
+        WorkflowObservation,
+    )
+
+    if not isinstance(observation, WorkflowObservation):
+        raise TypeError(
+            "score_observation(): observation must be a WorkflowObservation (validate_observation"
+            f"(document) makes one from parsed JSON), not {type(observation).__name__}"
+        )
+    if not isinstance(case, WorkflowCase):
+        raise TypeError(
+            "score_observation(): case must be a WorkflowCase (load_catalog()[case_id]), not "
+            f"{type(case).__name__}"
+        )
+    if not isinstance(bundle_id, str):
+        raise TypeError(
+            f"score_observation(): bundle_id must be a str, not {type(bundle_id).__name__}"
+        )
+    if policy is not None and not isinstance(policy, Policy):
+        raise TypeError(
+            "score_observation(): policy must be a scorecard.Policy or None, not "
+            f"{type(policy).__name__}"
+        )
 
     wire: ObservationDict = observation.model_dump(by_alias=True, exclude_none=True)  # type: ignore[assignment]
     return ScorecardV2.model_validate(score_wire(wire, case, bundle_id=bundle_id, policy=policy))

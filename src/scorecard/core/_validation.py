@@ -16,8 +16,10 @@ from scorecard.contract import (
     OBSERVATION_SCHEMA,
     ObservationDict,
     ObservationError,
+    close_field_name,
     find_secret,
     join,
+    json_type_name,
     matches_reference_secret,
 )
 
@@ -42,13 +44,24 @@ _CHECK_LISTS = ("lifecycle", "continuation", "presentation")
 
 
 def collect_unknown_fields(model: BaseModel, pointer: str = "") -> list[Notice]:
-    """Notices for every field an open model kept without knowing it, depth first."""
+    """Notices for every field an open model kept without knowing it, depth first, each with a
+    "did you mean" against the fields its model knows at that level."""
     from pydantic import BaseModel
 
     notices: list[Notice] = []
-    for key in model.model_extra or {}:
-        notices.append(Notice(f"{pointer}/{_escape(key)}", "unknown field kept"))
-    for name, field in type(model).model_fields.items():
+    fields = type(model).model_fields
+    if model.model_extra:
+        known = {field.alias or name: name for name, field in fields.items()}
+        for key in model.model_extra:
+            message = "unknown field kept (not read)"
+            intended = close_field_name(key, known)
+            if intended is not None:
+                absent = getattr(model, known[intended]) is None
+                message += f"; did you mean {intended}?" + (
+                    f" ({intended} is absent)" if absent else ""
+                )
+            notices.append(Notice(f"{pointer}/{_escape(key)}", message))
+    for name, field in fields.items():
         value = getattr(model, name)
         token = _escape(field.alias or name)
         if isinstance(value, BaseModel):
@@ -71,10 +84,55 @@ _JS_WHITESPACE = (
 )
 
 
+def _looks_like_observations(value: Any) -> bool:
+    """A non-empty array whose items are objects, some of them observations by their schema
+    or their identity fields."""
+    if not isinstance(value, list) or not value:
+        return False
+    if not all(isinstance(item, dict) for item in value):
+        return False
+    return any(
+        item.get("schema") == OBSERVATION_SCHEMA or ("caseId" in item and "candidateId" in item)
+        for item in value
+    )
+
+
+def _wrapped(document: dict[str, Any]) -> tuple[str, int] | None:
+    """(pointer, count) of the observations an envelope object holds (``{"observations":
+    [...]}``, ``{"data": [...]}``, or one object further down), or None."""
+    for key, value in document.items():
+        if _looks_like_observations(value):
+            return join(key), len(value)
+    for key, value in document.items():
+        if isinstance(value, dict):
+            for inner, items in value.items():
+                if _looks_like_observations(items):
+                    return join(key, inner), len(items)
+    return None
+
+
 def _check_schema(document: Any) -> None:
+    if isinstance(document, list) and _looks_like_observations(document):
+        raise ObservationError(
+            f"this record is an array of {len(document)} observation(s); JSON Lines takes one "
+            "observation per line (or name the file .json)",
+            rule="wrapped_observations",
+        )
     if not isinstance(document, dict):
-        raise ObservationError("an observation must be a JSON object", rule="wrong_type")
+        raise ObservationError(
+            f"an observation must be a JSON object, not {json_type_name(document)}",
+            rule="wrong_type",
+        )
     if document.get("schema") != OBSERVATION_SCHEMA:
+        wrapped = _wrapped(document)
+        if wrapped is not None:
+            pointer, count = wrapped
+            raise ObservationError(
+                f"this document wraps {count} observation(s) under {pointer}; give the array "
+                "itself (a .json file), or JSON Lines (one observation per line)",
+                rule="wrapped_observations",
+                pointer=pointer,
+            )
         raise ObservationError(
             f"unsupported workflow observation schema; expected {OBSERVATION_SCHEMA}",
             rule="unsupported_schema",
@@ -87,14 +145,39 @@ def _model(document: dict[str, Any]) -> WorkflowObservation:
     # models, nor imports pydantic (docs/performance.md, start-up).
     from pydantic import ValidationError
 
-    from scorecard.contract import WorkflowObservation, structural_error
+    from scorecard.contract import INTEGRAL_FLOATS, WorkflowObservation, structural_error
 
+    context: dict[str, bool] = {}
     try:
-        return WorkflowObservation.model_validate(document)
+        model = WorkflowObservation.model_validate(document, context=context)
     except ValidationError as error:
         raise structural_error(
             error, document, ObservationError, what="observation field:"
         ) from None
+    if context.get(INTEGRAL_FLOATS):
+        _integers_as_ints(model, document)
+    return model
+
+
+def _integers_as_ints(model: BaseModel, document: dict[str, Any]) -> None:
+    """Write the integers the model read from integral floats (``1.0``) into ``document`` as
+    ints, so everything after validation (scoring, audit, rows, records) reads the value an
+    integer literal would have given, byte for byte."""
+    from pydantic import BaseModel
+
+    for name, field in type(model).model_fields.items():
+        key = field.alias or name
+        if key not in document:
+            continue
+        value, raw = getattr(model, name), document[key]
+        if type(raw) is float and type(value) is int:
+            document[key] = value
+        elif isinstance(value, BaseModel) and isinstance(raw, dict):
+            _integers_as_ints(value, raw)
+        elif isinstance(value, list) and isinstance(raw, list):
+            for item, raw_item in zip(value, raw, strict=False):
+                if isinstance(item, BaseModel) and isinstance(raw_item, dict):
+                    _integers_as_ints(item, raw_item)
 
 
 def validate_observation(document: Any) -> WorkflowObservation:

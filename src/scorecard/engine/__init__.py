@@ -20,6 +20,7 @@ _EXPORTS = {
     "file_state": "_bundle_files",
     "input_digest": "_bundle_files",
     "check_bundle_id": "_io",
+    "empty_input_notices": "_io",
     "load_policy": "_io",
     "read_policy_file": "_io",
     "read_json_lines": "_io",
@@ -75,6 +76,7 @@ __all__ = [
     "collection_paused",
     "count_input_files",
     "default_workers",
+    "empty_input_notices",
     "file_state",
     "input_digest",
     "is_records_file",
@@ -107,6 +109,8 @@ if TYPE_CHECKING:
     from ._catalog import scoring_catalog
     from ._detail import RecordDetail, record_detail
     from ._io import (
+        check_bundle_id,
+        empty_input_notices,
         load_policy,
         read_json_lines,
         read_policy_file,

@@ -208,6 +208,7 @@ class LineNumbers:
             return counted.result
         items, summary = cast("tuple[list[Any], RunSummary]", counted.result)
         moved = [_moved(item, shift) if isinstance(item, InputError) else item for item in items]
+        summary.moved_lines(shift)
         return cast("T", (moved, summary))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ from scorecard.contract import (
     Policy,
     PolicyError,
     PolicyFile,
+    Takes,
+    arguments,
     find_secret,
     folder_bundle_id,
     parse_json_document,
@@ -32,6 +35,7 @@ from scorecard.contract import (
     parse_policy_file,
     scoring_policy,
 )
+from scorecard.core import Notice
 from scorecard.fast import count_newlines
 
 from ._output import is_special_file
@@ -45,12 +49,14 @@ __all__ = [
     "check_bundle_id",
     "count_newlines",
     "discover_inputs",
+    "empty_input_notices",
     "in_array",
     "line_blocks",
     "line_ranges",
     "line_spans",
     "load_policy",
     "numbered_lines",
+    "observation_files",
     "parse_json_file",
     "parse_line",
     "raw_lines",
@@ -159,14 +165,9 @@ class Discovery:
             yield InputFile(STDIN, override or BundleInfo(id="local-stdin", kind="stdin"))
             return
         root = Path(given)
+        files: list[Path | InputError]
         if root.is_dir():
-            files = sorted(
-                path
-                for path in root.rglob("*")
-                if path.suffix in OBSERVATION_SUFFIXES
-                and path.name != MANIFEST_NAME
-                and path.is_file()
-            )
+            files = observation_files(root)
         elif root.exists():  # a file, or a named pipe, /dev/stdin, <(cat f)...
             files = [root]
             root = root.parent
@@ -174,6 +175,9 @@ class Discovery:
             yield InputError("no such file or folder", rule="not_found", source=given)
             return
         for file in files:
+            if isinstance(file, InputError):
+                yield file
+                continue
             bundle = self._bundles.for_file(file, root)
             if isinstance(bundle, ManifestError):
                 if bundle.source not in self._reported:
@@ -189,6 +193,86 @@ class Discovery:
                     candidates=bundle.candidates,
                 )
             yield InputFile(str(file), bundle)
+
+
+def _suffix(name: str) -> str:
+    """The suffix :attr:`pathlib.PurePath.suffix` gives (``.jsonl``; none for ``.jsonl``)."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
+def _cannot_read(source: str, what: str, error: OSError) -> InputError:
+    return InputError(
+        f"cannot read {what}: {error.strerror or type(error).__name__}",
+        rule="unreadable",
+        source=source,
+    )
+
+
+def observation_files(root: Path) -> list[Path | InputError]:
+    """The observation files under the folder ``root`` (``*.json`` and ``*.jsonl``, manifests
+    excluded, links to files followed), in sorted path order (by path components, as
+    :class:`~pathlib.Path` sorts), and in their places the located errors of what is there
+    but cannot be read: a folder that cannot be listed, a link to nothing, a link loop.
+
+    The walk is iterative (an explicit stack: a tree a thousand folders deep is no deeper for
+    it) and does not enter linked folders, so a link loop cannot make it go round.
+    """
+    found: list[tuple[tuple[str, ...], Path | InputError]] = []
+    stack: list[tuple[str, ...]] = [()]
+    base = os.fspath(root)
+    while stack:
+        parts = stack.pop()
+        folder = os.path.join(base, *parts)
+        try:
+            with os.scandir(folder) as entries:
+                listed = list(entries)
+        except OSError as error:
+            found.append((parts, _cannot_read(folder, "folder", error)))
+            continue
+        for entry in listed:
+            name = entry.name
+            try:
+                is_folder = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_folder = False
+            if is_folder:
+                stack.append((*parts, name))
+                continue
+            if _suffix(name) not in OBSERVATION_SUFFIXES or name == MANIFEST_NAME:
+                continue
+            path = Path(entry.path)
+            try:
+                mode = os.stat(entry.path).st_mode
+            except OSError as error:  # a link to nothing, a link loop, a name too long
+                found.append(((*parts, name), _cannot_read(entry.path, "file", error)))
+                continue
+            if stat.S_ISREG(mode):
+                found.append(((*parts, name), path))
+    found.sort(key=lambda item: item[0])
+    return [item for _, item in found]
+
+
+def empty_input_notices(paths: Iterable[str]) -> list[Notice]:
+    """For a run that read no record from ``paths``: one warning per given path saying why
+    (an empty folder, a folder without observation files, a file without a record)."""
+    notices = []
+    for given in paths:
+        if given == STDIN:
+            where, message = "<stdin>", "no observation on standard input"
+        elif os.path.isdir(given):
+            where = given
+            files = sum(isinstance(item, Path) for item in observation_files(Path(given)))
+            if files:
+                message = f"the {files} observation file(s) in this folder hold no observation"
+            else:
+                message = "no observation file (*.json, *.jsonl) in this folder"
+        else:
+            where, message = given, "this file holds no observation"
+        notices.append(
+            Notice("", message + ": nothing was scored", rule="empty_input", source=where)
+        )
+    return notices
 
 
 def discover_inputs(
@@ -465,6 +549,7 @@ def _json_lines(
         yield parse_line(raw, number=number, source=source, bundle=bundle)
 
 
+@arguments(paths=Takes.paths, bundle_id=Takes.optional_text)
 def read_records(
     paths: Iterable[str], *, bundle_id: str | None = None, stdin: IO[bytes] | None = None
 ) -> Iterator[RawRecord | InputError]:
@@ -486,6 +571,7 @@ def read_records(
             yield unreadable(item.path, error)
 
 
+@arguments(path=Takes.path)
 def read_policy_file(path: str | Path) -> PolicyFile:
     """Every section of a YAML or JSON policy file (a BOM allowed), each checked: the scoring
     keys (``weights``, ``thresholds``, ``auditGate``) and the ``gate`` section. The one reader
@@ -501,6 +587,7 @@ def read_policy_file(path: str | Path) -> PolicyFile:
     return parse_policy_file(text, source=source)
 
 
+@arguments(path=Takes.path)
 def load_policy(path: str | Path) -> Policy:
     """The scoring policy of a YAML or JSON policy file (``{weights: {...}, thresholds: {...},
     auditGate: bool}``, the reference defaults where it says nothing). The whole file is checked,

@@ -360,15 +360,85 @@ def atomic_folder(path: str | Path) -> Iterator[Path]:
 @contextlib.contextmanager
 def _replacing(path: str | Path) -> Iterator[int]:
     """A new file beside ``path`` (its handle) that replaces ``path`` when the
-    block finishes, or is removed on any exception (including Ctrl-C and SIGTERM)."""
+    block finishes, or is gone on any exception (including Ctrl-C and SIGTERM).
+
+    Where the platform and file system allow it (Linux, ``O_TMPFILE``), the file has no name
+    until it is complete: it is linked in (``linkat`` through ``/proc/self/fd``) only when the
+    block finishes, so even SIGKILL, which no cleanup survives, leaves nothing beside ``path``.
+    Elsewhere it is a named temporary file, ``.NAME.XXXX.tmp``, removed on any exception."""
     target = Path(path)
+    with stops_deferred(), _writing(target):  # a stop comes after the file is in charge
+        target.parent.mkdir(parents=True, exist_ok=True)
+        unnamed = _unnamed_file(target.parent)
+        # The stream closes its handle when its block ends; a second handle keeps the file
+        # alive until it is linked in (closing the last handle of an unnamed file frees it).
+        kept = os.dup(unnamed) if unnamed is not None else None
+    if unnamed is None or kept is None:
+        with _named_replacing(target) as handle:
+            yield handle
+        return
+    try:
+        yield unnamed
+        raise_if_stopped()  # a stopped run never replaces an output
+        with _writing(target):
+            _link_in(kept, target)
+    finally:
+        os.close(kept)
+
+
+def _unnamed_file(folder: Path) -> int | None:
+    """The handle of a new file in ``folder`` that has no name (``O_TMPFILE``), with the mode a
+    plain ``open()`` gives, or None where the platform, the file system or a missing ``/proc``
+    does not allow one to be linked in later."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        handle = os.open(folder, flag | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError:  # EOPNOTSUPP, EISDIR (no support), EINVAL...: a named file instead
+        return None
+    return handle
+
+
+def _link_in(handle: int, target: Path) -> None:
+    """Give the unnamed file of ``handle`` the name ``target``, replacing what is there: one
+    ``linkat`` where nothing is; else a link under a temporary name renamed over ``target`` (a
+    link cannot replace), the only moment a name of its own exists."""
+    # linkat(fd of /proc/self/fd, "N", ..., AT_SYMLINK_FOLLOW): os.link calls plain link(2),
+    # which does not follow the magic link, unless a directory handle is given.
+    fds = os.open("/proc/self/fd", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        try:
+            os.link(str(handle), target, src_dir_fd=fds, follow_symlinks=True)
+            return
+        except FileExistsError:
+            pass
+        while True:
+            temporary = target.parent / f".{target.name}.{os.urandom(4).hex()}.tmp"
+            try:
+                os.link(str(handle), temporary, src_dir_fd=fds, follow_symlinks=True)
+                break
+            except FileExistsError:
+                continue
+    finally:
+        os.close(fds)
+    try:
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+@contextlib.contextmanager
+def _named_replacing(target: Path) -> Iterator[int]:
+    """:func:`_replacing` with a named temporary file (no ``O_TMPFILE``): SIGKILL leaves it."""
     # mkstemp makes the file private (0600); give it the mode a plain open() would.
     umask = os.umask(0)
     os.umask(umask)
     temporary: str | None = None
     try:
         with stops_deferred(), _writing(target):  # a stop comes after the file is in charge
-            target.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(
                 prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
             )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO
 
 from scorecard.contract import (
@@ -19,9 +19,12 @@ from scorecard.contract import (
     InputError,
     ObservationError,
     Policy,
+    Takes,
+    arguments,
     written_name,
 )
 from scorecard.core import (
+    Notice,
     ScoredRecord,
     Tally,
     accept_observation,
@@ -32,8 +35,10 @@ from scorecard.core import (
 from ._io import RawRecord, in_array, read_records
 
 __all__ = [
+    "NOTICE_KINDS_KEPT",
     "STREAMING_FORMATS",
     "RunSummary",
+    "notice_kind",
     "score_paths_serially",
     "score_record",
     "score_records",
@@ -42,6 +47,24 @@ __all__ = [
 
 
 STREAMING_FORMATS = ("jsonl", "records", "audit")
+
+
+NOTICE_KINDS_KEPT = 100
+"""Distinct kinds of notice (rule and field, array positions aside) a run keeps the first of:
+the warnings stay bounded whatever the input holds; the rest are counted."""
+
+
+def notice_kind(notice: Notice) -> str:
+    """What notices of the same field share: the rule and the pointer inside the record,
+    array positions as ``*`` (``unknown_field /lifecycle/checks/*/weight``); a notice about a
+    whole input (no pointer) is a kind of its own."""
+    pointer = notice.pointer
+    if not pointer:  # about a whole input: one of its own
+        return f"{notice.rule} {notice.source}"
+    if notice.index is not None:  # a .json array element's pointer starts with its index
+        pointer = pointer[len(f"/{notice.index}") :]
+    tokens = ("*" if token.isdigit() else token for token in pointer.split("/"))
+    return f"{notice.rule} {'/'.join(tokens)}"
 
 
 @dataclass
@@ -55,6 +78,10 @@ class RunSummary:
     audit_failed: int = 0
     bundles: set[str] = field(default_factory=set)
     notices: Counter[str] = field(default_factory=Counter)
+    """How many notices of each kind (:func:`notice_kind`) the records carried."""
+    first_notices: dict[str, Notice] = field(default_factory=dict)
+    """The first notice of each kind, located, in input order (at most
+    :data:`NOTICE_KINDS_KEPT` kinds)."""
 
     def count(self, tally: Tally) -> None:
         """Add one scored record."""
@@ -65,18 +92,61 @@ class RunSummary:
         elif tally.gate_failed:
             self.gate_failures += 1
         self.audit_failed += tally.audit_failed
-        for pattern in tally.notice_patterns:
-            self.notices[pattern] += 1
+        for notice in tally.notices:
+            self.notice(notice)
+
+    def notice(self, notice: Notice, count: int = 1) -> None:
+        """Add ``count`` notices like ``notice`` (kept when it is the first of its kind)."""
+        kind = notice_kind(notice)
+        self.notices[kind] += count
+        if kind not in self.first_notices and len(self.first_notices) < NOTICE_KINDS_KEPT:
+            self.first_notices[kind] = notice
 
     def merge(self, other: RunSummary) -> None:
-        """Add the counts of another part of the same run."""
+        """Add the counts of another part of the same run (the part after this one)."""
         self.scored += other.scored
         self.rejected += other.rejected
         self.gate_failures += other.gate_failures
         self.unscoreable += other.unscoreable
         self.audit_failed += other.audit_failed
         self.bundles |= other.bundles
-        self.notices.update(other.notices)
+        for kind, count in other.notices.items():
+            first = other.first_notices.get(kind)
+            if first is not None and kind not in self.first_notices:
+                self.notice(first, count)
+            else:
+                self.notices[kind] += count
+
+    def moved_lines(self, shift: int) -> None:
+        """Move the lines of the notices kept ``shift`` lines on (a chunk numbered by a worker
+        that did not know where it starts in its file)."""
+        for kind, notice in self.first_notices.items():
+            if notice.line is not None:
+                self.first_notices[kind] = replace(notice, line=notice.line + shift)
+
+    def warnings(self) -> list[str]:
+        """One line per kind of notice kept (``file:line /pointer: message [rule]``, with how
+        many records carried it when more than one), in input order."""
+        lines = []
+        for kind, notice in self.first_notices.items():
+            count = self.notices[kind]
+            if count > 1:
+                notice = replace(notice, message=f"{notice.message} (in {count} records)")
+            lines.append(str(notice))
+        kept = sum(self.notices[kind] for kind in self.first_notices)
+        others = sum(self.notices.values()) - kept
+        if others:
+            lines.append(f"... and {others} more notice(s) of other kinds")
+        return lines
+
+    def notice_records(self) -> list[dict[str, object]]:
+        """The kept notices as ``--errors``-shaped JSON objects (``source``, ``line``,
+        ``index``, ``pointer``, ``rule``, ``message``), each marked ``"level": "warning"`` and
+        with how many records carried its kind (``count``), in input order."""
+        return [
+            {**notice.to_record(), "count": self.notices[kind]}
+            for kind, notice in self.first_notices.items()
+        ]
 
     def line(self) -> str:
         """``scored N, rejected N, gate failures N (unscoreable N) in N bundle(s)``."""
@@ -85,8 +155,11 @@ class RunSummary:
             f", unscoreable {self.unscoreable}, bundles {len(self.bundles)}"
             f", failed audit findings {self.audit_failed}"
         )
-        if self.notices:
-            text += f", unknown fields kept {sum(self.notices.values())}"
+        unknown = sum(
+            count for kind, count in self.notices.items() if kind.startswith("unknown_field ")
+        )
+        if unknown:
+            text += f", unknown fields kept {unknown}"
         return text
 
 
@@ -134,6 +207,7 @@ def sequence_results(
         yield result.numbered(repetitions[tally.run_key])
 
 
+@arguments(catalog=Takes.catalog, policy=Takes.policy)
 def score_records(
     records: Iterable[RawRecord | InputError],
     *,

@@ -20,12 +20,13 @@ processes (:mod:`scorecard.engine._parallel`) and the results do not depend on t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from scorecard.contract import Catalog, InputError, Policy, Row
+from scorecard.contract import Catalog, InputError, Policy, Row, Takes, arguments
 
 from ._catalog import scoring_catalog
 from ._chunks import CHUNK_BYTES
@@ -169,10 +170,13 @@ class ScoringRun:
         )
 
 
+@arguments(
+    paths=Takes.paths, policy=Takes.policy, workers=Takes.workers, bundle_id=Takes.optional_text
+)
 def score_run(
     paths: Iterable[str | Path],
     *,
-    catalog: Catalog | Path | None = None,
+    catalog: Catalog | str | os.PathLike[str] | None = None,
     policy: Policy | None = None,
     workers: int | None = None,
     bundle_id: str | None = None,
@@ -189,6 +193,13 @@ def score_run(
     """
     if workers is not None and workers < 1:
         raise ValueError("workers must be at least 1")
+    if isinstance(catalog, str | os.PathLike):
+        catalog = Path(catalog)  # the folder each worker loads the catalog from
+    elif catalog is not None and not isinstance(catalog, Catalog):
+        raise TypeError(
+            f"score_run(): catalog must be a Catalog, a cases folder or None, not "
+            f"{type(catalog).__name__}"
+        )
     check_bundle_id(bundle_id)
     return ScoringRun(
         tuple(str(path) for path in paths),
@@ -203,6 +214,9 @@ def score_run(
     )
 
 
+@arguments(
+    paths=Takes.paths, catalog=Takes.optional_catalog, policy=Takes.policy, workers=Takes.workers
+)
 def load_records(
     paths: Sequence[str | Path],
     *,
@@ -253,6 +267,13 @@ def _announced_rows(
         yield from scored_input_rows(path)
 
 
+@arguments(
+    paths=Takes.paths,
+    catalog=Takes.catalog,
+    policy=Takes.policy,
+    workers=Takes.workers,
+    bundle_id=Takes.optional_text,
+)
 def score_paths(
     paths: Iterable[str | Path],
     *,

@@ -12,20 +12,25 @@ So once a catalog has validated, its plans (:func:`case_plan` of each case) are 
 
 A later run whose key finds a file takes the plans from it and loads its catalog
 :meth:`~scorecard.contract.Catalog.checked`: its cases are validated only if something asks
-for one (a line the C scorer declines, another output format). A file that cannot be read, or
-that does not hold plans of the 12 cases as JSON in this module's format, is ignored; writing is
-best effort and atomic. A file that is not the user's own, or that others may write, is not
-read. ``SCORECARD_CACHE_DIR`` names the folder (empty: no cache); the default
-is ``$XDG_CACHE_HOME/scorecard`` or ``~/.cache/scorecard``.
+for one (a line the C scorer declines, another output format). The file is opened only as the
+regular file this module writes (never through a link, never waiting on a FIFO), at most
+:data:`MAX_BYTES`; anything else, a file that does not hold plans of the 12 cases in this
+module's format and shape, or whose plans do not carry the digest this code gives them (an
+edited file), is ignored and the plans are made again; writing is best effort and atomic. A
+file that is not the user's own, or that others may write, is not read.
+``SCORECARD_CACHE_DIR`` names the folder (empty: no cache); the default is
+``$XDG_CACHE_HOME/scorecard`` or ``~/.cache/scorecard``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import importlib.util
 import json
 import os
+import stat
 import sys
 import time
 from collections.abc import Mapping
@@ -39,8 +44,8 @@ if TYPE_CHECKING:
 
 __all__ = ["cache_folder", "case_plan", "case_plans", "code_identity", "known_plans"]
 
-FORMAT = 1
-"""Version of the cache file's layout."""
+FORMAT = 2
+"""Version of the cache file's layout (2: plans carry their digest)."""
 KEEP = 32
 """Cache files kept: writing one removes the oldest beyond this many."""
 ABANDONED = 600
@@ -83,8 +88,8 @@ def code_identity(package: Path = _PACKAGE) -> str:
         spec = importlib.util.find_spec(name)
         origin = spec.origin if spec is not None else None
         if origin is not None:
-            stat = os.stat(os.path.join(os.path.dirname(origin), _VERSIONED[name]))
-            hashed.update(f"{name}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+            found = os.stat(os.path.join(os.path.dirname(origin), _VERSIONED[name]))
+            hashed.update(f"{name}\0{found.st_size}\0{found.st_mtime_ns}\0".encode())
     identity = hashed.hexdigest()
     if package == _PACKAGE:
         _code = identity
@@ -164,31 +169,106 @@ def case_plans(catalog: Catalog) -> Plans:
     return plans
 
 
+MAX_BYTES = 256 << 10
+"""The largest cache file read (the 12 cases' plans take about 5 kB): a bigger one is not."""
+
+_FLAG = bool | None
+_TEXT = str | None
+_COUNT = "count"
+_TEXTS = "texts"
+#: The type of each item of a plan, in :func:`case_plan`'s order: what a cache file's plan must
+#: hold to be read at all (``_COUNT``: a non-negative int or None; ``_TEXTS``: a list of str).
+PLAN_SHAPE: tuple[Any, ...] = (
+    bool,
+    ("on", "off", "either"),
+    _TEXTS,
+    _TEXTS,
+    _TEXT,
+    _TEXT,
+    _TEXT,
+    _COUNT,
+    _COUNT,
+    _TEXT,
+    _COUNT,
+    _TEXT,
+    _TEXTS,
+    _TEXTS,
+    _TEXTS,
+    _TEXTS,
+    _TEXTS,
+    _TEXTS,
+    _FLAG,
+    _FLAG,
+    _TEXTS,
+)
+
+
 def _read(key: str) -> Plans | None:
+    """The plans a cache file holds for ``key``, or None. The file is opened only as what this
+    module writes, a regular file: not through a link (``O_NOFOLLOW``), never waiting on a
+    FIFO or a device (``O_NONBLOCK``, then ``S_ISREG``), this user's own, at most
+    :data:`MAX_BYTES`; its JSON's depth is bounded by its shape, checked item by item, and its
+    plans must carry the digest this code gives them (:func:`_digest`)."""
     folder = cache_folder()
     if folder is None:
         return None
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        with open(folder / f"{_PREFIX}{key}.json", "rb") as stream:
-            if not _private(os.fstat(stream.fileno())):
-                return None
-            document = json.loads(stream.read())
-    except (OSError, ValueError):
+        handle = os.open(folder / f"{_PREFIX}{key}.json", flags | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        found = os.fstat(handle)
+        if not stat.S_ISREG(found.st_mode) or not _private(found) or found.st_size > MAX_BYTES:
+            return None
+        data = os.read(handle, MAX_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+    if len(data) > MAX_BYTES:
+        return None
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError):
         return None
     return _plans_of(document, key)
 
 
-def _private(stat: os.stat_result) -> bool:
+def _private(found: os.stat_result) -> bool:
     """Whether a cache file is this user's and no one else may write it: anyone who can write
     one could change how every run with that catalog scores (the key is no secret)."""
     getuid = getattr(os, "getuid", None)
     if getuid is None:  # pragma: no cover - not POSIX: no owners or modes to check
         return True
-    return stat.st_uid == getuid() and not stat.st_mode & 0o022
+    return found.st_uid == getuid() and not found.st_mode & 0o022
+
+
+def _digest(key: str, plans: Mapping[str, Any]) -> str:
+    """HMAC-SHA256 of the plans' canonical JSON, keyed by the cache key (the catalog's bytes and
+    this code): an edit of a kept plan that does not also compute this is not read."""
+    text = json.dumps(plans, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+    return hmac.new(key.encode(), f"{FORMAT}\0{text}".encode(), hashlib.sha256).hexdigest()
+
+
+def _fits(value: Any, shape: Any) -> bool:
+    """Whether one item of a plan read from JSON has the type :data:`PLAN_SHAPE` gives it."""
+    if shape == _TEXTS:
+        return isinstance(value, list) and all(type(item) is str for item in value)
+    if shape == _COUNT:
+        return value is None or (type(value) is int and value >= 0)
+    if isinstance(shape, tuple):
+        return value in shape and type(value) is str
+    if shape is bool:
+        return type(value) is bool
+    if shape == _FLAG:
+        return value is None or type(value) is bool
+    return value is None or type(value) is str  # _TEXT
 
 
 def _plans_of(document: Any, key: str) -> Plans | None:
-    """The plans a cache document holds, or None unless it is one of this format and key."""
+    """The plans a cache document holds, or None unless it is one of this format and key, each
+    plan of the shape :func:`case_plan` makes, and its digest this code's."""
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         return None
     if document.get("key") != key:
@@ -196,14 +276,18 @@ def _plans_of(document: Any, key: str) -> Plans | None:
     plans = document.get("plans")
     if not isinstance(plans, dict) or list(plans) != list(CASE_IDS):
         return None
-    restored = {case_id: _tuples(plan) for case_id, plan in plans.items()}
-    if not all(isinstance(plan, tuple) for plan in restored.values()):
+    for plan in plans.values():
+        if not isinstance(plan, list) or len(plan) != len(PLAN_SHAPE):
+            return None
+        if not all(_fits(value, shape) for value, shape in zip(plan, PLAN_SHAPE, strict=True)):
+            return None
+    if not hmac.compare_digest(str(document.get("digest")), _digest(key, plans)):
         return None
-    return restored
+    return {case_id: _tuples(plan) for case_id, plan in plans.items()}
 
 
 def _tuples(value: Any) -> Any:
-    """JSON arrays as the tuples they were written from."""
+    """JSON arrays as the tuples they were written from (a checked plan: two levels)."""
     if isinstance(value, list):
         return tuple(_tuples(item) for item in value)
     return value
@@ -213,7 +297,8 @@ def _write(key: str, plans: Mapping[str, tuple[Any, ...]]) -> None:
     folder = cache_folder()
     if folder is None:
         return
-    text = json.dumps({"format": FORMAT, "key": key, "plans": plans}, ensure_ascii=False)
+    document = {"format": FORMAT, "key": key, "digest": _digest(key, plans), "plans": plans}
+    text = json.dumps(document, ensure_ascii=False)
     restored = _plans_of(json.loads(text), key)
     if restored is None or repr(restored) != repr(dict(plans)):
         return  # a value JSON would not give back as it is: not kept

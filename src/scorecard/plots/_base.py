@@ -8,8 +8,9 @@ the artist that needs it.
 from __future__ import annotations
 
 import io
+import weakref
 from collections.abc import Callable, Sequence
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +22,7 @@ from matplotlib.text import Text
 from matplotlib.ticker import FixedFormatter, FuncFormatter
 
 from scorecard.aggregate import CampaignAnalysis, observed_categories, select_rows
-from scorecard.contract import InputError, printable, xml_characters
+from scorecard.contract import InputError, printable, shortened, xml_characters
 
 __all__ = [
     "DPI",
@@ -29,6 +30,7 @@ __all__ = [
     "NO_COST_DATA",
     "NO_SCOREABLE_RUNS",
     "OKABE_ITO",
+    "TEXT_LIMIT",
     "VERDICT_COLOURS",
     "bundle_rows",
     "bundle_table",
@@ -40,6 +42,7 @@ __all__ = [
     "in_bundle",
     "new_figure",
     "note_below",
+    "point_labels",
     "save_figure",
     "select_candidates",
     "show_message",
@@ -55,9 +58,29 @@ NO_SCOREABLE_RUNS = "no scoreable runs"
 NO_COST_DATA = "no cost data"
 
 
+TEXT_LIMIT = 200
+"""Characters of one line of figure text (a title, an axis label, a note) drawn at most: a
+longer line (one naming an id of any length) is drawn shortened with a digest
+(:func:`~scorecard.contract.shortened`); laying out its glyphs would take time in proportion."""
+LABEL_LIMIT = 60
+"""Characters of a tick label, legend entry or annotation (an id, mostly) drawn at most: beyond
+it a label would squeeze the panel to nothing (constrained layout gives up)."""
+
+
+class _Figure(Figure):
+    """A figure whose texts are made inert and bounded (:func:`_make_texts_inert`) whenever it
+    is drawn, whatever draws it (saving as PNG or SVG, measuring for a layout), before any of
+    their glyphs are laid out."""
+
+    def draw(self, renderer: Any) -> None:
+        _make_texts_inert(self)
+        super().draw(renderer)
+
+
 def new_figure(size: tuple[float, float]) -> Figure:
-    """A figure of ``size`` inches at :data:`DPI`, laid out by constrained layout, on Agg."""
-    figure = Figure(figsize=size, dpi=DPI, layout="constrained")
+    """A figure of ``size`` inches at :data:`DPI`, laid out by constrained layout, on Agg; its
+    texts made inert and bounded when drawn."""
+    figure = _Figure(figsize=size, dpi=DPI, layout="constrained")
     FigureCanvasAgg(figure)
     return figure
 
@@ -203,31 +226,60 @@ def candidate_styles(frame: pd.DataFrame) -> dict[str, tuple[str, str]]:
     }
 
 
-def _shown(text: str) -> str:
-    # Lines stay lines (wrapped labels); every other control is spelt as an escape.
-    return "\n".join(printable(line) for line in text.split("\n"))
+_POINT_LABELS: weakref.WeakSet[Text] = weakref.WeakSet()
+
+
+def point_labels(labels: Sequence[Text]) -> None:
+    """Mark ``labels`` as labels of points (ids): drawn within :data:`LABEL_LIMIT`."""
+    _POINT_LABELS.update(labels)
+
+
+def _shown(text: str, limit: int = TEXT_LIMIT) -> str:
+    # Lines stay lines (wrapped labels); every other control is spelt as an escape, and a line
+    # longer than ``limit`` is shortened with a digest.
+    return "\n".join(shortened(printable(line), limit) for line in text.split("\n"))
+
+
+def _label(text: str) -> str:
+    return _shown(text, LABEL_LIMIT)
+
+
+def _plain(text: str, limit: int) -> bool:
+    return text.isascii() and text.replace("\n", "").isprintable() and len(text) <= limit
 
 
 def _make_texts_inert(figure: Figure) -> None:
     """Spell the controls of every text of ``figure`` (titles, labels, legends, annotations,
-    and fixed tick labels, which become text only when drawn) as visible escapes."""
+    and fixed tick labels, which become text only when drawn) as visible escapes, and shorten
+    a line past :data:`TEXT_LIMIT` characters (a tick label or legend entry past
+    :data:`LABEL_LIMIT`). Doing it again changes nothing."""
+    labels = {
+        id(text)
+        for legend in [*figure.legends, *(axes.get_legend() for axes in figure.axes)]
+        if legend is not None
+        for text in legend.get_texts()
+    }
     for text in figure.findobj(Text):
         shown = text.get_text()
-        if not (shown.isascii() and shown.replace("\n", "").isprintable()):
-            text.set_text(_shown(shown))
+        limit = LABEL_LIMIT if id(text) in labels or text in _POINT_LABELS else TEXT_LIMIT
+        if not _plain(shown, limit):
+            text.set_text(_shown(shown, limit))
     for axes in figure.axes:
         for axis in (axes.xaxis, axes.yaxis):
             formatter = axis.get_major_formatter()
             if isinstance(formatter, FixedFormatter):
-                formatter.seq = [_shown(str(label)) for label in formatter.seq]
-            elif isinstance(formatter, FuncFormatter):  # what set_ticks(..., labels) makes
+                formatter.seq = [_label(str(label)) for label in formatter.seq]
+            elif isinstance(formatter, FuncFormatter) and not getattr(
+                formatter.func, "inert", False
+            ):  # what set_ticks(..., labels) makes
                 formatter.func = _inert_labels(formatter.func)
 
 
 def _inert_labels(label: Callable[[float, int | None], str]) -> Callable[[float, int | None], str]:
     def shown(value: float, position: int | None = None) -> str:
-        return _shown(str(label(value, position)))
+        return _label(str(label(value, position)))
 
+    shown.inert = True  # type: ignore[attr-defined]
     return shown
 
 

@@ -28,6 +28,7 @@ from ._base import (
     figure_and_panels,
     in_bundle,
     note_below,
+    point_labels,
     show_message,
 )
 
@@ -185,6 +186,7 @@ def plot_quality_vs_cost(
         frameon=False,
         fontsize=9,
     )
+    point_labels(labels)
     _place_labels(figure, axes, labels)
     return figure
 

@@ -21,10 +21,11 @@ import functools
 import html
 import re
 
-from scorecard.contract import redact
+from scorecard.contract import redact, shortened
 
 __all__ = [
     "BLOCK_LIMIT",
+    "DISPLAY_LIMIT",
     "INLINE_LIMIT",
     "clean",
     "html_text",
@@ -33,6 +34,7 @@ __all__ = [
     "markdown_inline",
     "needs_block",
     "one_line",
+    "shown",
     "xml_text",
 ]
 
@@ -40,6 +42,8 @@ __all__ = [
 INLINE_LIMIT = 120
 #: Fenced text is cut after this many characters, with a note saying how much was left out.
 BLOCK_LIMIT = 4000
+#: HTML text given no limit (ids, labels) is shown shortened with a digest past this many.
+DISPLAY_LIMIT = 1000
 
 # C0 controls except tab and newline, DEL, C1 controls, bidirectional overrides and isolates
 # (which can make text read differently from what it is), and XML's non-characters.
@@ -55,7 +59,7 @@ _BACKTICKS = re.compile("`+")
 #: Short texts escaped before are remembered (the last 8,192 of at most 512 characters): a
 #: report of many runs repeats the same ids and reasons (seven candidates and twelve cases in
 #: every row of 50,000 gate failures), and each escape redacts. The functions are pure, so a
-#: remembered text is the same text; long texts, rarely repeated, are not kept.
+#: remembered text is the same text; of long texts, rarely repeated, only the last 64 are kept.
 _REMEMBERED = 8192
 _REMEMBERED_LENGTH = 512
 
@@ -63,7 +67,7 @@ _REMEMBERED_LENGTH = 512
 def clean(text: str) -> str:
     """Redacted, with line ends normalised and unsafe characters replaced by U+FFFD."""
     text = str(text)
-    return _clean_remembered(text) if len(text) <= _REMEMBERED_LENGTH else _clean(text)
+    return _clean_remembered(text) if len(text) <= _REMEMBERED_LENGTH else _clean_long(text)
 
 
 def _clean(text: str) -> str:
@@ -72,6 +76,10 @@ def _clean(text: str) -> str:
 
 
 _clean_remembered = functools.lru_cache(maxsize=_REMEMBERED)(_clean)
+# A long text that repeats is an id of any length: every page and row names it, and redacting
+# a megabyte a thousand times was most of a report's time. The few last are kept (a string
+# keeps its hash, so finding one again costs nothing).
+_clean_long = functools.lru_cache(maxsize=64)(_clean)
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -146,10 +154,20 @@ def markdown_code(text: str, limit: int = INLINE_LIMIT) -> str:
     return f"{fence}{body}{fence}"
 
 
+def shown(text: object) -> str:
+    """:func:`clean` text as a page shows it when no limit is given: past
+    :data:`DISPLAY_LIMIT` characters (an id of any length), its start and a digest of the whole
+    (:func:`~scorecard.contract.shortened`), so two long ids stay apart and a page stays small."""
+    return shortened(clean(str(text)), DISPLAY_LIMIT)
+
+
 def html_text(text: object, limit: int | None = None) -> str:
-    """Text (untrusted or not) escaped for HTML element content and quoted attributes."""
+    """Text (untrusted or not) escaped for HTML element content and quoted attributes: past
+    ``limit`` characters cut with a note, or without ``limit`` :func:`shown`."""
+    if limit is None:
+        return html.escape(shown(text), quote=True)
     body = clean(str(text))
-    if limit is not None and len(body) > limit:
+    if len(body) > limit:
         body = f"{body[:limit]}\n... ({len(body) - limit} more characters not shown)"
     return html.escape(body, quote=True)
 

@@ -12,6 +12,7 @@ elsewhere (the gate's markdown or JUnit) finds the page :func:`run_page_path` na
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import posixpath
 import re
@@ -46,6 +47,7 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
+@functools.lru_cache(maxsize=4096)
 def slug(text: str) -> str:
     """``text`` as a file-name part (see the module docstring); the same text, the same slug."""
     text = str(text)

@@ -18,7 +18,7 @@ from scorecard.gate import (
 
 from ._common import STATUS_WORDS, difference_text, number_text, paired_means_text
 from ._dispatch import verdict_line
-from ._escape import clean, html_text
+from ._escape import clean, html_text, shown
 from ._site_assets import json_script
 from ._site_data import SiteData, SiteRun
 from ._site_paths import (
@@ -176,7 +176,14 @@ def runs_table(page_path: str, runs: Sequence[SiteRun], site: SiteData) -> str:
             facts.failure or "",
             *(finding.code for finding in facts.findings),
         ]
-        index.append({"tags": [clean(tag) for tag in tags], "text": clean(" ".join(words)).lower()})
+        # As the select options show them (esc: shortened past DISPLAY_LIMIT), so a filter by
+        # an id of any length still finds its runs; searched words are bounded alike.
+        index.append(
+            {
+                "tags": [shown(tag) for tag in tags],
+                "text": clean(" ".join(shown(word) for word in words)).lower(),
+            }
+        )
         attributes.append(f' data-i="{position}"')
         rows.append(
             [
