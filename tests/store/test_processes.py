@@ -151,8 +151,11 @@ def _files(root: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def big_night(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A night of 4,480 observations (13 MB): an ingest of a second or more on two workers."""
-    return make_night(tmp_path_factory.mktemp("big") / "night", "night-big", 32)
+    """A night of 17,920 observations (52 MB): an ingest of a few seconds on two workers, so a
+    stop sent within 0.4 s of its start always lands while it scores (at 4,480 observations a
+    fast machine had finished and was in interpreter shutdown, where Python's default handlers
+    are back)."""
+    return make_night(tmp_path_factory.mktemp("big") / "night", "night-big", 128)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
