@@ -13,7 +13,10 @@ five ways, one JSON Lines file each:
 - ``python``: ``json.dumps`` defaults (``", "`` and ``": "``, ``ensure_ascii``);
 - ``sorted``: ``json.dumps(sort_keys=True)``;
 - ``shuffled``: every object's keys in a random order seeded by the document, compact
-  (the writers are :mod:`scorecard.simulate.producers`, shared with the fast path's tests).
+  (the writers are :mod:`scorecard.simulate.producers`, shared with the fast path's tests);
+- ``pretty``: ``.json`` files of 1,000 observations each, ``json.dump(indent=2)``, in a folder
+  named as the others' so the bundle id is the same (its ``json.loads`` rate parses each
+  whole file; it has no in-process or scaling figures, which read JSON Lines).
 
 For each variant: ``scorecard score FILE --out OUT --workers N`` as a fresh process (start-up
 included, bytecode compiled by an untimed first run, as ``score_benchmark.run_score`` does) for
@@ -43,6 +46,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -80,6 +84,32 @@ def write_variants(own: Path, folder: Path) -> dict[str, Path]:
             for document in documents:
                 stream.write(write(document) + "\n")
     return paths
+
+
+ARRAY_SIZE = 1_000
+"""Observations per ``.json`` file of the ``pretty`` variant."""
+
+
+def write_arrays(own: Path, folder: Path) -> Path:
+    """``own``'s observations as pretty-printed ``.json`` arrays of :data:`ARRAY_SIZE`, in a
+    folder whose name is ``folder``'s (the bundle id comes from it)."""
+    target = folder / "arrays" / folder.name
+    target.mkdir(parents=True, exist_ok=True)
+    with own.open(encoding="utf-8") as stream:
+        documents = [json.loads(line) for line in stream]
+    for start in range(0, len(documents), ARRAY_SIZE):
+        part = target / f"part-{start // ARRAY_SIZE:05d}.json"
+        part.write_text(json.dumps(documents[start : start + ARRAY_SIZE], indent=2))
+    return target
+
+
+def array_rate(folder: Path, clock: Callable[[], float] = time.perf_counter) -> float:
+    """Observations per second of ``clock`` that ``json.loads`` of each whole file in
+    ``folder`` gets through."""
+    texts = [path.read_bytes() for path in sorted(folder.glob("*.json"))]
+    start = clock()
+    count = sum(len(json.loads(text)) for text in texts)
+    return count / max(clock() - start, 1e-9)
 
 
 def write_halves(corpus: Path, folder: Path) -> tuple[Path, Path]:
@@ -169,6 +199,13 @@ def in_process(corpus: Path, rounds: int, source: Path | None = None) -> tuple[f
     return declined / max(lines, 1), ratio
 
 
+def _size(path: Path) -> int:
+    """Bytes of a file, or of the files in a folder."""
+    if path.is_dir():
+        return sum(part.stat().st_size for part in path.iterdir())
+    return path.stat().st_size
+
+
 def main() -> int:
     """Build the corpus and its variants, measure, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -191,13 +228,12 @@ def main() -> int:
         folder.mkdir(parents=True, exist_ok=True)
         lines, _, wire_share = build_corpus(folder / "own.jsonl", arguments.observations)
         corpora = write_variants(folder / "own.jsonl", folder)
+        corpora["pretty"] = write_arrays(folder / "own.jsonl", folder)
         print(f"at the start, {load_average()}")
         print(
             f"corpus: {lines:,} observations, {wire_share:.0%} with PRP wire events; bytes per "
             "observation: "
-            + ", ".join(
-                f"{name} {path.stat().st_size / lines:,.0f}" for name, path in corpora.items()
-            )
+            + ", ".join(f"{name} {_size(path) / lines:,.0f}" for name, path in corpora.items())
         )
         sources: list[Path | None] = [None]
         if arguments.compare_with is not None:
@@ -214,7 +250,9 @@ def main() -> int:
             for name in corpora
             for workers in arguments.workers
         ]
-        halves = {name: write_halves(path, folder) for name, path in corpora.items()}
+        halves = {
+            name: write_halves(path, folder) for name, path in corpora.items() if path.is_file()
+        }
         split: dict[tuple[str, Path | None], float] = {}
         baselines = dict.fromkeys(corpora, 0.0)
         baselines_cpu = dict.fromkeys(corpora, 0.0)
@@ -227,10 +265,13 @@ def main() -> int:
             startup = min(startup, run_score(empty, folder / "empty-out.jsonl", 1)[0])
             # json.loads of each variant in the same rounds as the runs it is compared with.
             for name, path in corpora.items():
-                baselines[name] = max(baselines[name], in_process_rate(path, 1, json.loads))
-                baselines_cpu[name] = max(
-                    baselines_cpu[name], in_process_cpu_rate(path, 1, json.loads)
-                )
+                if path.is_dir():
+                    rate, cpu_rate = array_rate(path), array_rate(path, time.process_time)
+                else:
+                    rate = in_process_rate(path, 1, json.loads)
+                    cpu_rate = in_process_cpu_rate(path, 1, json.loads)
+                baselines[name] = max(baselines[name], rate)
+                baselines_cpu[name] = max(baselines_cpu[name], cpu_rate)
             for index, (name, workers, source) in enumerate(configurations):
                 out = folder / f"out-{index}.jsonl"
                 elapsed, peak, cpu = measure_score(corpora[name], out, workers, source)
@@ -238,7 +279,7 @@ def main() -> int:
                 best[key] = min(best.get(key, (elapsed, peak)), (elapsed, peak))
                 least_cpu[key] = min(least_cpu.get(key, cpu), cpu)
             if {1, 2} <= set(arguments.workers):
-                for name, source in ((name, source) for source in sources for name in corpora):
+                for name, source in ((name, source) for source in sources for name in halves):
                     first, second = halves[name]
                     both = measure_scores_at_once(
                         [
@@ -252,6 +293,7 @@ def main() -> int:
             (name, source): in_process(path, arguments.repeat, source)
             for name, path in corpora.items()
             for source in sources
+            if path.is_file()
         }
         print(f"start-up alone (empty input, fastest): {startup:.2f} s")
         print(
@@ -264,12 +306,15 @@ def main() -> int:
             elapsed, peak = best[(name, workers, source)]
             rate = lines / elapsed
             cpu_ratio = lines / least_cpu[(name, workers, source)] / baselines_cpu[name]
-            declined, fast_ratio = measured_in_process[(name, source)]
             checkout = "this" if source is None else source.name
+            if (name, source) in measured_in_process:
+                declined, fast_ratio = measured_in_process[(name, source)]
+                detail = f"{fast_ratio:10.2f} {declined:8.1%}"
+            else:
+                detail = f"{'-':>10} {'-':>8}"
             print(
                 f"{name:9} {checkout:9} {workers:7} {rate:8,.0f} {baselines[name]:12,.0f} "
-                f"{rate / baselines[name]:12.2f} {cpu_ratio:8.2f} "
-                f"{fast_ratio:10.2f} {declined:8.1%} {peak:8.0f}"
+                f"{rate / baselines[name]:12.2f} {cpu_ratio:8.2f} {detail} {peak:8.0f}"
             )
             out = folder / f"out-{index}.jsonl"
             digests.add(hashlib.sha256(out.read_bytes()).hexdigest())

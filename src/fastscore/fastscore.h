@@ -230,6 +230,10 @@ void scratch_free(Scratch *scratch);
    path must decline the line (not always wrong JSON: only not surely read alike), -1 on error. */
 int unambiguous_json(Scratch *scratch, const char *text, Py_ssize_t length);
 
+/* array_lines(data) -> the elements of a .json file's top-level array one per line, or None
+   (arrays.c). */
+PyObject *array_lines(PyObject *module, PyObject *data);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Reasons of one dimension: a list of str, later redacted and quoted by lines.reason_json.   */
 

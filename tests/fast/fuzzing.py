@@ -362,3 +362,20 @@ def check_block(lines: list[bytes], first_line: int, catalog: Catalog) -> None:
         plain = fast.score_rows(block, first_line, BUNDLE, {}, 0, audit_gates=True)
         assert detailed[1] == plain[1]
         assert repr([piece[:2] for piece in detailed[0]]) == repr([piece[:2] for piece in plain[0]])
+
+
+def check_array(lines: list[bytes], pretty: bool, catalog: Catalog) -> None:
+    """``lines`` as the elements of one ``.json`` array (each line an element; compact, or on
+    lines of their own between CRLF-indented brackets): its text and rows are the general
+    path's, errors included, whether the C scorer took the file whole or declined it."""
+    separator, opening, closing = (
+        (b",\r\n  ", b"[\r\n  ", b"\r\n]\r\n") if pretty else (b",", b"[", b"]")
+    )
+    whole = opening + separator.join(lines) + closing
+    chunk = Chunk("t.json", BundleInfo(id=BUNDLE, kind="override"), whole_file=whole)
+    for output, compare in (("jsonl", _text_and_summary), (ROWS, _rows_and_summary)):
+        scorer = ChunkScorer(catalog, Policy(), output)
+        assert scorer.fast is not None
+        compiled = compare(chunk, scorer)
+        scorer.fast = None
+        assert compiled == compare(chunk, scorer)

@@ -158,6 +158,7 @@ def _checks(sizes: Sizes, last: Path) -> dict[str, int]:
     def block(lines: list[bytes], first_line: int) -> None:
         last.write_bytes(b"\n".join(lines))
         fuzzing.check_block(lines, first_line, catalog)
+        fuzzing.check_array(lines, first_line > 1, catalog)  # as a .json array too
         counts["blocks"] += 1
 
     writers = list(WRITERS.values())

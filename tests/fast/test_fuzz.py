@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from scorecard.contract._catalog import Catalog
 from tests.conftest import c_only
-from tests.fast.fuzzing import check_block, check_line, mutated_lines, seed_lines
+from tests.fast.fuzzing import check_array, check_block, check_line, mutated_lines, seed_lines
 
 pytestmark = c_only("the fuzzer holds the C fast path to the Python path")
 
@@ -44,3 +44,17 @@ def test_a_block_of_mutated_lines_gives_the_general_paths_text_and_rows(
     byte order mark or a carriage return): the text, rows, errors and line numbers of the
     general path."""
     check_block(lines, first_line, catalog)
+
+
+@settings(FUZZ, max_examples=60)
+@given(
+    lines=st.lists(mutated_lines() | st.sampled_from(seed_lines()), min_size=1, max_size=4),
+    pretty=st.booleans(),
+)
+def test_a_json_array_of_mutated_lines_gives_the_general_paths_text_and_rows(
+    lines: list[bytes], pretty: bool, catalog: Catalog
+) -> None:
+    """Mutated lines as the elements of a ``.json`` array (a mutation may add a newline, a
+    bracket or a quote that leaves the array unsplittable): the general path's text, rows and
+    errors, whichever path scored it."""
+    check_array(lines, pretty, catalog)

@@ -10,7 +10,7 @@ goes through the general path (:func:`._pipeline.score_record`), line by line.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from scorecard.contract import Catalog, InputError, Policy
 from scorecard.core import Tally
@@ -94,8 +94,15 @@ class ChunkScorer:
 
     def text(self, chunk: Chunk) -> Text:
         """``chunk`` as ``jsonl`` text, counted here: its lines need no run numbers, so the main
-        process only writes them. Plain lines are scored in C, a block at a time."""
+        process only writes them. Plain lines are scored in C, a block at a time; so is a
+        ``.json`` array whose every element is plain (:meth:`_array_block`)."""
         summary = RunSummary()
+        array = self._array_block(chunk)
+        if array is not None and self.fast is not None:
+            pieces, counts = self.fast.score_block(array, 1, chunk.bundle.id)
+            if all(isinstance(piece, str) for piece in pieces):
+                _count_block(summary, counts, chunk.bundle.id)
+                return cast(list[str | InputError], pieces), summary
         if self.fast is None or chunk.whole_file is not None:
             return [self._counted(outcome, summary) for outcome in self.outcomes(chunk)], summary
         scored = self._fast_block(self.fast, chunk, summary)
@@ -113,6 +120,13 @@ class ChunkScorer:
         their rows as the one definition of a row says (``contract.ROW_COLUMNS``; the C code
         reads it through ``fast.row_plan``)."""
         summary = RunSummary()
+        array = self._array_block(chunk)
+        if array is not None and self.fast is not None:
+            scored, counts = self._fast_rows_of(self.fast, array, chunk, detail=0)
+            rows = [piece[0] for piece in scored if len(piece) == 3]
+            if len(rows) == len(scored):  # every element scored in C
+                _count_block(summary, counts, chunk.bundle.id)
+                return [(run_key(row), row) for row in rows], summary
         if self.fast is None or chunk.whole_file is not None:
             return [self._keyed(outcome, summary) for outcome in self.outcomes(chunk)], summary
         pieces = self.fast_rows(
@@ -127,6 +141,34 @@ class ChunkScorer:
             else:
                 items.append((run_key(piece[0]), piece[0]))
         return items, summary
+
+    def _array_block(self, chunk: Chunk) -> bytes | None:
+        """A ``.json`` file's array elements one per line for the C scorer
+        (:meth:`FastScorer.array_block`), or None (not a ``.json`` chunk, no C scorer, or not an
+        array it can split). The caller keeps the C scorer's results only when it scored every
+        element: a file with any element it declines takes the general path whole, so its
+        results and errors are those of :func:`._io.parse_json_file` whichever path ran."""
+        raw = chunk.whole_file
+        if self.fast is None or raw is None:
+            return None
+        return self.fast.array_block(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
+
+    def _fast_rows_of(
+        self, fast: FastScorer, block: bytes, chunk: Chunk, *, detail: int
+    ) -> tuple[list[RowPiece], Counts]:
+        """``block``'s lines scored as rows by the C scorer, for ``chunk``'s bundle."""
+        labels: dict[str, tuple[str | None, str | None]] = {
+            candidate: (spec.model, spec.tier)
+            for candidate, spec in chunk.bundle.candidates.items()
+        }
+        return fast.score_rows(
+            block,
+            1 if chunk.whole_file is not None else chunk.first_line,
+            chunk.bundle.id,
+            labels,
+            detail,
+            audit_gates=self.policy.audit_gate,
+        )
 
     @staticmethod
     def _fast_block(

@@ -175,6 +175,14 @@ class FastScorer:
             }
         return heads
 
+    @staticmethod
+    def array_block(data: bytes) -> bytes | None:
+        """The elements of the top-level JSON array ``data`` (a ``.json`` file without its byte
+        order mark) one per line, a block for :meth:`score_block` and :meth:`score_rows`: line
+        ``n`` is element ``n - 1``. None when the text is not an array whose elements can be
+        told apart surely (``src/fastscore/arrays.c``); the file then takes the general path."""
+        return _fastscore.array_lines(data)
+
     def score_block(
         self, block: bytes, first_line: int, bundle_id: str
     ) -> tuple[list[Piece], Counts]:
