@@ -261,19 +261,24 @@ def test_dataset_rows_are_those_of_the_local_dataset(
     assert comparable(rows) == comparable(read_parquet_rows(local_dataset))
 
 
-def test_dataset_has_the_local_partition_folders(on_dask: DaskOutput, local_dataset: Path) -> None:
-    """One ``bundle=<id>`` folder per bundle, several part files where files were cut."""
-    folders = sorted(path.name for path in on_dask.dataset.iterdir())
-    assert folders == sorted(path.name for path in local_dataset.iterdir())
-    assert folders == [
-        "bundle=campaign-2026-11-01",
-        "bundle=campaign-2026-11-08",
-        "bundle=campaign-2026-11-15",
-        "bundle=campaign-2026-11-22",
-        "bundle=local-bad-inputs",
+def test_dataset_is_the_local_dataset_byte_for_byte(
+    on_dask: DaskOutput, local_dataset: Path
+) -> None:
+    """One ``bundle=<id>/part-0.parquet`` per bundle, each file the bytes the local run writes
+    (files cut into many ranges included), and nothing else: no temporary file beside it."""
+    files = sorted(path.relative_to(on_dask.dataset) for path in on_dask.dataset.rglob("*"))
+    assert files == sorted(path.relative_to(local_dataset) for path in local_dataset.rglob("*"))
+    assert [str(path) for path in files if path.suffix] == [
+        "bundle=campaign-2026-11-01/part-0.parquet",
+        "bundle=campaign-2026-11-08/part-0.parquet",
+        "bundle=campaign-2026-11-15/part-0.parquet",
+        "bundle=campaign-2026-11-22/part-0.parquet",
+        "bundle=local-bad-inputs/part-0.parquet",
     ]
-    parts = list((on_dask.dataset / "bundle=campaign-2026-11-01").iterdir())
-    assert len(parts) > 1
+    for path in files:
+        if path.suffix:
+            assert (on_dask.dataset / path).read_bytes() == (local_dataset / path).read_bytes()
+    assert on_dask.run.tasks > len(files)  # the sample files were cut into several ranges
     assert not [path for path in on_dask.dataset.parent.iterdir() if path.name.startswith(".")]
 
 

@@ -4,10 +4,12 @@ A scoring run is three waves of tasks driven from this process (``docs/distribut
 
     count   one task per byte range of a .jsonl file: how many lines it holds
             -> the driver adds them up into each range's first line number
-    score   one task per range (or .json file): parse, validate, score, audit; the rows stay
-            on the worker, only a tally per record and the located errors come back
+    score   one task per range (or .json file): what a local worker does with a chunk (the C
+            scorer, the general path for what it declines); the rows stay on the worker, only
+            each run's key, the range's counts and its located errors come back
             -> the driver numbers repetitions in input order and counts the run summary
-    write   one task per range: its rows, numbered, as one Parquet part file of the dataset
+    write   one task per bundle: its ranges' rows, numbered, as the one Parquet file the local
+            run writes for it (``bundle=<id>/part-0.parquet``, the same bytes)
 
 Repetition numbers are the one thing a range cannot know alone (they count runs in all earlier
 ranges), which is why the driver walks the ranges in input order between the last two waves.
@@ -29,24 +31,15 @@ from pathlib import Path
 from typing import IO, Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from scorecard.contract import BundleInfo, Catalog, InputError, Policy, load_catalog
-from scorecard.core import Tally
 
-from ._io import (
-    STDIN,
-    RawRecord,
-    discover_inputs,
-    numbered_lines,
-    parse_json_file,
-    parse_line,
-    unreadable,
-)
-from ._output import atomic_binary_writer, atomic_folder, atomic_writer
-from ._pipeline import RunSummary, score_record
-from ._rows import Row, scored_row
-from .parquet import PARTITION_SCHEMA, ROW_GROUP, _batch, _bundle_folder
+from ._chunk_scorer import ROWS, ChunkScorer, RunKey
+from ._chunks import Chunk
+from ._io import STDIN, discover_inputs, unreadable
+from ._output import atomic_folder, atomic_writer
+from ._pipeline import RunSummary
+from .parquet import PARTITION_SCHEMA, _batch, _bundle_folder, _write_partition_file
 
 __all__ = [
     "SPLIT_BYTES",
@@ -79,7 +72,7 @@ class _Range:
     """One score task's input: a byte range of a ``.jsonl`` file, or a whole ``.json`` file."""
 
     index: int
-    """Position in the run; names the part file, so part files sort in input order."""
+    """Position in the run."""
     file: int
     """Which input file of the run (a file given twice is two files, as in the local path)."""
     source: str
@@ -94,14 +87,17 @@ class _Range:
 
 @dataclass(frozen=True)
 class _Scored:
-    """A score task's result, kept on its worker until the write task takes it."""
+    """A score task's result, kept on its worker until its bundle's write task takes it."""
 
-    tallies: list[Tally]
+    keys: list[RunKey]
+    """Each scored run's (bundle, candidate, case), in input order."""
+    summary: RunSummary
+    """The range's counts (its rejected records aside: the driver counts the errors)."""
     errors: list[InputError]
     rows: pa.RecordBatch | None
     """Rows in :data:`PARTITION_SCHEMA` with placeholder repetitions; None when nothing scored."""
-    scorecards: list[str]
-    """v2 scorecard lines (``render("jsonl")``), when the run writes them."""
+    scorecards: str
+    """v2 scorecard lines (the ``jsonl`` format), when the run writes them."""
 
 
 def _plan(
@@ -155,60 +151,85 @@ def _count_lines(piece: _Range) -> int | InputError:
         return unreadable(piece.source, error)
 
 
-def _records(piece: _Range, first_line: int) -> Iterator[RawRecord | InputError]:
+_scorers: dict[tuple[int, str], ChunkScorer] = {}
+"""This worker's chunk scorers, by catalog (the object the run scattered) and format."""
+
+
+def _scorer(catalog: Catalog, policy: Policy, output: str) -> ChunkScorer:
+    """The chunk scorer of this run in this worker (made once: it compiles the case plans)."""
+    key = (id(catalog), output)
+    scorer = _scorers.get(key)
+    if scorer is None or scorer.catalog is not catalog or scorer.policy != policy:
+        if len(_scorers) >= 8:
+            _scorers.clear()
+        scorer = _scorers[key] = ChunkScorer(catalog, policy, output)
+    return scorer
+
+
+def _chunk(piece: _Range, first_line: int) -> Chunk:
+    """The local run's chunk of a range (its lines, without the last newline) or ``.json``
+    file."""
     if piece.end is None:
         with open(piece.location, "rb") as stream:
-            whole = stream.read()
-        yield from parse_json_file(whole, source=piece.source, bundle=piece.bundle)
-        return
-    for number, raw in numbered_lines(_range_bytes(piece), first_line):
-        yield parse_line(raw, number=number, source=piece.source, bundle=piece.bundle)
+            return Chunk(piece.source, piece.bundle, whole_file=stream.read())
+    block = _range_bytes(piece)
+    return Chunk(piece.source, piece.bundle, block.removesuffix(b"\n"), first_line)
 
 
 def _score_range(
     piece: _Range, first_line: int, catalog: Catalog, policy: Policy, scorecards: bool
 ) -> _Scored:
-    """Score task: the local path's functions, record by record, in file order."""
-    tallies: list[Tally] = []
-    errors: list[InputError] = []
-    rows: list[Row] = []
-    lines: list[str] = []
+    """Score task: the range as a local worker scores a chunk (:class:`ChunkScorer`'s rows,
+    and its text when the run writes scorecards), in file order."""
     try:
-        for record in _records(piece, first_line):
-            result = score_record(record, catalog=catalog, policy=policy)
-            if isinstance(result, InputError):
-                errors.append(result)
-                continue
-            tallies.append(result.tally())
-            # The repetition is only its own column (written by the write task); 1 stands in.
-            rows.append(scored_row(result.numbered(1)))
-            if scorecards:
-                lines.append(result.render("jsonl"))
+        chunk = _chunk(piece, first_line)
     except OSError as error:
-        errors.append(unreadable(piece.source, error))
+        return _Scored([], RunSummary(), [unreadable(piece.source, error)], None, "")
+    items, summary = _scorer(catalog, policy, ROWS).rows(chunk)
+    summary.rejected = 0  # the driver counts the errors, an unreadable file's once
+    keys: list[RunKey] = []
+    rows = []
+    errors: list[InputError] = []
+    for item in items:
+        if isinstance(item, InputError):
+            errors.append(item)
+            continue
+        key, row = item
+        assert key is not None  # observations, never rows read already scored
+        keys.append(key)
+        rows.append(row)
+    text = ""
+    if scorecards:
+        pieces, _ = _scorer(catalog, policy, "jsonl").text(chunk)
+        text = "".join(piece for piece in pieces if isinstance(piece, str))
     batch = _batch(rows, PARTITION_SCHEMA) if rows else None
-    return _Scored(tallies, errors, batch, lines)
+    return _Scored(keys, summary, errors, batch, text)
 
 
-def _outcome(scored: _Scored) -> tuple[list[Tally], list[InputError]]:
+def _outcome(scored: _Scored) -> tuple[list[RunKey], RunSummary, list[InputError]]:
     """What the driver needs of a score task: small, unlike the rows."""
-    return scored.tallies, scored.errors
+    return scored.keys, scored.summary, scored.errors
 
 
-def _scorecard_lines(scored: _Scored) -> list[str]:
+def _scorecard_lines(scored: _Scored) -> str:
     return scored.scorecards
 
 
-def _write_part(scored: _Scored, repetitions: list[int], path: str) -> int:
-    """Write task: the range's rows with their repetition numbers, as one Parquet file (written
-    atomically: a retried task, after a lost worker, never leaves half a file under the name)."""
-    assert scored.rows is not None
-    numbers = pa.array(repetitions, type=pa.int64())
-    batch = scored.rows.set_column(_REPETITION, PARTITION_SCHEMA.field(_REPETITION), numbers)
-    table = pa.Table.from_batches([batch], schema=PARTITION_SCHEMA)
-    with atomic_binary_writer(path) as stream:
-        pq.write_table(table, stream, compression="zstd", row_group_size=ROW_GROUP)
-    return int(batch.num_rows)
+def _write_bundle(parts: list[_Scored], repetitions: list[list[int]], path: str) -> int:
+    """Write task: a bundle's rows, range after range with their repetition numbers, as the
+    one file the local run writes for the bundle (:func:`.parquet._write_partition_file`: the
+    same row groups, so the same bytes; written atomically, so a task retried after a lost
+    worker never leaves half a file or a temporary one under the dataset)."""
+    batches = []
+    for scored, numbers in zip(parts, repetitions, strict=True):
+        assert scored.rows is not None
+        column = pa.array(numbers, type=pa.int64())
+        batches.append(
+            scored.rows.set_column(_REPETITION, PARTITION_SCHEMA.field(_REPETITION), column)
+        )
+    table = pa.Table.from_batches(batches, schema=PARTITION_SCHEMA)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return _write_partition_file(table, Path(path))
 
 
 @dataclass
@@ -254,19 +275,17 @@ class _Driver:
         self.futures: dict[str, Any] = {}
         """Futures this driver still holds, by key (to cancel them all if the run fails)."""
         self.catalog: Any = None
-        self.width = 6
 
     def submit(self, function: Any, *args: Any) -> Any:
         future = self.client.submit(function, *args, pure=False)
         self.futures[future.key] = future
         return future
 
-    def forget(self, step: _Step) -> None:
-        """Let go of a walked step's futures, so the cluster frees its rows once written."""
-        for future in (step.scored, step.outcome, step.scorecards):
+    def forget(self, *futures: Any) -> None:
+        """Let go of futures whose results are taken, so the cluster frees them."""
+        for future in futures:
             if future is not None:
                 self.futures.pop(future.key, None)
-        step.scored = step.outcome = step.scorecards = None
 
     def cancel(self) -> None:
         """Stop what has not run and drop every result held on the cluster (after a failure;
@@ -282,7 +301,6 @@ class _Driver:
         ]
         ranges = {step.piece.index: step for step in steps if step.piece is not None}
         pieces = [item for item in plan if isinstance(item, _Range)]
-        self.width = max(6, len(str(len(pieces))))
         # Only a range followed by more of its file needs counting (for the next one's numbers).
         counted = [
             piece.index
@@ -323,29 +341,36 @@ class _Driver:
     def number_and_write(
         self, steps: list[_Step], run: DistributedRun, scorecards: IO[str] | None
     ) -> list[Any]:
-        """Walk the steps in input order: number runs, count, collect errors, submit writes."""
+        """Walk the steps in input order: number runs, count, collect errors; submit each
+        bundle's write (its ranges in input order) as soon as its last range is walked."""
         scored = [step for step in steps if step.outcome is not None]
         outcomes = _in_order([step.outcome for step in scored])
         texts = _in_order([step.scorecards for step in scored]) if scorecards is not None else None
-        repetitions: Counter[tuple[str, str, str]] = Counter()
+        last = {step.piece.bundle.id: index for index, step in enumerate(steps) if step.piece}
+        repetitions: Counter[RunKey] = Counter()
         unreadable: set[int] = set()
-        writes: list[Any] = []
-        for step in steps:
+        bundles: dict[str, tuple[list[Any], list[list[int]]]] = {}
+        writes = []
+        for index, step in enumerate(steps):
             errors = [step.error] if step.error is not None else []
             if step.outcome is not None:
                 assert step.piece is not None
-                tallies, errors = next(outcomes)
+                keys, counts, errors = next(outcomes)
+                run.summary.merge(counts)
                 numbers: list[int] = []
-                for tally in tallies:
-                    repetitions[tally.run_key] += 1
-                    numbers.append(repetitions[tally.run_key])
-                    run.summary.count(tally)
+                for key in keys:
+                    repetitions[key] += 1
+                    numbers.append(repetitions[key])
                 if numbers:
-                    path = self.part_path(step.piece)
-                    writes.append(self.submit(_write_part, step.scored, numbers, path))
+                    parts, numbered = bundles.setdefault(step.piece.bundle.id, ([], []))
+                    parts.append(step.scored)
+                    numbered.append(numbers)
+                else:
+                    self.forget(step.scored)
                 if scorecards is not None and texts is not None:
-                    scorecards.writelines(text + "\n" for text in next(texts))
-                self.forget(step)
+                    scorecards.write(next(texts))
+                self.forget(step.outcome, step.scorecards)
+                step.scored = step.outcome = step.scorecards = None
             for error in errors:
                 if error.rule == "unreadable" and step.piece is not None:
                     # Every range of an unreadable file says so; the local path says it once.
@@ -354,11 +379,13 @@ class _Driver:
                     unreadable.add(step.piece.file)
                 run.summary.rejected += 1
                 run.errors.append(error)
+            bundle = step.piece.bundle.id if step.piece is not None else None
+            if bundle in bundles and last[bundle] == index:
+                parts, numbered = bundles.pop(bundle)
+                path = str(self.staging / _bundle_folder(bundle) / "part-0.parquet")
+                writes.append(self.submit(_write_bundle, parts, numbered, path))
+                self.forget(*parts)  # the write task holds them now
         return writes
-
-    def part_path(self, piece: _Range) -> str:
-        folder = self.staging / _bundle_folder(piece.bundle.id)
-        return str(folder / f"part-{piece.index:0{self.width}d}.parquet")
 
 
 def refuse_stdin(paths: Collection[str]) -> None:

@@ -130,6 +130,20 @@ def _write_partitions(rows: Iterable[Row], folder: Path) -> int:
     return count
 
 
+def _write_partition_file(table: pa.Table, path: Path) -> int:
+    """One bundle's rows (:data:`PARTITION_SCHEMA`, in input order) as the file
+    ``--partition-by-bundle`` writes for it: row groups of :data:`ROW_GROUP` rows, zstd,
+    written atomically. The bytes are those :func:`write_parquet` writes for the same rows,
+    however ``table`` is chunked (a cluster run's bundle file, ``tests/engine/test_distributed.py``)."""
+    with (
+        atomic_binary_writer(path) as stream,
+        pq.ParquetWriter(stream, PARTITION_SCHEMA, compression="zstd") as writer,
+    ):
+        for batch in table.combine_chunks().to_batches(max_chunksize=ROW_GROUP):
+            writer.write_batch(batch)
+    return int(table.num_rows)
+
+
 def _bundle_from_folder(name: str) -> str:
     return urllib.parse.unquote(name.removeprefix("bundle="))
 
