@@ -47,6 +47,11 @@ RUNS = [
         ["frame identical to score --out: True", "one run's detail", "of JSON Lines"],
     ),
     (
+        "distributed_benchmark.py",
+        ["--copies", "2", "--repeat", "1"],
+        ["datasets byte for byte identical (this checkout, every round): True"],
+    ),
+    (
         "gate_benchmark.py",
         ["--pairs", "4", "--coverage-trials", "2", "--truth-runs", "50"],
         ["12 cases x 2", "sample schedule"],
