@@ -21,8 +21,11 @@ full disk).
 Every error carries where it happened as keyword attributes: ``source`` (the file, an option
 such as ``--out``, or ``<stdin>``), ``line`` (1-based, JSON Lines), ``index`` (0-based, a JSON
 array), ``pointer`` (the RFC 6901 JSON Pointer of the field) and ``rule`` (a stable,
-machine-readable name of the broken rule). Errors pickle with all of it, so they travel from
-worker processes. Messages never contain the offending value when it may be a secret: they name
+machine-readable name of the broken rule); where the rule knows them, ``expected`` and
+``observed`` say what the field should hold and what it held, in words (a JSON type, ``missing``,
+a number: never a value that may be a secret), and the class's ``schema`` names the ``$id`` of
+the published JSON Schema applied (an observation's). Errors pickle with all of it, so they
+travel from worker processes. Messages never contain the offending value when it may be a secret: they name
 the rule and the JSON Pointer instead. Gate failures are results, not exceptions.
 
 The command line maps each family to its exit code in one place (``scorecard.cli``'s
@@ -34,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Self
 
+from ._names import OBSERVATION_SCHEMA_ID
 from ._printable import printable, written_name
 from ._secrets import redact
 
@@ -70,6 +74,8 @@ class ScorecardError(Exception):
         source: str | None = None,
         line: int | None = None,
         index: int | None = None,
+        expected: str | None = None,
+        observed: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -78,12 +84,27 @@ class ScorecardError(Exception):
         self.source = source
         self.line = line
         self.index = index
+        self.expected = expected
+        self.observed = observed
+
+    schema: str | None = None
+    """The ``$id`` of the published JSON Schema whose contract the error is about, if any."""
 
     def __reduce__(self) -> tuple[object, ...]:
         # Errors travel between processes (``--workers``); keyword-only context needs this.
         return (
             _rebuild,
-            (type(self), self.message, self.rule, self.pointer, self.source, self.line, self.index),
+            (
+                type(self),
+                self.message,
+                self.rule,
+                self.pointer,
+                self.source,
+                self.line,
+                self.index,
+                self.expected,
+                self.observed,
+            ),
         )
 
     def located(
@@ -97,6 +118,8 @@ class ScorecardError(Exception):
             source=source if source is not None else self.source,
             line=line if line is not None else self.line,
             index=index if index is not None else self.index,
+            expected=self.expected,
+            observed=self.observed,
         )
 
     def location(self) -> str:
@@ -116,7 +139,9 @@ class ScorecardError(Exception):
         return printable(f"{redact(self.location())}: {redact(self.message)} [{self.rule}]")
 
     def to_record(self) -> dict[str, object]:
-        """The ``--errors`` JSON line for this error (secret-shaped text redacted)."""
+        """The ``--errors`` JSON line for this error (secret-shaped text redacted): where, which
+        rule, the message, and the runner output contract's ``expected``, ``observed`` and
+        ``schema`` (null where the rule does not know them)."""
         return {
             "source": None if self.source is None else written_name(self.source),
             "line": self.line,
@@ -124,6 +149,9 @@ class ScorecardError(Exception):
             "pointer": written_name(self.pointer),
             "rule": self.rule,
             "message": written_name(self.message),
+            "expected": _written(self.expected),
+            "observed": _written(self.observed),
+            "schema": self.schema,
         }
 
 
@@ -134,6 +162,8 @@ class InputError(ScorecardError):
 
 class ObservationError(InputError):
     """An observation breaks the workflow-observation contract."""
+
+    schema = OBSERVATION_SCHEMA_ID
 
 
 class ManifestError(InputError):
@@ -181,6 +211,10 @@ class InputErrors(InputError):
         return (InputErrors, (self.errors,))
 
 
+def _written(text: str | None) -> str | None:
+    return None if text is None else written_name(redact(text))
+
+
 def _rebuild(
     kind: type[ScorecardError],
     message: str,
@@ -189,5 +223,16 @@ def _rebuild(
     source: str | None,
     line: int | None,
     index: int | None,
+    expected: str | None = None,
+    observed: str | None = None,
 ) -> ScorecardError:
-    return kind(message, rule=rule, pointer=pointer, source=source, line=line, index=index)
+    return kind(
+        message,
+        rule=rule,
+        pointer=pointer,
+        source=source,
+        line=line,
+        index=index,
+        expected=expected,
+        observed=observed,
+    )

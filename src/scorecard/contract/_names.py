@@ -14,6 +14,7 @@ __all__ = [
     "DIMENSIONS",
     "GATE_DIMENSIONS",
     "OBSERVATION_SCHEMA",
+    "OBSERVATION_SCHEMA_ID",
     "PROVIDERS",
     "SCORECARD_V1_SCHEMA",
     "SCORECARD_V2_SCHEMA",
@@ -24,6 +25,9 @@ __all__ = [
 ]
 
 OBSERVATION_SCHEMA = "paperclip.runner.workflow-observation.v1"
+OBSERVATION_SCHEMA_ID = "https://paperclip.dev/schemas/runner-workflow-observation.v1.schema.json"
+"""The ``$id`` of the published observation schema (``upstream-schemas/``): what an
+observation's errors name as the schema applied."""
 CASE_SCHEMA = "paperclip.runner.workflow-eval-case.v1"
 SCORECARD_V1_SCHEMA = "paperclip.runner.eval-scorecard.v1"
 SCORECARD_V2_SCHEMA = "paperclip.runner.eval-scorecard.v2"

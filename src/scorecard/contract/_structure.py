@@ -126,4 +126,54 @@ def structural_error(
         message += f"; also: {'; '.join(others)}"
         if hidden:
             message += f"; and {hidden} more problem(s)"
-    return error_type(message, rule=_rule_for(first), pointer=pointer)
+    expected, observed = expected_and_observed(first)
+    return error_type(
+        message, rule=_rule_for(first), pointer=pointer, expected=expected, observed=observed
+    )
+
+
+_BOUNDS = {
+    "greater_than_equal": ">=",
+    "less_than_equal": "<=",
+    "greater_than": ">",
+    "less_than": "<",
+}
+
+
+def _number(value: Any) -> str | None:
+    """A JSON number as JSON writes it; None for anything else (never echoed)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def expected_and_observed(error: ErrorDetails) -> tuple[str | None, str | None]:
+    """The runner output contract's ``expected`` and ``observed`` of one pydantic problem, in
+    words: what the schema wants, and the JSON type (or number, or length) seen. A string's
+    content is never echoed (it may be a secret)."""
+    kind = error["type"]
+    context = error.get("ctx", {})
+    seen = json_type_name(error["input"]) if "input" in error else None
+    if kind == "missing":
+        return "a value (a required field)", "missing"
+    if kind == "extra_forbidden":
+        return "no such field (the contract is closed)", seen
+    if kind in _EXPECTED:
+        return _EXPECTED[kind], seen
+    if kind in ("literal_error", "enum"):
+        choices = str(context.get("expected", ""))
+        return f"one of {choices}", "another string" if seen == "a string" else seen
+    if kind == "union_tag_invalid":
+        return f"one of {context.get('expected_tags', '')}", "another kind"
+    if kind in _BOUNDS:
+        bound = next(
+            (value for key, value in context.items() if key in ("ge", "le", "gt", "lt")), None
+        )
+        number = _number(error.get("input"))
+        return f"a number {_BOUNDS[kind]} {_number(bound) or bound}", number or seen
+    if kind in ("too_short", "string_too_short"):
+        least = context.get("min_length")
+        return f"length at least {least}", f"length {context.get('actual_length', 0)}"
+    if kind == "finite_number":
+        return "a finite number", "NaN or an infinity"
+    return None, seen

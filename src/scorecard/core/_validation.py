@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from typing import TYPE_CHECKING, Any, cast
 
 from scorecard.contract import (
@@ -111,17 +112,35 @@ def _wrapped(document: dict[str, Any]) -> tuple[str, int] | None:
     return None
 
 
+_SCHEMA_LIKE = re.compile(r"[a-z0-9][a-z0-9.\-]{0,99}")
+
+
+def _schema_seen(document: dict[str, Any]) -> str:
+    """What ``/schema`` held, in words: a schema-like name (another contract's, redacted where
+    secret-shaped when written), else its JSON type or ``missing``."""
+    if "schema" not in document:
+        return "missing"
+    value = document["schema"]
+    if isinstance(value, str) and _SCHEMA_LIKE.fullmatch(value):
+        return value
+    return json_type_name(value)
+
+
 def _check_schema(document: Any) -> None:
     if isinstance(document, list) and _looks_like_observations(document):
         raise ObservationError(
             f"this record is an array of {len(document)} observation(s); JSON Lines takes one "
             "observation per line (or name the file .json)",
             rule="wrapped_observations",
+            expected="one observation object",
+            observed=f"an array of {len(document)} observation(s)",
         )
     if not isinstance(document, dict):
         raise ObservationError(
             f"an observation must be a JSON object, not {json_type_name(document)}",
             rule="wrong_type",
+            expected="an object",
+            observed=json_type_name(document),
         )
     if document.get("schema") != OBSERVATION_SCHEMA:
         wrapped = _wrapped(document)
@@ -132,11 +151,15 @@ def _check_schema(document: Any) -> None:
                 "itself (a .json file), or JSON Lines (one observation per line)",
                 rule="wrapped_observations",
                 pointer=pointer,
+                expected="one observation object",
+                observed=f"an object wrapping {count} observation(s) under {pointer}",
             )
         raise ObservationError(
             f"unsupported workflow observation schema; expected {OBSERVATION_SCHEMA}",
             rule="unsupported_schema",
             pointer="/schema",
+            expected=OBSERVATION_SCHEMA,
+            observed=_schema_seen(document),
         )
 
 
@@ -233,6 +256,8 @@ def check_contract_rules(observation: dict[str, Any]) -> None:
             + _case_hint(observation["caseId"]),
             rule="unknown_case_id",
             pointer="/caseId",
+            expected="one of the 12 catalog case ids",
+            observed="another id",
         )
     candidate_id: str = observation["candidateId"]
     if not candidate_id.strip(_JS_WHITESPACE):
@@ -240,6 +265,8 @@ def check_contract_rules(observation: dict[str, Any]) -> None:
             "workflow observation identity is invalid: candidateId is blank",
             rule="blank_candidate_id",
             pointer="/candidateId",
+            expected="a non-blank id",
+            observed="blank",
         )
     for pointer, value in (("/candidateId", candidate_id), ("/provider", observation["provider"])):
         pattern = identifier_secret(value)
@@ -249,6 +276,8 @@ def check_contract_rules(observation: dict[str, Any]) -> None:
                 f"identifier is secret-shaped ({pattern}; value withheld)",
                 rule="secret_in_identifier",
                 pointer=pointer,
+                expected="an id that is not secret-shaped",
+                observed=f"secret-shaped ({pattern}; value withheld)",
             )
     for part in _CHECK_LISTS:
         checks = observation[part]["checks"]
@@ -257,6 +286,8 @@ def check_contract_rules(observation: dict[str, Any]) -> None:
                 f"{part} checks must be non-empty and unique: the list is empty",
                 rule="empty_checks",
                 pointer=f"/{part}/checks",
+                expected="at least one check",
+                observed="an empty array",
             )
         seen: set[str] = set()
         for index, check in enumerate(checks):
@@ -265,6 +296,8 @@ def check_contract_rules(observation: dict[str, Any]) -> None:
                     f"{part} checks must be non-empty and unique: a check id repeats",
                     rule="duplicate_check_id",
                     pointer=f"/{part}/checks/{index}/id",
+                    expected="an id no earlier check has",
+                    observed="an id an earlier check has",
                 )
             seen.add(check["id"])
     failure = observation.get("failure")
@@ -273,10 +306,14 @@ def check_contract_rules(observation: dict[str, Any]) -> None:
             f"{observation['classification']} requires failure metadata",
             rule="failure_required",
             pointer="/failure",
+            expected=f"failure metadata (classification {observation['classification']})",
+            observed="missing",
         )
     if failure is not None and matches_reference_secret(failure["message"]):
         raise ObservationError(
             "failure metadata contains secret-shaped data (value withheld)",
             rule="secret_in_failure_message",
             pointer="/failure/message",
+            expected="a message that is not secret-shaped",
+            observed="secret-shaped (value withheld)",
         )
