@@ -1,0 +1,144 @@
+"""The docs say what the code is: docs/architecture.md's module map and layers match the tree.
+
+The map is the fenced block that starts with ``src/scorecard/``: a package is a line indented by
+two spaces ending in ``/``, its modules are the file names that start a line indented by four
+spaces (several may share a line; the description follows them). Every ``.py`` and ``.pyi`` file
+of the package is listed, except each subpackage's ``__init__.py`` (its package line stands for
+it).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+PACKAGE = ROOT / "src" / "scorecard"
+MODULE = re.compile(r"\w+\.pyi?")
+
+
+def listed_in_map(text: str) -> set[str]:
+    """The packages (``name/``) and modules (``name/_module.py``) the module map lists."""
+    block = text.split("```\nsrc/scorecard/\n", 1)[1].split("```", 1)[0]
+    listed: set[str] = set()
+    package: str | None = None
+    for line in block.splitlines():
+        if top := re.match(r"^  (\S+)", line):
+            name = top.group(1)
+            package = name.removesuffix("/") if name.endswith("/") else None
+            listed.add(name)
+        elif (inner := re.match(r"^    (\S.*)", line)) and package is not None:
+            for word in inner.group(1).split():
+                if not MODULE.fullmatch(word):
+                    break
+                listed.add(f"{package}/{word}")
+    return listed
+
+
+def in_tree(root: Path) -> set[str]:
+    """The packages and modules under ``root``, named as the map names them."""
+    found: set[str] = set()
+    for path in root.rglob("*"):
+        if "__pycache__" in path.parts:
+            continue
+        name = path.relative_to(root).as_posix()
+        if path.is_dir():
+            found.add(f"{name}/")
+        elif path.suffix in {".py", ".pyi"} and not (
+            path.name == "__init__.py" and path.parent != root
+        ):
+            found.add(name)
+    return found
+
+
+def test_the_map_parser_reads_packages_modules_and_shared_lines() -> None:
+    """Packages, one module per line and several modules on one line are all read; prose is not."""
+    text = (
+        "```\nsrc/scorecard/\n"
+        "  __init__.py          the API\n"
+        "  core/                PURE\n"
+        "    _a.py                one\n"
+        "                         a continuation naming _b.py\n"
+        "    _c.py _d.pyi        two on a line\n"
+        "```\n"
+    )
+    assert listed_in_map(text) == {
+        "__init__.py",
+        "core/",
+        "core/_a.py",
+        "core/_c.py",
+        "core/_d.pyi",
+    }
+
+
+def test_every_module_in_the_map_exists() -> None:
+    """The module map names no package or module the tree lacks."""
+    missing = listed_in_map(ARCHITECTURE.read_text(encoding="utf-8")) - in_tree(PACKAGE)
+    assert sorted(missing) == []
+
+
+def test_every_module_in_the_tree_is_in_the_map() -> None:
+    """Every package and module of src/scorecard is in the module map."""
+    unlisted = in_tree(PACKAGE) - listed_in_map(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert sorted(unlisted) == []
+
+
+def test_a_module_added_to_the_tree_fails_the_map(tmp_path: Path) -> None:
+    """The comparison sees a new file: a copy of the tree with one more module differs."""
+    copy = tmp_path / "scorecard"
+    for name in in_tree(PACKAGE):
+        target = copy / name
+        if name.endswith("/"):
+            target.mkdir(parents=True, exist_ok=True)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.touch()
+    (copy / "core" / "_new.py").touch()
+    listed = listed_in_map(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert in_tree(copy) - listed == {"core/_new.py"}
+
+
+def documented_layers(text: str) -> list[str]:
+    """The dependency rule's line (``cli > api > ...``), one entry per layer."""
+    rule = text.split("## The dependency rule", 1)[1].split("```\n", 2)[1].strip()
+    return [layer.strip() for layer in rule.split(">")]
+
+
+def test_the_documented_layers_are_import_linters() -> None:
+    """The dependency rule in the docs is the layers contract in pyproject.toml, in order."""
+    settings = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = settings["tool"]["importlinter"]["contracts"]
+    (layers,) = [contract["layers"] for contract in contracts if contract["type"] == "layers"]
+    linted = [
+        " | ".join(part.strip().removeprefix("scorecard.") for part in layer.split("|"))
+        for layer in layers
+    ]
+    assert documented_layers(ARCHITECTURE.read_text(encoding="utf-8")) == linted
+
+
+def test_every_layer_is_a_package_in_the_map() -> None:
+    """Each package the layers name is a package of the module map, and each package is layered."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    layered = {name.strip() for layer in documented_layers(text) for name in layer.split("|")}
+    packages = {name.removesuffix("/") for name in listed_in_map(text) if name.endswith("/")}
+    assert layered == packages
+
+
+@pytest.mark.parametrize(
+    "reference",
+    sorted(
+        set(
+            re.findall(
+                r"`((?:tests|docs|dev|benchmarks)/[\w/.-]+\.(?:py|md))",
+                ARCHITECTURE.read_text(encoding="utf-8"),
+            )
+        )
+    ),
+)
+def test_files_the_architecture_names_exist(reference: str) -> None:
+    """Every test, doc or script docs/architecture.md names in code spans exists."""
+    assert (ROOT / reference).is_file()
