@@ -10,6 +10,7 @@ it).
 from __future__ import annotations
 
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -142,3 +143,33 @@ def test_every_layer_is_a_package_in_the_map() -> None:
 def test_files_the_architecture_names_exist(reference: str) -> None:
     """Every test, doc or script docs/architecture.md names in code spans exists."""
     assert (ROOT / reference).is_file()
+
+
+#: Top-level files the README's layout table need not name: the README itself and the project's
+#: own configuration.
+UNLISTED_TOP_LEVEL = {"README.md", "pyproject.toml", ".gitignore"}
+
+
+def test_the_readme_layout_names_every_top_level_entry() -> None:
+    """Every top-level file and folder git tracks is in README's layout table (or is the README
+    and the configuration)."""
+    listed = git_tracked_top_level()
+    if listed is None:
+        pytest.skip("not a git checkout: nothing to compare the layout table with")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Layout", 1)[1].split("\n\n", 2)[1]
+    named = {
+        match.group(1).split("/")[0]
+        for match in re.finditer(r"^\| `([^`]+)`", table, flags=re.MULTILINE)
+    }
+    assert sorted(listed - UNLISTED_TOP_LEVEL - named) == []
+
+
+def git_tracked_top_level() -> set[str] | None:
+    """The first path component of every file git tracks here (None outside a checkout)."""
+    done = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        return None
+    return {line.split("/")[0] for line in done.stdout.splitlines() if line}
