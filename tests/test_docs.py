@@ -9,6 +9,8 @@ it).
 
 from __future__ import annotations
 
+import ast
+import functools
 import re
 import subprocess
 import tomllib
@@ -173,3 +175,70 @@ def git_tracked_top_level() -> set[str] | None:
     if done.returncode != 0:
         return None
     return {line.split("/")[0] for line in done.stdout.splitlines() if line}
+
+
+#: Where docs/architecture.md says each heavy library is imported: a package (``name/``) or a module.
+IMPORTED_WHERE = {
+    "pandas": {"aggregate/", "plots/", "report/_compare.py"},
+    "matplotlib": {"plots/", "report/_site_data.py"},
+    "duckdb": {"store/_query.py", "store/_store.py"},
+    "typer": {"cli/"},
+}
+
+
+@functools.cache
+def runtime_imports(path: Path) -> set[str]:
+    """The top-level names of what ``path`` imports, leaving out ``if TYPE_CHECKING:`` blocks."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = {
+        id(node)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+        for statement in block.body
+        for node in ast.walk(statement)
+    }
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def importers(library: str) -> set[str]:
+    """The modules of src/scorecard that import ``library``, as package paths."""
+    return {
+        path.relative_to(PACKAGE).as_posix()
+        for path in PACKAGE.rglob("*.py")
+        if library in runtime_imports(path)
+    }
+
+
+@pytest.mark.parametrize("library", sorted(IMPORTED_WHERE))
+def test_heavy_libraries_are_imported_where_the_architecture_says(library: str) -> None:
+    """Each module importing the library lies in a place the docs name, and each place named
+    imports it; the places are spelt in the architecture's text."""
+    places = IMPORTED_WHERE[library]
+    found = importers(library)
+    assert (
+        sorted(module for module in found if not any(module.startswith(place) for place in places))
+        == []
+    )
+    assert sorted(place for place in places if not any(m.startswith(place) for m in found)) == []
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    assert sorted(place for place in places if f"`{place}`" not in text) == []
+
+
+def test_imports_under_type_checking_are_not_runtime_imports(tmp_path: Path) -> None:
+    """The scan leaves out annotation-only imports and sees the others."""
+    module = tmp_path / "module.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\nimport json\n"
+        "if TYPE_CHECKING:\n    import pandas\n"
+        "def f():\n    from matplotlib import pyplot\n",
+        encoding="utf-8",
+    )
+    assert runtime_imports(module) == {"typing", "json", "matplotlib"}
