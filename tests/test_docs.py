@@ -131,20 +131,31 @@ def test_every_layer_is_a_package_in_the_map() -> None:
     assert layered == packages
 
 
-@pytest.mark.parametrize(
-    "reference",
-    sorted(
-        set(
-            re.findall(
-                r"`((?:tests|docs|dev|benchmarks)/[\w/.-]+\.(?:py|md))",
-                ARCHITECTURE.read_text(encoding="utf-8"),
-            )
-        )
-    ),
+#: The pages whose file references are checked: every doc but the generated API reference.
+PAGES = sorted(
+    [ROOT / "README.md", ROOT / "CHANGELOG.md", ROOT / "benchmarks" / "README.md"]
+    + [page for page in (ROOT / "docs").glob("*.md") if page.name != "api.md"]
 )
-def test_files_the_architecture_names_exist(reference: str) -> None:
-    """Every test, doc or script docs/architecture.md names in code spans exists."""
-    assert (ROOT / reference).is_file()
+REFERENCE = re.compile(
+    r"`((?:src|tests|docs|dev|benchmarks|cases|observations|notebooks|\.ci)/[\w/.-]+)`"
+)
+
+
+def file_references() -> list[tuple[str, str]]:
+    """Each (page, path) where a page names a file or folder of the checkout in a code span."""
+    return sorted(
+        {
+            (page.relative_to(ROOT).as_posix(), match.group(1))
+            for page in PAGES
+            for match in REFERENCE.finditer(page.read_text(encoding="utf-8"))
+        }
+    )
+
+
+@pytest.mark.parametrize(("page", "reference"), file_references())
+def test_files_the_docs_name_exist(page: str, reference: str) -> None:
+    """Every file or folder of the checkout a doc names in a code span exists."""
+    assert (ROOT / reference.rstrip("/")).exists(), f"{page} names {reference}"
 
 
 #: Top-level files the README's layout table need not name: the README itself and the project's
