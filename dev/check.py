@@ -4,10 +4,16 @@ Usage, from the repository root::
 
     python dev/check.py                   # every check (the README's test command)
     python dev/check.py --engine python   # the test suite again, with the C extension off
+    python dev/check.py --coverage        # every check, the suite measured for line coverage
 
 ``--engine python`` sets ``SCORECARD_ENGINE=python`` for the test suite, so every line every
 test scores goes through the Python general path, and runs only the suite: lint, formatting,
 types and layers do not depend on the engine. CI (``.ci/run``) runs both.
+
+Coverage is never measured unless ``--coverage`` asks for it: tracing every line slows the suite,
+which has to stay fast. With it, the test command runs under pytest-cov (``[tool.coverage]`` in
+``pyproject.toml``: the ``scorecard`` package, console-script subprocesses included) and prints
+the line coverage per module; README ("Coverage") quotes one measured figure and its date.
 """
 
 from __future__ import annotations
@@ -30,6 +36,20 @@ CHECKS: list[tuple[str, list[str]]] = [
 ]
 ENGINE_CHECKS = {"tests"}
 """The checks whose outcome depends on the scoring engine."""
+COVERAGE_OPTIONS = ["--cov=scorecard", "--cov-report=term"]
+"""What ``--coverage`` adds to the test command (and only then)."""
+
+
+def checks_to_run(engine: str | None, coverage: bool) -> list[tuple[str, list[str]]]:
+    """The checks and their commands: all of them, or the engine's alone; the test command
+    measured for coverage only when asked."""
+    checks = [check for check in CHECKS if engine is None or check[0] in ENGINE_CHECKS]
+    if coverage:
+        checks = [
+            (name, [*command, *COVERAGE_OPTIONS] if name == "tests" else command)
+            for name, command in checks
+        ]
+    return checks
 
 
 def main(arguments: list[str] | None = None) -> int:
@@ -40,12 +60,16 @@ def main(arguments: list[str] | None = None) -> int:
         choices=["c", "python"],
         help="run the test suite alone, with this SCORECARD_ENGINE (python: the C extension off)",
     )
+    parser.add_argument(
+        "--coverage",
+        action="store_true",
+        help="measure the test suite's line coverage (slower; off by default)",
+    )
     options = parser.parse_args(arguments)
     environment = dict(os.environ)
-    checks = CHECKS
     if options.engine is not None:
         environment["SCORECARD_ENGINE"] = options.engine
-        checks = [check for check in CHECKS if check[0] in ENGINE_CHECKS]
+    checks = checks_to_run(options.engine, options.coverage)
     failed = []
     for name, command in checks:
         shown = " ".join(Path(part).name if i == 0 else part for i, part in enumerate(command))

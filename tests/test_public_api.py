@@ -7,9 +7,12 @@ underscore), except the optional heavy backends, which are public submodules imp
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -470,3 +473,78 @@ def test_modules_inside_packages_are_private() -> None:
         if not path.name.startswith("_") and path.parent.name != "simulate"
     }
     assert public == PUBLIC_SUBMODULES
+
+
+API_PAGE = Path(__file__).resolve().parents[1] / "docs" / "api.md"
+GENERATOR = API_PAGE.parents[1] / "dev" / "api_reference.py"
+
+
+def _generator() -> Any:
+    spec = importlib.util.spec_from_file_location("api_reference", GENERATOR)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_api_reference_covers_every_public_module() -> None:
+    """docs/api.md is made from the top level, every pinned package and every public submodule."""
+    documented = set(_generator().PACKAGES)
+    assert documented == {"scorecard", "scorecard.simulate", *PACKAGES, *PUBLIC_SUBMODULES}
+
+
+def names_on_the_api_page(text: str) -> dict[str, list[str]]:
+    """Each ``## package`` section's names: described (``### `name` ``) or pointed elsewhere."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("## "):
+            current = sections.setdefault(line.removeprefix("## "), [])
+        elif (match := re.match(r"^(?:### |- )`([^`]+)`", line)) and (
+            line.startswith("### ") or ": see " in line
+        ):
+            current.append(match.group(1))
+    return sections
+
+
+def test_the_api_reference_lists_exactly_the_pinned_names() -> None:
+    """The generated page names, per package, exactly the names pinned above."""
+    sections = names_on_the_api_page(API_PAGE.read_text(encoding="utf-8"))
+    assert sorted(sections["scorecard"]) == sorted(PUBLIC)
+    for package, names in PACKAGES.items():
+        assert sorted(sections[package]) == names, package
+
+
+def test_the_api_reference_is_current() -> None:
+    """docs/api.md is what dev/api_reference.py writes now: a changed public signature,
+    docstring summary or name must come with the regenerated page (run the script)."""
+    # In a child process: the page imports every public module, the C extension's too, which
+    # the suite's pass without the extension refuses in this process.
+    done = subprocess.run(
+        [sys.executable, str(GENERATOR), "--check"], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_a_changed_signature_makes_the_page_stale() -> None:
+    """The page shows signatures: rendering a function with one more parameter changes its text."""
+    generator = _generator()
+
+    def load(path: str, *, strict: bool = False) -> None:
+        """Load."""
+
+    def load_changed(path: str, *, strict: bool = False, limit: int = 0) -> None:
+        """Load."""
+
+    assert generator.describe("load", load) == [
+        "### `load`",
+        "",
+        "```python",
+        "load(path: str, *, strict: bool = False) -> None",
+        "```",
+        "",
+        "Load.",
+        "",
+    ]
+    assert generator.describe("load", load_changed) != generator.describe("load", load)

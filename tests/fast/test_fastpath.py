@@ -3,7 +3,7 @@
 The Python path (recogniser, models, ``score_wire``, ``audit_observation``, ``scorecard_line``)
 is the definition; ``scorecard.fast._fastpath`` with the C extension is a second implementation of the
 usual case. Each test feeds both the same line and compares the output line and the run tally,
-and does so for every producer's spelling of the observation (``tests/fast/producers.py``): the
+and does so for every producer's spelling of the observation (``src/scorecard/simulate/producers.py``): the
 runners', Node's in another key order, ``json.dumps`` defaults, sorted keys, shuffled keys and
 everything escaped.
 """

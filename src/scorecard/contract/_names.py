@@ -3,7 +3,7 @@ classifications.
 
 Plain constants, without pydantic: a run whose lines all take the compiled fast path and whose
 catalog was checked before (``fast._plans``) reads these and never creates a model
-(``docs/performance.md``, "Start-up without pydantic"). :mod:`._models` builds on them.
+(``docs/performance.md``, "The case plans kept between runs"). :mod:`._models` builds on them.
 """
 
 from typing import Literal, get_args
