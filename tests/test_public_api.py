@@ -160,6 +160,7 @@ PACKAGES = {
         "compare_to_baseline",
         "cost_frame",
         "dimension_frame",
+        "held_labels",
         "history_frames",
         "observed_categories",
         "pair_analysis",
