@@ -374,6 +374,7 @@ PACKAGES = {
         "RunFacts",
         "combined_frame",
         "evaluate_gate",
+        "findings_side",
         "frame_side",
         "gate_policy",
         "gate_side",

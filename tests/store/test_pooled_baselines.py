@@ -97,3 +97,34 @@ def test_runs_repeated_across_nights_are_renumbered_after_the_earlier_nights(
     ]
     assert [run.repetition for run in both] == list(range(1, len(both) + 1))
     assert len(both) > len(first) > 0
+
+
+@pytest.mark.parametrize("which", ["sample_store", "generated_store"])
+def test_a_baseline_night_from_its_frame_is_the_side_of_its_rows(
+    which: str, request: pytest.FixtureRequest
+) -> None:
+    """The gate's baseline night made of the runs file's frame and the findings of the runs
+    that have them is the side rows_side makes of every row: runs, detail, frame, verdict."""
+    from scorecard.api._gate import _baseline_side
+
+    store: Store = request.getfixturevalue(which)
+    ids = [entry.id for entry in store.bundles()]
+    current = rows_side(store.detailed_rows(ids[-1]), source=ids[-1])
+    for bundle in ids[:-1]:
+        from_frame = _baseline_side(store, bundle)
+        (from_rows,) = _sides(store, [bundle])
+        assert from_frame.bundle == from_rows.bundle
+        left, right = from_frame.table, from_rows.table
+        assert (left.candidate, left.case, left.classification) == (
+            right.candidate,
+            right.case,
+            right.classification,
+        )
+        everyone = list(range(len(left)))
+        assert left.failing_at(everyone) == right.failing_at(everyone)
+        assert dict(left.details) == dict(right.details)
+        assert left.finding_runs()  # the samples' baselines hold failed findings
+        pd.testing.assert_frame_equal(left.frame(), right.frame())
+        found = evaluate_gate(current, from_frame, GateRules(), seed=0)
+        expected = evaluate_gate(current, from_rows, GateRules(), seed=0)
+        assert render_gate_json(found) == render_gate_json(expected)

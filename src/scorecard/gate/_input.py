@@ -49,6 +49,7 @@ __all__ = [
     "GateSide",
     "RunFacts",
     "combined_frame",
+    "findings_side",
     "frame_side",
     "gate_side",
     "labelled_sides",
@@ -257,6 +258,23 @@ def frame_side(
     reserved = ALL_CANDIDATES in observed_categories(frame["candidate"])
     _checked_runs(len(frame), bundles, reserved, repeated, source)
     return GateSide(bundles[0], table)
+
+
+def findings_side(
+    frame: Any, details: Mapping[int, RecordDetail], *, source: str = "the input"
+) -> GateSide:
+    """The runs of one bundle's sorted records frame as a side no report shows (a baseline),
+    with the failed findings of ``details`` (what ``detailed_rows(findings_only=True)`` gives
+    the runs that have one, by frame row): what :func:`rows_side` with ``shown`` false makes
+    of the same runs, without a Python row per run."""
+    made: dict[Any, tuple[AuditFinding, ...]] = {}
+    kept = {
+        index: (_NO_REASONS, _findings(detail[1], made), detail[2], None, None)
+        for index, detail in details.items()
+    }
+    if not len(frame):
+        raise InputError("no scored records found", rule="no_records", source=source)
+    return frame_side(frame, kept, source=source)
 
 
 def rows_side(
