@@ -175,8 +175,9 @@ def records_frame(
 
     ``only`` (label column: ids) keeps the records whose label, as the frame holds it, is one of
     those given, for every column named: the frame is then the full frame's rows of those
-    records (categories: the values they hold). Parquet inputs are filtered batch by batch
-    before any other column is decoded, so a few candidates of a large store cost a fraction.
+    records (categories: the values they hold). Parquet inputs are filtered batch by batch on
+    the label columns: the other columns of the rows left out are read but never placed, so
+    the frame, and all computed from it, costs only the rows kept.
     """
     first = [b for b in bundle_order or () if b]
     parquet = _parquet_inputs(records)
