@@ -528,7 +528,10 @@ def main() -> int:
                 answer = rows[name][key]
                 counted = rows[name].get(key + " rows")
                 print(f"    {name:14} {answer}" + (f"  [answer {counted}]" if counted else ""))
-        print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
+        answers = {key: {rows[name][key] for name in ENGINES} for key in rows["parquet+index"]}
+        same = all(len(found) == 1 for key, found in answers.items() if key.endswith(" rows"))
+        print(f"\nanswers identical across engines: {same}")
+        print(f"load average at the end {os.getloadavg()[0]:.2f}")
     return 0
 
 
