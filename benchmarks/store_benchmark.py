@@ -22,9 +22,9 @@ largest process of its tree), on ``--workers`` workers:
 - every night's ingest into the store (in this process: its wall time per night);
 - over the whole store, each in a fresh process (opening the store included, imports not):
   pass rate and mean overall per candidate x night; one candidate x case over every night
-  (``Store.history``); one run's detail (``Store.run``); the gate of the newest night against
-  the seven before, as a command would make it (``detailed_rows`` -> ``rows_side``, the
-  baselines ``findings_only``, pooled, ``evaluate_gate``);
+  (``Store.history``, and the ``history`` command's ``api.history`` with ``--candidate`` and
+  ``--case-id``); one run's detail (``Store.run``); the gate of the newest night against the
+  seven before, as ``gate --store`` makes it (``api.judge``: its sides, pooled, the verdict);
 - the store's size against the raw JSON Lines.
 
 Ratios are measured in one run; the machine's cores are shared, so the load average is printed
@@ -117,7 +117,8 @@ _ASK = """
 import json, sys, time
 from scorecard.store import open_store
 root, question, bundle, candidate, case, repeat = sys.argv[1:7]
-import duckdb, pyarrow  # imports are not what is timed
+import duckdb, pandas, pyarrow, scorecard.aggregate  # imports are not what is timed
+from scorecard import api
 times = []
 for _ in range(int(repeat)):
     start = time.perf_counter()
@@ -130,6 +131,9 @@ for _ in range(int(repeat)):
         answer = table.num_rows
     elif question == "candidate x case history":
         answer = store.history(candidate=candidate, case=case).num_rows
+    elif question == "history command, one candidate x case":
+        found = api.history(store=store, candidates=[candidate], case_ids=[case])
+        answer = len(found.nights)
     elif question == "one run's detail":
         detail = store.run(bundle, candidate, case, 1)
         answer = len(detail.observation) + len(detail.scorecard)
@@ -141,18 +145,12 @@ print(json.dumps({"times": times, "answer": answer}))
 
 _GATE = """
 import json, sys, time
-from scorecard.gate import GateRules, evaluate_gate, pool_sides, rows_side
-from scorecard.store import open_store
+from scorecard import api
+import pandas, pyarrow, scorecard.gate, scorecard.report  # imports are not timed
 root, current, *baselines = sys.argv[1:]
 start = time.perf_counter()
-store = open_store(root)
-side = rows_side(store.detailed_rows(current), source=current)
-sides = [
-    rows_side(store.detailed_rows(night, findings_only=True), source=night, shown=False)
-    for night in baselines
-]
-result = evaluate_gate(side, pool_sides(sides), GateRules(), seed=0)
-print(json.dumps({"seconds": time.perf_counter() - start, "verdict": result.verdict}))
+judged = api.judge(current, baselines, store=root)
+print(json.dumps({"seconds": time.perf_counter() - start, "verdict": judged.result.verdict}))
 """
 
 
@@ -274,7 +272,13 @@ def main() -> int:
             f"\n{'question (fresh process, open_store included)':52} {'first s':>8} "
             f"{'best s':>7} {'peak MiB':>9} {'rows':>6}"
         )
-        for question in ("per candidate x night", "candidate x case history", "one run's detail"):
+        questions = (
+            "per candidate x night",
+            "candidate x case history",
+            "history command, one candidate x case",
+            "one run's detail",
+        )
+        for question in questions:
             _, mib, _, printed = measured(
                 [
                     sys.executable,

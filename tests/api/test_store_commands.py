@@ -109,6 +109,32 @@ def test_explain_history_and_plots_from_the_store_are_the_folders(
 
 
 @pytest.mark.usefixtures("at_root")
+@pytest.mark.parametrize(
+    ("arguments", "status"),
+    [
+        (("--candidate", "opencode-glm"), 0),
+        (("--case-id", "restart-recovery", "--case-id", "trace-lineage"), 0),
+        (("--candidate", "opencode-glm", "--case-id", "restart-recovery"), 0),
+        (("--candidate", "opencode-glm", "--candidate", "no-such-candidate"), 2),
+        (("--case-id", "restart-recovry"), 2),
+    ],
+)
+def test_history_of_a_few_candidates_or_cases_from_the_store_is_the_folders(
+    store: Path, arguments: tuple[str, ...], status: int
+) -> None:
+    """The store reads only the rows of the candidates and cases asked for; the output, and
+    the error naming an unknown one, are the folders' byte for byte."""
+    from_store = invoke("history", "--format", "json", *arguments, "--store", store)
+    from_folders = invoke("history", "--format", "json", *arguments, "observations")
+    assert (from_store.exit_code, from_store.stdout, from_store.stderr) == (
+        from_folders.exit_code,
+        from_folders.stdout,
+        from_folders.stderr,
+    )
+    assert from_store.exit_code == status, from_store.output
+
+
+@pytest.mark.usefixtures("at_root")
 def test_the_report_of_a_night_from_the_store_is_the_folders_site(store: Path) -> None:
     from_store = api.build_report(store=store, current=IDS[-1], baseline="previous")
     from_folders = api.build_report(NIGHTS[-2:], workers=1)

@@ -30,6 +30,7 @@ from ._compare import (
 from ._families import DropTest
 from ._frames import (
     column_values,
+    held_labels,
     observed_categories,
     records_frame,
     rows_frame,
@@ -69,6 +70,7 @@ __all__ = [
     "compare_to_baseline",
     "cost_frame",
     "dimension_frame",
+    "held_labels",
     "history_frames",
     "observed_categories",
     "pair_analysis",

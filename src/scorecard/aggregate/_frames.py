@@ -48,6 +48,7 @@ __all__ = [
     "PASSED_COLUMNS",
     "SCORE_COLUMNS",
     "column_values",
+    "held_labels",
     "long_frame",
     "observed_categories",
     "records_frame",
@@ -159,6 +160,7 @@ def records_frame(
     bundle_order: Sequence[str] | None = None,
     catalog: Catalog | None = None,
     policy: Policy | None = None,
+    only: Mapping[str, Sequence[str]] | None = None,
 ) -> pd.DataFrame:
     """One row per scored record, in a deterministic order, from any record source.
 
@@ -170,18 +172,44 @@ def records_frame(
     else sorted ids; unlisted bundles follow, sorted), candidate, case in catalog order and
     repetition. The first bad record raises its located :class:`InputError`, as does a repeated
     (bundle, candidate, case, repetition).
+
+    ``only`` (label column: ids) keeps the records whose label, as the frame holds it, is one of
+    those given, for every column named: the frame is then the full frame's rows of those
+    records (categories: the values they hold). Parquet inputs are filtered batch by batch on
+    the label columns: the other columns of the rows left out are read but never placed, so
+    the frame, and all computed from it, costs only the rows kept.
     """
     first = [b for b in bundle_order or () if b]
     parquet = _parquet_inputs(records)
     if parquet is not None:
-        data = _arrow_columns(parquet, first)
+        data = _arrow_columns(parquet, first, only or {})
     else:
         frame, _ = rows_frame(_rows(records, catalog, policy), bundle_order=first)
         _check_repeats(frame)
+        if only:
+            frame = _only_rows(frame, only, first)
         return frame
     frame = _frame_of(data)
     _check_repeats(frame)
     return frame
+
+
+def _only_rows(
+    frame: pd.DataFrame, only: Mapping[str, Sequence[str]], bundle_order: Sequence[str]
+) -> pd.DataFrame:
+    """The rows of ``frame`` that ``only`` keeps, with the categories the frame of those rows
+    alone has: the values held, after the bundles of ``bundle_order`` and the catalog's cases."""
+    keep = np.ones(len(frame), dtype=bool)
+    for name, wanted in only.items():
+        keep &= frame[name].astype(str).isin(list(wanted)).to_numpy()
+    kept = frame[keep].reset_index(drop=True)
+    for name in LABEL_COLUMNS:
+        column = kept[name]
+        held = {*observed_categories(column), *(CASE_IDS if name == "case" else ())}
+        held.update(bundle_order if name == "bundle" else ())
+        categories = [category for category in column.cat.categories if category in held]
+        kept[name] = column.astype(pd.CategoricalDtype(categories))  # as _TextColumn makes it
+    return kept
 
 
 def _frame_of(data: dict[str, Any]) -> pd.DataFrame:
@@ -355,6 +383,10 @@ class _TextColumn:
         lookup = np.array([*map(self._id, column.dictionary.to_pylist()), -1], dtype=np.int32)
         self.ids[rows] = lookup[column.indices.fill_null(len(lookup) - 1).to_numpy()]
 
+    def keep(self, size: int) -> None:
+        """Keep the first ``size`` rows (the rest were reserved for rows a filter left out)."""
+        self.ids = self.ids[:size]
+
     def fill(self, rows: slice, value: str) -> None:
         """``rows`` all ``value`` (a dataset folder's bundle)."""
         self.ids[rows] = self._id(value)
@@ -377,23 +409,51 @@ class _TextColumn:
         return pd.Categorical.from_codes(lookup[self.ids], dtype=dtype)
 
 
-def _arrow_columns(paths: Sequence[Path], bundle_order: Sequence[str]) -> dict[str, Any]:
+def _kept_rows(
+    batch: Any, bundle: str | None, only: Mapping[str, Sequence[str]]
+) -> np.ndarray | None:
+    """Which rows of ``batch`` :func:`records_frame`'s ``only`` keeps (None: every one). Each
+    dictionary value is redacted and looked up once, as :class:`_TextColumn` does."""
+    keep: np.ndarray | None = None
+    for name, wanted in only.items():
+        if name == "bundle" and bundle is not None:
+            held = np.full(batch.num_rows, written_name(bundle) in wanted, dtype=bool)
+        else:
+            column = batch.column(name)
+            lookup = [written_name(value) in wanted for value in column.dictionary.to_pylist()]
+            codes = column.indices.fill_null(len(lookup)).to_numpy()
+            held = np.array([*lookup, False], dtype=bool)[codes]
+        keep = held if keep is None else keep & held
+    return None if keep is None or keep.all() else keep
+
+
+def _arrow_columns(
+    paths: Sequence[Path], bundle_order: Sequence[str], only: Mapping[str, Sequence[str]]
+) -> dict[str, Any]:
     """The frame's columns (but ``scoreable``) from Parquet inputs, in the frame's order: what
     :func:`_row_columns` makes of the same rows, sorted (ids redacted as
-    :func:`~scorecard.engine.scored_input_rows` redacts them).
+    :func:`~scorecard.engine.scored_input_rows` redacts them); ``only`` as
+    :func:`records_frame` takes it.
 
     Two passes over the files, a batch at a time, so Arrow reuses its buffers and no Python
     value is made per row: the labels and repetitions (text as dictionary indices, each
-    batch's few distinct values looked up once) give the order; then every other column is
-    decoded and written straight to its sorted place in the frame's array."""
+    batch's few distinct values looked up once) give the order and the rows kept; then every
+    other column is decoded and written straight to its sorted place in the frame's array."""
+    import pyarrow as pa
+
     from scorecard.engine.parquet import parquet_batches
 
     size = sum(_row_count(path) for path in paths)
     text = {name: _TextColumn(size) for name in _TEXT_FIELDS}
     repetition = np.empty(size, dtype=np.int64)
+    kept: list[np.ndarray | None] = []
     start = 0
     for path in paths:
         for batch, bundle in parquet_batches(path, (*_TEXT_FIELDS, "repetition")):
+            keep = _kept_rows(batch, bundle, only) if only else None
+            kept.append(keep)
+            if keep is not None:
+                batch = batch.filter(pa.array(keep))
             rows = slice(start, start + batch.num_rows)
             for name, column in text.items():
                 if name == "bundle" and bundle is not None:
@@ -402,6 +462,11 @@ def _arrow_columns(paths: Sequence[Path], bundle_order: Sequence[str]) -> dict[s
                     column.add(rows, batch.column(name))
             repetition[rows] = _integers(batch, "repetition")
             start = rows.stop
+    if start < size:
+        size = start
+        repetition = repetition[:size]
+        for column in text.values():
+            column.keep(size)
     data: dict[str, Any] = {"bundle": text["bundle"].codes(bundle_order)}
     for name in ("candidate", "provider", "model", "tier"):
         data[name] = text[name].codes()
@@ -415,8 +480,11 @@ def _arrow_columns(paths: Sequence[Path], bundle_order: Sequence[str]) -> dict[s
     rest = ROW_FIELDS[8:]
     columns = {name: _empty_column(name, size) for name in rest}
     start = 0
-    for path in paths:
-        for batch, _ in parquet_batches(path, rest):
+    batches = (batch for path in paths for batch, _ in parquet_batches(path, rest))
+    for batch, keep in zip(batches, kept, strict=True):
+        if keep is not None:
+            batch = batch.filter(pa.array(keep))
+        if batch.num_rows:
             where = place[start : start + batch.num_rows]
             for name, target in columns.items():
                 _place(batch, name, target, where)
@@ -486,6 +554,31 @@ def long_frame(frame: pd.DataFrame) -> pd.DataFrame:
     missing = passed.isna().to_numpy().ravel()
     data["passed"] = pd.arrays.BooleanArray(values, missing)
     return pd.DataFrame({name: data[name] for name in LONG_COLUMNS})
+
+
+def held_labels(paths: Sequence[str | Path], names: Sequence[str]) -> dict[str, list[str]]:
+    """For each label column named, the values the records frame of the Parquet inputs
+    ``paths`` would hold (:func:`observed_categories` of its column: cases in catalog order
+    first, the rest sorted), read from those columns alone."""
+    from scorecard.engine.parquet import parquet_batches
+
+    held: dict[str, set[str]] = {name: set() for name in names}
+    for path in paths:
+        for batch, bundle in parquet_batches(path, names):
+            for name in names:
+                if name == "bundle" and bundle is not None:
+                    held[name].add(written_name(bundle))
+                    continue
+                column = batch.column(name)
+                codes = np.unique(column.indices.drop_null().to_numpy())
+                values = column.dictionary.to_pylist()
+                held[name].update(written_name(values[int(code)]) for code in codes)
+    return {
+        name: [case for case in CASE_IDS if case in values] + sorted(values.difference(CASE_IDS))
+        if name == "case"
+        else sorted(values)
+        for name, values in held.items()
+    }
 
 
 def observed_categories(column: pd.Series) -> list[str]:

@@ -16,8 +16,10 @@ from scorecard.contract import (
     InputErrors,
     OutputError,
     ScorecardError,
+    StoreError,
     Takes,
     arguments,
+    written_name,
 )
 
 from ._inputs import PathLike, PolicySource, gate_rules_of, policy_file, scoring_catalog_of
@@ -445,6 +447,8 @@ def _judge_store(
             source=bundle,
             shown=False,
         )
+        if skipped  # quarantined runs leave the rows
+        else _baseline_side(opened, bundle)
         for bundle in ids
     ]
     result = evaluate_gate(current_side, pool_sides(sides) if sides else None, rules, seed=seed)
@@ -453,6 +457,34 @@ def _judge_store(
         result = dataclasses.replace(result, notes=(*result.notes, *notes))
     line = verdict_line(result, fail_on_inconclusive=rules.fail_on_inconclusive)
     return Judgement(result, line, rules, [])
+
+
+def _baseline_side(store: Store, bundle: str) -> GateSide:
+    """A baseline night of the store as a side, from its runs file's frame and the findings of
+    the runs that have them (no Python row per run): the side ``rows_side(shown=False)`` makes
+    of ``detailed_rows(bundle, findings_only=True)``."""
+    from scorecard.aggregate import column_values, records_frame
+    from scorecard.gate import findings_side
+
+    frame = records_frame(store.runs_files([bundle]), bundle_order=[bundle])
+    keys = column_values(frame, ("candidate", "case", "repetition"))
+    position = {
+        key: index
+        for index, key in enumerate(
+            zip(keys["candidate"], keys["case"], keys["repetition"], strict=True)
+        )
+    }
+    details = {}
+    for (candidate, case, repetition), detail in store.keyed_findings(bundle):
+        key = (written_name(candidate), written_name(case), repetition)
+        if key not in position:  # the bundle was replaced between the two reads
+            raise StoreError(
+                f"bundle {bundle} changed while it was read: run the gate again",
+                rule="changed_while_read",
+                source=str(store.path),
+            )
+        details[position[key]] = detail
+    return findings_side(frame, details, source=bundle)
 
 
 _CANDIDATE, _CASE, _BUNDLE, _REPETITION = (

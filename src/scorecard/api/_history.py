@@ -54,10 +54,21 @@ def history(
     """The history of the runs of ``paths`` (or ``campaign``, e.g. a store's), nights in the
     campaign's order: for each candidate x case (``candidates`` and ``case_ids`` only, when
     given; unknown ones raise naming the known ones), each night's outcome and the ledger."""
-    from scorecard.aggregate import history_frames, observed_categories
+    from scorecard.aggregate import held_labels, history_frames, observed_categories
 
+    checked = False
     if store is not None:
-        campaign = store_campaign(open_campaign_store(store, policy=policy))
+        opened = open_campaign_store(store, policy=policy)
+        only: dict[str, Sequence[str]] = {}
+        if candidates or case_ids:
+            # a few candidates or cases of a long history: their rows alone become a frame
+            known = held_labels(opened.runs_files(), ("candidate", "case"))
+            check_known("candidate", candidates, known["candidate"], option="--candidate")
+            check_known("case", case_ids, known["case"], option="--case-id")
+            checked = True
+            asked = (("candidate", candidates), ("case", case_ids))
+            only = {name: ids for name, ids in asked if ids}
+        campaign = store_campaign(opened, only=only or None)
     if campaign is None:
         campaign = load_campaign(
             paths,
@@ -68,10 +79,11 @@ def history(
             on_file=on_file,
         )
     frame = campaign.frame
-    check_known(
-        "candidate", candidates, observed_categories(frame["candidate"]), option="--candidate"
-    )
-    check_known("case", case_ids, observed_categories(frame["case"]), option="--case-id")
+    if not checked:
+        check_known(
+            "candidate", candidates, observed_categories(frame["candidate"]), option="--candidate"
+        )
+        check_known("case", case_ids, observed_categories(frame["case"]), option="--case-id")
     nights, ledger = history_frames(
         frame, campaign.bundle_order, candidates=candidates, cases=case_ids, confidence=confidence
     )

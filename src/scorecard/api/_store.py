@@ -89,15 +89,21 @@ def ingest(
     )
 
 
-def store_campaign(store: Store, bundles: Sequence[str] | None = None) -> Campaign:
+def store_campaign(
+    store: Store,
+    bundles: Sequence[str] | None = None,
+    *,
+    only: dict[str, Sequence[str]] | None = None,
+) -> Campaign:
     """The store's runs (``bundles`` only, when given) as the records frame a view reads, in
-    night order: the frame of the same folders, value for value."""
+    night order: the frame of the same folders, value for value (``only``: its rows of those
+    labels, as ``records_frame`` takes it, read without building the rest)."""
     from scorecard.aggregate import records_frame
 
     order = [entry.id for entry in store.bundles() if bundles is None or entry.id in bundles]
     if not order:
         raise InputError("the store holds no bundle yet (scorecard ingest)", rule="no_records")
-    return Campaign(records_frame(store.runs_files(order), bundle_order=order), order)
+    return Campaign(records_frame(store.runs_files(order), bundle_order=order, only=only), order)
 
 
 def current_bundle(store: Store, current: str | None) -> str:

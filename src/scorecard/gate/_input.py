@@ -27,7 +27,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from scorecard.aggregate import POOLED, observed_categories, rows_frame, stack_frames
+from scorecard.aggregate import (
+    POOLED,
+    column_values,
+    observed_categories,
+    rows_frame,
+    stack_frames,
+)
 from scorecard.contract import CASE_IDS, DIMENSIONS, InputError, Row
 from scorecard.engine import ROW_FIELDS, record_row
 
@@ -43,6 +49,7 @@ __all__ = [
     "GateSide",
     "RunFacts",
     "combined_frame",
+    "findings_side",
     "frame_side",
     "gate_side",
     "labelled_sides",
@@ -253,6 +260,23 @@ def frame_side(
     return GateSide(bundles[0], table)
 
 
+def findings_side(
+    frame: Any, details: Mapping[int, RecordDetail], *, source: str = "the input"
+) -> GateSide:
+    """The runs of one bundle's sorted records frame as a side no report shows (a baseline),
+    with the failed findings of ``details`` (what ``detailed_rows(findings_only=True)`` gives
+    the runs that have one, by frame row): what :func:`rows_side` with ``shown`` false makes
+    of the same runs, without a Python row per run."""
+    made: dict[Any, tuple[AuditFinding, ...]] = {}
+    kept = {
+        index: (_NO_REASONS, _findings(detail[1], made), detail[2], None, None)
+        for index, detail in details.items()
+    }
+    if not len(frame):
+        raise InputError("no scored records found", rule="no_records", source=source)
+    return frame_side(frame, kept, source=source)
+
+
 def rows_side(
     runs: Iterable[tuple[Row, Any]], *, source: str = "the input", shown: bool = True
 ) -> GateSide:
@@ -310,6 +334,8 @@ def pool_sides(sides: Sequence[GateSide], *, source: str = "the baselines") -> G
             f"baseline bundle {repeated} is given twice", rule="duplicate_baseline", source=source
         )
     label = " + ".join(names)
+    if all(side.table.of_a_frame for side in sides):
+        return _pooled_frames(sides, label)
     offsets: Counter[tuple[str, str]] = Counter()
     runs: list[RunFacts] = []
     for side in sides:
@@ -322,6 +348,45 @@ def pool_sides(sides: Sequence[GateSide], *, source: str = "the baselines") -> G
             most[key] = max(most[key], run.repetition)
         offsets.update(most)
     return GateSide(label, tuple(sorted(runs, key=_run_key)), tuple(names))
+
+
+def _pooled_frames(sides: Sequence[GateSide], label: str) -> GateSide:
+    """:func:`pool_sides` of sides made of frames, as columns: the same runs renumbered the
+    same way, in the same order, with the same detail, and the frame the pooled runs would
+    make (:func:`stack_frames` ``judged``: what a run's facts hold of its row), without making
+    a :class:`RunFacts` per run (a seven-night baseline of 50,000-run nights has 350,000)."""
+    offsets: dict[tuple[str, str], int] = {}
+    parts = []
+    moved: list[tuple[tuple[str, str, int], Detail]] = []
+    for side in sides:
+        table = side.table
+        frame = table.frame()
+        keys = list(zip(table.candidate, table.case, strict=True))
+        repetitions = frame["repetition"].to_numpy(dtype=np.int64)
+        shift = np.fromiter((offsets.get(key, 0) for key in keys), np.int64, len(keys))
+        renumbered = repetitions + shift
+        most: dict[tuple[str, str], int] = {}
+        for key, repetition in zip(keys, repetitions.tolist(), strict=True):
+            if repetition > most.get(key, 0):
+                most[key] = repetition
+        for key, repetition in most.items():
+            offsets[key] = offsets.get(key, 0) + repetition
+        parts.append((side.bundle, frame.assign(repetition=renumbered)))
+        moved.extend(
+            ((*keys[index], int(renumbered[index])), detail)
+            for index, detail in table.details.items()
+        )
+    # Each night under its own label first (stack_frames takes each label once), then as one.
+    pooled = stack_frames([(label, stack_frames(parts, judged=True))])
+    listed = column_values(pooled, ("candidate", "case", "repetition"))
+    position = {
+        key: index
+        for index, key in enumerate(
+            zip(listed["candidate"], listed["case"], listed["repetition"], strict=True)
+        )
+    }
+    details = {position[key]: detail for key, detail in moved}
+    return GateSide(label, RunTable.of_frame(pooled, details), tuple(side.bundle for side in sides))
 
 
 # ---------------------------------------------------------------------------------------------

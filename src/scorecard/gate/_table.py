@@ -130,6 +130,16 @@ class RunTable(Sequence[RunFacts]):
         columns["scoreable"] = frame["scoreable"].to_numpy(dtype=bool)
         return cls(columns, frame=frame, details=details)
 
+    @property
+    def of_a_frame(self) -> bool:
+        """Whether the table was made of a records frame (:meth:`of_frame`)."""
+        return self._runs is None
+
+    @property
+    def details(self) -> Mapping[int, Detail]:
+        """The detail of the runs that have one, by position (a table of a frame)."""
+        return self._details
+
     # --- what the rules read ------------------------------------------------------------------
 
     def findings(self, index: int) -> tuple[AuditFinding, ...]:

@@ -39,7 +39,10 @@ from ._index import BundleEntry, Index
 from ._layout import DETAIL, METADATA_KEY, REJECTS, RUNS
 from ._meta import StoreMeta
 
-__all__ = ["RunDetail", "Snapshot"]
+__all__ = ["RunDetail", "RunKey", "Snapshot"]
+
+#: A run in its bundle: candidate, case, repetition.
+RunKey = tuple[str, str, int]
 
 #: JSON text kept by the store, decoded (msgspec: ints and floats as ``json`` reads them).
 _DECODE = msgspec.json.Decoder().decode
@@ -179,6 +182,16 @@ class Snapshot:
     ) -> Iterator[tuple[Row, RecordDetail | None]]:
         with runs.reading():
             table = runs.file.read(columns=PARQUET_SCHEMA.names, use_threads=False)
+        details = dict(self._details(table, detail, every, findings_only))
+        for position, row in enumerate(zip(*rows_of(table, PARQUET_SCHEMA), strict=True)):
+            yield row, details.get(position)
+
+    def _details(
+        self, table: pa.Table, detail: Opened, every: bool, findings_only: bool
+    ) -> Iterator[tuple[int, RecordDetail]]:
+        """The detail of the runs of ``table`` (a runs file's, with ``gate_passed``) that a
+        verdict shows, by position: those with failed findings or whose effective gate failed
+        (``every``: all)."""
         wanted = ["findings"]
         if not findings_only:
             wanted += ["scorecard", "failure", "source_file", "source_line"]
@@ -187,30 +200,66 @@ class Snapshot:
         gate = table.column("gate_passed")
         needed = pc.or_(pc.is_valid(read.column("findings")), pc.fill_null(pc.invert(gate), False))
         shown = list(range(table.num_rows)) if every else pc.indices_nonzero(needed).to_pylist()
-        details: dict[int, RecordDetail] = {}
-        if shown:
-            columns = read.take(pa.array(shown, pa.int64())).to_pydict()
-            gates = self.meta.policy.audit_gate
-            empty = [None] * len(shown)
-            for position, found, card, failure, file, line in zip(
-                shown,
-                columns["findings"],
-                columns.get("scorecard", empty),
-                columns.get("failure", empty),
-                columns.get("source_file", empty),
-                columns.get("source_line", empty),
-                strict=True,
-            ):
-                details[position] = record_detail(
+        if not shown:
+            return
+        columns = read.take(pa.array(shown, pa.int64())).to_pydict()
+        gates = self.meta.policy.audit_gate
+        if findings_only:  # a detail is then its findings' alone: each text decoded once
+            made: dict[str | None, RecordDetail] = {}
+            for position, found in zip(shown, columns["findings"], strict=True):
+                if found not in made:
+                    made[found] = record_detail(
+                        {
+                            "scorecard": {},
+                            "audit": {"findings": _DECODE(found) if found else [], "gates": gates},
+                            "failure": None,
+                            "source": {"file": None, "line": None},
+                        }
+                    )
+                yield position, made[found]
+            return
+        empty = [None] * len(shown)
+        for position, found, card, failure, file, line in zip(
+            shown,
+            columns["findings"],
+            columns.get("scorecard", empty),
+            columns.get("failure", empty),
+            columns.get("source_file", empty),
+            columns.get("source_line", empty),
+            strict=True,
+        ):
+            yield (
+                position,
+                record_detail(
                     {
                         "scorecard": _DECODE(card) if card else {},
                         "audit": {"findings": _DECODE(found) if found else [], "gates": gates},
                         "failure": _DECODE(failure) if failure else None,
                         "source": {"file": file, "line": line},
                     }
-                )
-        for position, row in enumerate(zip(*rows_of(table, PARQUET_SCHEMA), strict=True)):
-            yield row, details.get(position)
+                ),
+            )
+
+    def keyed_findings(self, entry: BundleEntry) -> list[tuple[RunKey, RecordDetail]]:
+        """The detail ``rows_with_detail(findings_only=True)`` gives, of only the runs that
+        have one, by run (candidate, case, repetition) instead of with every row."""
+        runs = self.parquet(entry, RUNS)
+        detail = self.parquet(entry, DETAIL)
+        with runs.reading():
+            table = runs.file.read(
+                columns=["candidate", "case", "repetition", "gate_passed"], use_threads=False
+            )
+        details = list(self._details(table, detail, every=False, findings_only=True))
+        if not details:
+            return []
+        at = pa.array([position for position, _ in details], pa.int64())
+        keys = table.select(["candidate", "case", "repetition"]).take(at).to_pydict()
+        return [
+            ((candidate, case, repetition), found)
+            for candidate, case, repetition, (_, found) in zip(
+                keys["candidate"], keys["case"], keys["repetition"], details, strict=True
+            )
+        ]
 
     def scored_records(self, entry: BundleEntry) -> Iterator[ScoredRecord]:
         """The bundle's runs scored again from their kept observations (the general path,

@@ -33,7 +33,7 @@ from ._layout import CATALOG, DETAIL, LOCK, RUNS, STORE_JSON, TMP
 from ._locks import writer_lock
 from ._meta import StoreMeta, catalog_files, meta_document, meta_text, read_meta
 from ._query import HISTORY_SQL, connect, read_only, redacted
-from ._read import RunDetail, Snapshot
+from ._read import RunDetail, RunKey, Snapshot
 
 if TYPE_CHECKING:
     from scorecard.engine import RecordDetail
@@ -182,6 +182,12 @@ class Store:
                 snapshot.entry(bundle), every=every, findings_only=findings_only
             )
         )
+
+    def keyed_findings(self, bundle: str) -> list[tuple[RunKey, RecordDetail]]:
+        """Of the bundle's runs with failed findings or a failed gate, each run's key
+        (candidate, case, repetition) and the detail ``detailed_rows(findings_only=True)`` gives
+        it: a baseline side made of the runs file's frame reads only these."""
+        return self._read(lambda snapshot: snapshot.keyed_findings(snapshot.entry(bundle)))
 
     def scored_records(self, bundles: Sequence[str] | None = None) -> Iterator[ScoredRecord]:
         """The scored records of ``bundles`` (default: all; night order, each in input order),
