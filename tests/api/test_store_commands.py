@@ -68,8 +68,11 @@ def test_gate_from_the_store_writes_the_folders_reports(
     store: Path, tmp_path: Path, nights: int
 ) -> None:
     """`gate --store S --baseline last:N` against `gate NEWEST --baseline ...` of the N folders
-    before: the same verdict line, exit status, JSON, markdown and per-run JUnit."""
+    before: the same verdict line, exit status, JSON, markdown and per-run JUnit; the JSON's
+    receipt differs only in its ``sources`` (a store and bundle ids, or the folders given): its
+    inputs are the digests the store kept at ingest, the folders' own."""
     outputs = {}
+    sources: dict[str, dict[str, object]] = {}
     for label, head in (
         ("store", ["--store", str(store), "--baseline", f"last:{nights}"]),
         ("folders", [NIGHTS[-1], *(f"--baseline={night}" for night in NIGHTS[-1 - nights : -1])]),
@@ -78,9 +81,17 @@ def test_gate_from_the_store_writes_the_folders_reports(
         result = invoke(
             "gate", *head, "--json", files[0], "--markdown", files[1], "--junit-runs", files[2]
         )
+        document = json.loads(files[0].read_bytes())
+        sources[label] = document["receipt"].pop("sources")
+        files[0].write_text(json.dumps(document), encoding="utf-8")
         outputs[label] = (result.exit_code, result.stdout, *(path.read_bytes() for path in files))
     assert outputs["store"] == outputs["folders"]
     assert outputs["store"][0] == 1  # opencode-glm regressed
+    assert (sources["store"]["store"], sources["store"]["baselines"]) == (
+        str(store),
+        IDS[-1 - nights : -1],
+    )
+    assert sources["folders"]["baselines"] == NIGHTS[-1 - nights : -1]
 
 
 @pytest.mark.usefixtures("at_root")

@@ -17,6 +17,7 @@ command line (``scorecard.cli``) parses, calls one of these, renders and picks t
     history(paths, ...)                      -> History           nights and the flakiness ledger
     build_report(paths, ...) / write_report(files, out)           the static report site
     ingest(paths, store) / query(store, sql) / add_label / approve_baseline   the campaign store
+    verify(output, ...)                      -> Verification      an output's receipt checked
 
 Every call that reads runs also takes ``store=`` (a campaign store's folder or ``Store``)
 instead of paths: the numbers are the same as the same folders give, byte for byte.
@@ -68,6 +69,8 @@ _EXPORTS = {
     "check_site_folder": "_report",
     "serve_folder": "_report",
     "write_report": "_report",
+    "Verification": "_verify",
+    "verify": "_verify",
     "add_label": "_store",
     "approve_baseline": "_store",
     "baseline_bundles": "_store",
@@ -98,6 +101,7 @@ __all__ = [
     "Plots",
     "PolicySource",
     "Scored",
+    "Verification",
     "add_label",
     "approve_baseline",
     "baseline_bundles",
@@ -124,6 +128,7 @@ __all__ = [
     "serve_folder",
     "store_campaign",
     "store_labels",
+    "verify",
     "write_gate_reports",
     "write_report",
 ]
@@ -160,3 +165,4 @@ if TYPE_CHECKING:
         store_campaign,
         store_labels,
     )
+    from ._verify import Verification, verify

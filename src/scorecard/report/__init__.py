@@ -25,6 +25,7 @@ _EXPORTS = {
     "view_csv": "_compare",
     "view_json": "_compare",
     "verdict_line": "_dispatch",
+    "gate_document": "_gate_json",
     "render_gate_json": "_gate_json",
     "PlotFailure": "_html",
     "plot_images": "_html",
@@ -57,6 +58,7 @@ __all__ = [
     "build_site",
     "bundle_view",
     "campaign_view",
+    "gate_document",
     "history_csv",
     "history_json",
     "plot_images",
@@ -98,7 +100,7 @@ if TYPE_CHECKING:
         view_json,
     )
     from ._dispatch import verdict_line
-    from ._gate_json import render_gate_json
+    from ._gate_json import gate_document, render_gate_json
     from ._history import HISTORY_SCHEMA, history_csv, history_json, render_history
     from ._html import PlotFailure, plot_images, render_html
     from ._junit import render_junit, render_junit_runs, write_junit_runs

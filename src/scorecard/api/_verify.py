@@ -1,0 +1,199 @@
+"""``verify``: an output's receipt checked against what its inputs give now (``docs/receipts.md``).
+
+The output's own payload is hashed first (an output edited after it was written); then the
+inputs the receipt names are read again (the paths as given, or the bundles a store kept) and
+their digests compared, before anything is recomputed, so a changed input is named even when it
+no longer scores; then the computation runs again and the catalog, policy, seed, version and
+payload are compared, in that order. The engine is no identity: a difference in it is a note.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from scorecard.contract import (
+    InputError,
+    Receipt,
+    ReceiptDifference,
+    StoreError,
+    Takes,
+    arguments,
+)
+
+from ._inputs import PathLike
+from ._receipts import path_inputs, store_inputs
+
+if TYPE_CHECKING:
+    from scorecard.contract import ReceiptInput
+    from scorecard.store import Store
+
+__all__ = ["Verification", "verify"]
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What :func:`verify` found."""
+
+    output: str
+    """The output checked."""
+    receipt: Receipt
+    """Its receipt, as read."""
+    difference: ReceiptDifference | None
+    """The first difference (None: identical)."""
+    notes: tuple[str, ...] = ()
+    """Facts that are no difference (another engine)."""
+
+    @property
+    def identical(self) -> bool:
+        """Whether the inputs, catalog, policy, seed, version and payload are the receipt's."""
+        return self.difference is None
+
+    @property
+    def line(self) -> str:
+        """``identical``, or ``differs: CAUSE: what differs``."""
+        if self.difference is None:
+            return "identical"
+        return f"differs: {self.difference.cause}: {self.difference.message}"
+
+
+def _read_output(path: str) -> Any:
+    from scorecard.contract import parse_json_document
+
+    try:
+        with open(path, encoding="utf-8") as stream:
+            text = stream.read()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
+        raise InputError(
+            f"cannot read the output: {reason or type(error).__name__}",
+            rule="unreadable",
+            source=path,
+        ) from None
+    return parse_json_document(text, source=path)
+
+
+def _sides(receipt: Receipt, source: str) -> tuple[str, list[str]]:
+    current, baselines = receipt.sources.get("current"), receipt.sources.get("baselines")
+    if not isinstance(current, str) or not isinstance(baselines, list):
+        raise InputError(
+            "must name the current bundle and the baselines",
+            rule="bad_receipt",
+            pointer="/receipt/sources",
+            source=source,
+        )
+    return current, [str(item) for item in baselines]
+
+
+def _inputs_now(
+    receipt: Receipt, store: Store | None, source: str
+) -> list[ReceiptInput] | ReceiptDifference:
+    """The inputs the receipt names, read again; a path or bundle gone is a difference."""
+    current, baselines = _sides(receipt, source)
+    if store is not None:
+        roles = [("current", current), *(("baseline", bundle) for bundle in baselines)]
+        try:
+            return store_inputs(store, roles)
+        except StoreError as error:
+            return ReceiptDifference("input", f"{error.message} (store {store.path})")
+    found: list[ReceiptInput] = []
+    sources = receipt.sources
+    for role, path, bundle_id in (
+        ("current", current, sources.get("bundleId")),
+        *(("baseline", path, sources.get("baselineBundleId")) for path in baselines),
+    ):
+        if not os.path.exists(path):
+            return ReceiptDifference("input", f"{role} {path} is not there any more")
+        found.extend(path_inputs(role, path, bundle_id if isinstance(bundle_id, str) else None))
+    return found
+
+
+def _store_of(receipt: Receipt, given: PathLike | Store | None) -> Store | None:
+    from ._store import open_campaign_store
+
+    if given is not None:
+        return open_campaign_store(given)
+    recorded = receipt.sources.get("store")
+    return None if recorded is None else open_campaign_store(str(recorded))
+
+
+def _judged_again(receipt: Receipt, store: Store | None, workers: int | None) -> Receipt:
+    from ._gate import judge
+
+    sources = receipt.sources
+    current, baselines = _sides(receipt, "")
+    options: dict[str, Any] = {
+        "policy": sources.get("policy"),
+        "tolerance": sources.get("tolerance"),
+        "fail_on_inconclusive": bool(sources.get("failOnInconclusive")),
+        "seed": receipt.seed or 0,
+    }
+    if store is not None:
+        judged = judge(current, ",".join(baselines), store=store, **options)
+    else:
+        judged = judge(
+            current,
+            baselines,
+            bundle_id=sources.get("bundleId"),
+            baseline_bundle_id=sources.get("baselineBundleId"),
+            cases=sources.get("cases"),
+            workers=workers,
+            **options,
+        )
+    if judged.result.receipt is None:  # pragma: no cover - judge always writes one
+        raise AssertionError("judge wrote no receipt")
+    return judged.result.receipt
+
+
+_COMMANDS = ("gate",)
+
+
+@arguments(output=Takes.path, workers=Takes.workers)
+def verify(
+    output: PathLike, *, store: PathLike | Store | None = None, workers: int | None = None
+) -> Verification:
+    """Check ``output`` (a gate's JSON) against its receipt: the output's payload, then the
+    inputs it names read again (the paths as given, relative to the working folder; with a
+    store, the bundles it kept: ``store`` overrides the store the receipt names), then the
+    verdict computed again on ``workers`` processes. The result says ``identical`` or names
+    the first difference; an output without a receipt, or inputs that no longer read, raise
+    a located :class:`~scorecard.contract.ScorecardError`."""
+    from scorecard.contract import (
+        engine_note,
+        first_difference,
+        input_difference,
+        payload_digest,
+        read_receipt,
+    )
+
+    source = os.fspath(output)
+    document = _read_output(source)
+    recorded = read_receipt(document, source=source)
+    if recorded.command not in _COMMANDS:
+        raise InputError(
+            f"names the command {recorded.command!r}, which verify cannot run again (it runs "
+            f"{', '.join(_COMMANDS)})",
+            rule="bad_receipt",
+            pointer="/receipt/command",
+            source=source,
+        )
+    if payload_digest(document) != recorded.payload:
+        changed = ReceiptDifference(
+            "payload",
+            "the output is not the one its receipt names: it was changed after it was written",
+            "/receipt/payload",
+        )
+        return Verification(source, recorded, changed)
+    opened = _store_of(recorded, store)
+    inputs = _inputs_now(recorded, opened, source)
+    if isinstance(inputs, ReceiptDifference):
+        return Verification(source, recorded, inputs)
+    difference = input_difference(recorded.inputs, inputs)
+    if difference is not None:
+        return Verification(source, recorded, difference)
+    again = _judged_again(recorded, opened, workers)
+    note = engine_note(recorded, again)
+    return Verification(
+        source, recorded, first_difference(recorded, again), () if note is None else (note,)
+    )
