@@ -440,6 +440,7 @@ PACKAGES = {
         "trend_view",
         "verdict_line",
         "view_csv",
+        "view_document",
         "view_json",
         "write_junit_runs",
         "write_site",

@@ -17,12 +17,21 @@ from scorecard.contract import (
     policy_digest_of,
 )
 
+from ._inputs import PathLike
+
 if TYPE_CHECKING:
     from scorecard.contract import Catalog, Policy
     from scorecard.gate import GateRules
     from scorecard.store import Store
 
-__all__ = ["new_receipt", "path_inputs", "policy_identity", "store_inputs"]
+__all__ = [
+    "compare_inputs",
+    "compare_receipt",
+    "new_receipt",
+    "path_inputs",
+    "policy_identity",
+    "store_inputs",
+]
 
 
 def _unreadable(path: str, error: OSError) -> InputError:
@@ -60,10 +69,8 @@ def path_inputs(role: str, path: str, bundle_id: str | None = None) -> list[Rece
     try:
         if (path.endswith(".parquet") and Path(path).exists()) or is_records_file(path):
             return [_file_input(role, path, bundle_id)]
-        if path == "-":
-            raise InputError(
-                "standard input cannot be read again: a receipt names files", rule="usage"
-            )
+        if path == "-":  # read once, while scored: its bytes are not known here
+            return [ReceiptInput(role, bundle_id, None, ("-",))]
         bundles, _ = bundle_files([path], bundle_id=bundle_id)
         return [
             ReceiptInput(
@@ -125,3 +132,64 @@ def new_receipt(
         version=__version__,
         engine=engine_in_use(),
     )
+
+
+def compare_inputs(
+    store: Store | None, paths: Sequence[PathLike], bundle_ids: Sequence[str]
+) -> list[ReceiptInput]:
+    """What a comparison reads: every bundle of ``store``, or the inputs under ``paths`` (one
+    ``bundle_ids`` entry naming every bundle, one per path each path's; a ``--baseline`` path
+    read first takes none of several)."""
+    if store is not None:
+        return store_inputs(store, [("input", entry.id) for entry in store.bundles()])
+    given = [os.fspath(path) for path in paths]
+    names: list[str | None] = (
+        list(bundle_ids)
+        if len(bundle_ids) > 1
+        else [bundle_ids[0] if bundle_ids else None] * len(given)
+    )
+    if len(names) < len(given):
+        names = [*([None] * (len(given) - len(names))), *names]
+    return [
+        item
+        for path, name in zip(given, names, strict=True)
+        for item in path_inputs("input", path, name)
+    ]
+
+
+def compare_receipt(
+    sources: Mapping[str, Any],
+    store: Store | None,
+    paths: Sequence[PathLike],
+    bundle_ids: Sequence[str],
+    *,
+    cases: PathLike | None,
+    policy: Policy | None,
+    rules: GateRules,
+    seed: int,
+) -> Receipt:
+    """The receipt of a comparison: every bundle of ``store`` (as it kept them), or the
+    inputs under ``paths`` (one ``bundle_ids`` entry naming every bundle, one per path each
+    path's); the catalog observations were scored with (a store's: the one it keeps)."""
+    from scorecard.engine import is_records_file
+
+    inputs = compare_inputs(store, paths, bundle_ids)
+    if store is not None:
+        entries = store.bundles()
+        catalog: Catalog | str | None = entries[0].catalog_digest if entries else None
+    else:
+        given = [os.fspath(path) for path in paths]
+        scored_here = any(
+            not (path.endswith(".parquet") and Path(path).exists()) and not is_records_file(path)
+            for path in given
+        )
+        catalog = _catalog_of(cases) if scored_here or cases is not None else None
+    return new_receipt(
+        "compare", sources, inputs, catalog=catalog, policy=policy, rules=rules, seed=seed
+    )
+
+
+def _catalog_of(cases: PathLike | None) -> Catalog:
+    from ._inputs import scoring_catalog_of
+
+    return scoring_catalog_of(cases)

@@ -23,7 +23,7 @@ from scorecard.contract import (
 )
 
 from ._inputs import PathLike
-from ._receipts import path_inputs, store_inputs
+from ._receipts import compare_inputs, path_inputs, store_inputs
 
 if TYPE_CHECKING:
     from scorecard.contract import ReceiptInput
@@ -86,10 +86,32 @@ def _sides(receipt: Receipt, source: str) -> tuple[str, list[str]]:
     return current, [str(item) for item in baselines]
 
 
+def _compare_paths(receipt: Receipt, source: str) -> list[str]:
+    """The paths a comparison read, a ``--baseline`` path first (as ``compare`` reads it)."""
+    paths, baseline = receipt.sources.get("paths"), receipt.sources.get("baseline")
+    if not isinstance(paths, list) or not all(isinstance(path, str) for path in paths):
+        raise InputError(
+            "must name the paths compared",
+            rule="bad_receipt",
+            pointer="/receipt/sources/paths",
+            source=source,
+        )
+    if isinstance(baseline, str) and os.path.exists(baseline):
+        return [baseline, *paths]
+    return list(paths)
+
+
 def _inputs_now(
     receipt: Receipt, store: Store | None, source: str
 ) -> list[ReceiptInput] | ReceiptDifference:
     """The inputs the receipt names, read again; a path or bundle gone is a difference."""
+    if receipt.command == "compare":
+        paths = [] if store is not None else _compare_paths(receipt, source)
+        for path in paths:
+            if not os.path.exists(path):
+                return ReceiptDifference("input", f"input {path} is not there any more")
+        ids = receipt.sources.get("bundleIds")
+        return compare_inputs(store, paths, ids if isinstance(ids, list) else [])
     current, baselines = _sides(receipt, source)
     if store is not None:
         roles = [("current", current), *(("baseline", bundle) for bundle in baselines)]
@@ -146,14 +168,40 @@ def _judged_again(receipt: Receipt, store: Store | None, workers: int | None) ->
     return judged.result.receipt
 
 
-_COMMANDS = ("gate",)
+def _compared_again(receipt: Receipt, store: Store | None, workers: int | None) -> Receipt:
+    from ._compare import compare
+
+    sources = receipt.sources
+    paths = sources.get("paths") or []
+    found = compare(
+        [] if store is not None else [path for path in paths if isinstance(path, str)],
+        store=store,
+        baseline=sources.get("baseline"),
+        bundle=sources.get("bundle"),
+        by=sources.get("by"),
+        candidates=sources.get("candidates") or [],
+        across_bundles=sources.get("acrossBundles"),
+        gate=bool(sources.get("gate", True)),
+        seed=receipt.seed or 0,
+        tolerance=sources.get("tolerance"),
+        policy=sources.get("policy"),
+        cases=sources.get("cases"),
+        workers=workers,
+        bundle_ids=sources.get("bundleIds") or [],
+    )
+    if found.receipt is None:  # pragma: no cover - compare of paths or a store writes one
+        raise AssertionError("compare wrote no receipt")
+    return found.receipt
+
+
+_COMMANDS = ("gate", "compare")
 
 
 @arguments(output=Takes.path, workers=Takes.workers)
 def verify(
     output: PathLike, *, store: PathLike | Store | None = None, workers: int | None = None
 ) -> Verification:
-    """Check ``output`` (a gate's JSON) against its receipt: the output's payload, then the
+    """Check ``output`` (a gate's or ``compare``'s JSON) against its receipt: the output's payload, then the
     inputs it names read again (the paths as given, relative to the working folder; with a
     store, the bundles it kept: ``store`` overrides the store the receipt names), then the
     verdict computed again on ``workers`` processes. The result says ``identical`` or names
@@ -185,6 +233,15 @@ def verify(
             "/receipt/payload",
         )
         return Verification(source, recorded, changed)
+    for index, item in enumerate(recorded.inputs):
+        if item.digest is None:
+            raise InputError(
+                "names standard input, which cannot be read again: only outputs of files, "
+                "folders or a store can be verified",
+                rule="unverifiable",
+                pointer=f"/receipt/inputs/{index}",
+                source=source,
+            )
     opened = _store_of(recorded, store)
     inputs = _inputs_now(recorded, opened, source)
     if isinstance(inputs, ReceiptDifference):
@@ -192,7 +249,10 @@ def verify(
     difference = input_difference(recorded.inputs, inputs)
     if difference is not None:
         return Verification(source, recorded, difference)
-    again = _judged_again(recorded, opened, workers)
+    if recorded.command == "compare":
+        again = _compared_again(recorded, opened, workers)
+    else:
+        again = _judged_again(recorded, opened, workers)
     note = engine_note(recorded, again)
     return Verification(
         source, recorded, first_difference(recorded, again), () if note is None else (note,)

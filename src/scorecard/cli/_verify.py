@@ -17,7 +17,9 @@ from ._common import EXIT_FAILED, EXIT_OK, WorkersOption, library_errors
 
 OutputArgument = Annotated[
     Path,
-    typer.Argument(help="A gate's JSON (`scorecard gate --json FILE`) carrying its receipt."),
+    typer.Argument(
+        help="A gate's JSON (`scorecard gate --json FILE`) or `scorecard compare --format json` output, carrying its receipt."
+    ),
 ]
 VerifyStoreOption = Annotated[
     Path | None,

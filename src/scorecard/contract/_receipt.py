@@ -72,9 +72,10 @@ class ReceiptInput:
     """``current`` or ``baseline`` (a gate's sides), ``input`` (any other output's)."""
     bundle: str | None
     """The bundle id it holds (None for an already-scored file of several bundles)."""
-    digest: str
+    digest: str | None
     """SHA-256 (hex) of its bytes: for a bundle, its manifest and observation files, each framed
-    by its name inside the bundle folder and its length (a store keeps it at ingest)."""
+    by its name inside the bundle folder and its length (a store keeps it at ingest); None for
+    standard input, read once while it was scored and never kept."""
     files: tuple[str, ...]
     """Its files' names inside the bundle folder (or the file's own name), in reading order."""
 
@@ -176,7 +177,7 @@ class FramedInputs:
 
         hashed = FramedDigest()
         for item in self.inputs:
-            hashed.add(f"{item.role}/{item.bundle or ''}", bytes.fromhex(item.digest))
+            hashed.add(f"{item.role}/{item.bundle or ''}", bytes.fromhex(item.digest or ""))
         return hashed.hexdigest()
 
     @property
@@ -365,7 +366,7 @@ def read_receipt(document: Any, *, source: str | None = None) -> Receipt:
             ReceiptInput(
                 _field(item, "role", (str,), at, source),
                 bundle,
-                _digest_field(item, "sha256", at, source) or "",
+                _digest_field(item, "sha256", at, source, optional=True),
                 tuple(files),
             )
         )

@@ -23,6 +23,7 @@ _EXPORTS = {
     "render_view": "_compare",
     "trend_view": "_compare",
     "view_csv": "_compare",
+    "view_document": "_compare",
     "view_json": "_compare",
     "verdict_line": "_dispatch",
     "gate_document": "_gate_json",
@@ -78,6 +79,7 @@ __all__ = [
     "trend_view",
     "verdict_line",
     "view_csv",
+    "view_document",
     "view_json",
     "write_junit_runs",
     "write_site",
@@ -97,6 +99,7 @@ if TYPE_CHECKING:
         render_view,
         trend_view,
         view_csv,
+        view_document,
         view_json,
     )
     from ._dispatch import verdict_line
