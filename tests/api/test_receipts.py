@@ -271,3 +271,44 @@ def test_a_gate_from_the_store_verifies_against_the_store(campaign: Path) -> Non
     assert line.startswith(
         "differs: input: baseline bundle campaign-2026-11-15: its bytes changed (sha256 "
     )
+
+
+@pytest.mark.usefixtures("campaign")
+def test_a_comparison_carries_its_receipt_and_verifies() -> None:
+    """``compare --format json`` names every bundle it read; verify says identical, then names
+    a night whose bytes changed."""
+    result = invoke("compare", "observations", "--format", "json", "--out", "compare.json")
+    assert result.exit_code == 0, result.output
+    receipt = json.loads(Path("compare.json").read_text(encoding="utf-8"))["receipt"]
+    assert receipt["command"] == "compare"
+    assert [item["bundle"] for item in receipt["inputs"]] == [
+        f"campaign-{night[:10]}" for night in NIGHTS
+    ]
+    assert verified("compare.json") == (0, "identical\n")
+    runs = Path("observations/2026-11-08-nightly/observations.jsonl")
+    runs.write_bytes(runs.read_bytes() + b"\n")
+    status, line = verified("compare.json")
+    assert status == 1
+    assert line.startswith("differs: input: input bundle campaign-2026-11-08: its bytes changed")
+
+
+def test_a_comparison_from_the_store_names_its_bundles_as_the_folders_do(campaign: Path) -> None:
+    api.ingest(["observations"], "history", workers=1)
+    from_store = api.compare(store="history", workers=1)
+    from_folders = api.compare(["observations"], workers=1)
+    assert from_store.receipt is not None
+    assert from_folders.receipt is not None
+    assert from_store.receipt.inputs == from_folders.receipt.inputs
+    assert from_store.receipt.payload == from_folders.receipt.payload
+    result = invoke("compare", "--store", "history", "--format", "json", "--out", "c.json")
+    assert result.exit_code == 0, result.output
+    assert verified("c.json") == (0, "identical\n")
+    api.ingest(
+        [campaign / "observations" / NIGHTS[0]], "history", workers=1, bundle_id="extra-night"
+    )
+    status, line = verified("c.json")
+    assert (status, line) == (  # the same night as 2026-11-01: it sorts right after it
+        1,
+        "differs: input: input 2 is now input bundle extra-night, the receipt names input "
+        "bundle campaign-2026-11-08\n",
+    )
