@@ -59,14 +59,15 @@ def test_the_first_difference_is_named_in_order() -> None:
     )
     order = []
     found = everything
-    for field, value in (
+    fixes: tuple[tuple[str, Any], ...] = (
         ("inputs", receipt().inputs),
         ("catalog", B),
         ("policy", C),
         ("seed", 0),
         ("version", "1.0"),
         ("payload", A),
-    ):
+    )
+    for field, value in fixes:
         difference = first_difference(receipt(), found)
         assert difference is not None
         order.append(difference.cause)
