@@ -312,3 +312,35 @@ def test_a_comparison_from_the_store_names_its_bundles_as_the_folders_do(campaig
         "differs: input: input 2 is now input bundle extra-night, the receipt names input "
         "bundle campaign-2026-11-08\n",
     )
+
+
+@pytest.mark.usefixtures("campaign")
+def test_a_report_site_carries_its_receipt_and_verifies() -> None:
+    """``receipt.json`` names the nights shown and the digest of every other file; verify
+    (the folder or the file) says identical, then names an edited page or a changed night."""
+    night = ["observations/2026-11-15-nightly", "observations/2026-11-22-nightly"]
+    result = invoke("report", *night, "--out", "site", "--workers", "1")
+    assert result.exit_code == 0, result.output
+    receipt = json.loads(Path("site/receipt.json").read_text(encoding="utf-8"))["receipt"]
+    assert receipt["command"] == "report"
+    assert [item["bundle"] for item in receipt["inputs"]] == [
+        "campaign-2026-11-15",
+        "campaign-2026-11-22",
+    ]
+    pages = sorted(
+        (path.relative_to("site").as_posix(), path.read_bytes())
+        for path in Path("site").rglob("*")
+        if path.is_file() and path.name != "receipt.json"
+    )
+    assert receipt["payload"] == framed(pages)
+    assert verified("site") == (0, "identical\n")
+    assert verified("site/receipt.json") == (0, "identical\n")
+    runs = Path(night[0]) / "observations.jsonl"
+    runs.write_bytes(runs.read_bytes() + b"\n")
+    status, line = verified("site")
+    assert status == 1
+    assert line.startswith("differs: input: input bundle campaign-2026-11-15: its bytes changed")
+    page = Path("site/index.html")
+    page.write_bytes(page.read_bytes() + b" ")
+    status, line = verified("site")
+    assert (status, line.split(":")[:2]) == (1, ["differs", " payload"])

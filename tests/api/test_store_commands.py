@@ -128,9 +128,17 @@ def test_explain_history_and_plots_from_the_store_are_the_folders(
 
 @pytest.mark.usefixtures("at_root")
 def test_the_report_of_a_night_from_the_store_is_the_folders_site(store: Path) -> None:
+    """Every page the same bytes; the receipts (``receipt.json``) the same but their
+    ``sources`` (the store and the bundles it showed, or the folders given)."""
     from_store = api.build_report(store=store, current=IDS[-1], baseline="previous")
     from_folders = api.build_report(NIGHTS[-2:], workers=1)
+    receipts = []
+    for files in (from_store, from_folders):
+        receipt = json.loads(files.pop(api.SITE_RECEIPT))["receipt"]
+        receipts.append((receipt.pop("sources"), receipt))
     assert from_store == from_folders
+    assert receipts[0][1] == receipts[1][1]
+    assert receipts[0][0]["bundles"] == IDS[-2:]
 
 
 def test_baseline_references_name_nights_before_the_one_judged(store: Path) -> None:

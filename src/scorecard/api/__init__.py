@@ -65,6 +65,7 @@ _EXPORTS = {
     "Plots": "_plot",
     "draw_plots": "_plot",
     "plot": "_plot",
+    "SITE_RECEIPT": "_report",
     "build_report": "_report",
     "check_site_folder": "_report",
     "serve_folder": "_report",
@@ -89,6 +90,7 @@ __all__ = [
     "NO_POLICY",
     "OUTPUT_FORMATS",
     "PLOT_NAMES",
+    "SITE_RECEIPT",
     "SPLIT_BYTES",
     "Campaign",
     "Comparison",
@@ -152,7 +154,7 @@ if TYPE_CHECKING:
         policy_file,
     )
     from ._plot import IMAGE_FORMATS, PLOT_NAMES, PlotErrors, Plots, draw_plots, plot
-    from ._report import build_report, check_site_folder, serve_folder, write_report
+    from ._report import SITE_RECEIPT, build_report, check_site_folder, serve_folder, write_report
     from ._score import OUTPUT_FORMATS, OutputFormat, Scored, output_format_for, score
     from ._store import (
         add_label,

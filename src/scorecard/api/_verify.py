@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scorecard.contract import (
@@ -101,10 +102,65 @@ def _compare_paths(receipt: Receipt, source: str) -> list[str]:
     return list(paths)
 
 
+def _site_files(folder: Path) -> dict[str, bytes]:
+    """Every file of a site folder by ``/``-separated name (its receipt too)."""
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def _report_inputs(receipt: Receipt, store: Store | None) -> list[ReceiptInput] | ReceiptDifference:
+    sources = receipt.sources
+    if store is not None:
+        bundles = [str(bundle) for bundle in sources.get("bundles") or []]
+        try:
+            return store_inputs(store, [("input", bundle) for bundle in bundles])
+        except StoreError as error:
+            return ReceiptDifference("input", f"{error.message} (store {store.path})")
+    found: list[ReceiptInput] = []
+    bundle_id = sources.get("bundleId")
+    for path in [str(path) for path in sources.get("paths") or []]:
+        if not os.path.exists(path):
+            return ReceiptDifference("input", f"input {path} is not there any more")
+        found.extend(path_inputs("input", path, bundle_id if isinstance(bundle_id, str) else None))
+    return found
+
+
+def _reported_again(receipt: Receipt, store: Store | None, workers: int | None) -> Receipt:
+    from scorecard.contract import parse_json_document, read_receipt
+
+    from ._report import SITE_RECEIPT, build_report
+
+    sources = receipt.sources
+    options: dict[str, Any] = {"policy": sources.get("policy"), "seed": receipt.seed or 0}
+    if store is not None:
+        bundles = [str(bundle) for bundle in sources.get("bundles") or []]
+        files = build_report(
+            store=store,
+            current=bundles[-1] if bundles else None,
+            baseline=",".join(bundles[:-1]) or "previous",
+            **options,
+        )
+    else:
+        files = build_report(
+            [str(path) for path in sources.get("paths") or []],
+            bundle_id=sources.get("bundleId"),
+            cases=sources.get("cases"),
+            workers=workers,
+            **options,
+        )
+    document = parse_json_document(files[SITE_RECEIPT].decode(), source=SITE_RECEIPT)
+    return read_receipt(document, source=SITE_RECEIPT)
+
+
 def _inputs_now(
     receipt: Receipt, store: Store | None, source: str
 ) -> list[ReceiptInput] | ReceiptDifference:
     """The inputs the receipt names, read again; a path or bundle gone is a difference."""
+    if receipt.command == "report":
+        return _report_inputs(receipt, store)
     if receipt.command == "compare":
         paths = [] if store is not None else _compare_paths(receipt, source)
         for path in paths:
@@ -194,14 +250,15 @@ def _compared_again(receipt: Receipt, store: Store | None, workers: int | None) 
     return found.receipt
 
 
-_COMMANDS = ("gate", "compare")
+_COMMANDS = ("gate", "compare", "report")
 
 
 @arguments(output=Takes.path, workers=Takes.workers)
 def verify(
     output: PathLike, *, store: PathLike | Store | None = None, workers: int | None = None
 ) -> Verification:
-    """Check ``output`` (a gate's or ``compare``'s JSON) against its receipt: the output's payload, then the
+    """Check ``output`` (a gate's or ``compare``'s JSON, or a report site's folder or its
+    ``receipt.json``) against its receipt: the output's payload, then the
     inputs it names read again (the paths as given, relative to the working folder; with a
     store, the bundles it kept: ``store`` overrides the store the receipt names), then the
     verdict computed again on ``workers`` processes. The result says ``identical`` or names
@@ -213,9 +270,12 @@ def verify(
         input_difference,
         payload_digest,
         read_receipt,
+        site_payload_digest,
     )
 
     source = os.fspath(output)
+    if os.path.isdir(source):  # a report site: its receipt.json
+        source = os.path.join(source, "receipt.json")
     document = _read_output(source)
     recorded = read_receipt(document, source=source)
     if recorded.command not in _COMMANDS:
@@ -226,7 +286,11 @@ def verify(
             pointer="/receipt/command",
             source=source,
         )
-    if payload_digest(document) != recorded.payload:
+    if recorded.command == "report":
+        payload = site_payload_digest(_site_files(Path(source).parent))
+    else:
+        payload = payload_digest(document)
+    if payload != recorded.payload:
         changed = ReceiptDifference(
             "payload",
             "the output is not the one its receipt names: it was changed after it was written",
@@ -249,7 +313,9 @@ def verify(
     difference = input_difference(recorded.inputs, inputs)
     if difference is not None:
         return Verification(source, recorded, difference)
-    if recorded.command == "compare":
+    if recorded.command == "report":
+        again = _reported_again(recorded, opened, workers)
+    elif recorded.command == "compare":
         again = _compared_again(recorded, opened, workers)
     else:
         again = _judged_again(recorded, opened, workers)

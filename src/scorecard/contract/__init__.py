@@ -37,6 +37,7 @@ _EXPORTS = {
     "policy_digest_of": "_receipt",
     "read_receipt": "_receipt",
     "receipt_line": "_receipt",
+    "site_payload_digest": "_receipt",
     "Catalog": "_catalog",
     "load_catalog": "_catalog",
     "read_case_files": "_catalog",
@@ -231,6 +232,7 @@ __all__ = [
     "row_of",
     "scoring_policy",
     "shortened",
+    "site_payload_digest",
     "stop_requested",
     "stops_deferred",
     "structural_error",
@@ -306,6 +308,7 @@ if TYPE_CHECKING:
         policy_digest_of,
         read_receipt,
         receipt_line,
+        site_payload_digest,
     )
     from ._record import (
         CLASSIFICATIONS,

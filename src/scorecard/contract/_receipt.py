@@ -35,6 +35,7 @@ __all__ = [
     "policy_digest_of",
     "read_receipt",
     "receipt_line",
+    "site_payload_digest",
 ]
 
 RECEIPT_SCHEMA = "scorecard.receipt.v1"
@@ -53,6 +54,18 @@ def payload_digest(document: Mapping[str, Any]) -> str:
     return _sha256(
         canonical_json({key: value for key, value in document.items() if key != "receipt"})
     )
+
+
+def site_payload_digest(files: Mapping[str, bytes]) -> str:
+    """SHA-256 (hex) of a site's files (``scorecard report``), each framed by its
+    ``/``-separated name and length, in name order, its ``receipt.json`` left out."""
+    from ._digest import FramedDigest
+
+    hashed = FramedDigest()
+    for name in sorted(files):
+        if name != "receipt.json":
+            hashed.add(name, files[name])
+    return hashed.hexdigest()
 
 
 def policy_digest_of(scoring: Mapping[str, Any], gate: Mapping[str, Any] | None) -> str:
