@@ -344,3 +344,16 @@ def test_a_report_site_carries_its_receipt_and_verifies() -> None:
     page.write_bytes(page.read_bytes() + b" ")
     status, line = verified("site")
     assert (status, line.split(":")[:2]) == (1, ["differs", " payload"])
+
+
+@pytest.mark.usefixtures("campaign")
+def test_a_receipt_whose_sources_were_edited_is_bad_input_never_a_traceback() -> None:
+    gate()
+    text = Path("gate.json").read_text(encoding="utf-8")
+    Path("gate.json").write_text(text.replace('"policy": null', '"policy": 3'), "utf-8")
+    result = invoke("verify", "gate.json")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        "error: gate.json /receipt/sources: do not name a run that can be repeated ("
+    )
+    assert "Traceback" not in result.output

@@ -313,12 +313,20 @@ def verify(
     difference = input_difference(recorded.inputs, inputs)
     if difference is not None:
         return Verification(source, recorded, difference)
-    if recorded.command == "report":
-        again = _reported_again(recorded, opened, workers)
-    elif recorded.command == "compare":
-        again = _compared_again(recorded, opened, workers)
-    else:
-        again = _judged_again(recorded, opened, workers)
+    try:
+        if recorded.command == "report":
+            again = _reported_again(recorded, opened, workers)
+        elif recorded.command == "compare":
+            again = _compared_again(recorded, opened, workers)
+        else:
+            again = _judged_again(recorded, opened, workers)
+    except (TypeError, ValueError) as error:  # sources of the wrong type: an edited receipt
+        raise InputError(
+            f"do not name a run that can be repeated ({error})",
+            rule="bad_receipt",
+            pointer="/receipt/sources",
+            source=source,
+        ) from None
     note = engine_note(recorded, again)
     return Verification(
         source, recorded, first_difference(recorded, again), () if note is None else (note,)

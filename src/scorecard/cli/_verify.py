@@ -18,15 +18,16 @@ from ._common import EXIT_FAILED, EXIT_OK, WorkersOption, library_errors
 OutputArgument = Annotated[
     Path,
     typer.Argument(
-        help="A gate's JSON (`scorecard gate --json FILE`) or `scorecard compare --format json` output, carrying its receipt."
+        help="A gate's JSON (`scorecard gate --json FILE`), a `scorecard compare --format json` "
+        "output, or a report site's folder (its receipt.json), carrying its receipt.",
     ),
 ]
 VerifyStoreOption = Annotated[
     Path | None,
     typer.Option(
         "--store",
-        help="Read the bundles from this store instead of the one the receipt names (a gate "
-        "judged from a store).",
+        help="Read the bundles from this store instead of the one the receipt names (an "
+        "output made from a store).",
         show_default=False,
     ),
 ]
