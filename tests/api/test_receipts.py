@@ -357,3 +357,63 @@ def test_a_receipt_whose_sources_were_edited_is_bad_input_never_a_traceback() ->
         "error: gate.json /receipt/sources: do not name a run that can be repeated ("
     )
     assert "Traceback" not in result.output
+
+
+@pytest.mark.usefixtures("campaign")
+@pytest.mark.parametrize("partitioned", [False, True])
+def test_parquet_carries_its_receipt_in_its_metadata_and_verifies(partitioned: bool) -> None:
+    """``score --out X.parquet`` stamps the receipt on the file (each file of a dataset); its
+    payload is the rows' digest, the same on any worker count; verify says identical, then
+    names a night whose bytes changed."""
+    import pyarrow.parquet as pq
+
+    options = ["--partition-by-bundle"] if partitioned else []
+    written = []
+    for workers in ("1", "2"):
+        out = f"scored-{workers}.parquet"
+        result = invoke("score", "observations", "--out", out, "--workers", workers, *options)
+        assert result.exit_code == 0, result.output
+        files = sorted(Path(out).rglob("*.parquet")) if partitioned else [Path(out)]
+        stamps = {pq.read_metadata(file).metadata[b"scorecard.receipt"] for file in files}
+        assert len(stamps) == 1
+        written.append(stamps.pop())
+    assert written[0] == written[1]
+    receipt = json.loads(written[0])
+    assert receipt["command"] == "score"
+    assert [item["bundle"] for item in receipt["inputs"]] == [
+        f"campaign-{night[:10]}" for night in NIGHTS
+    ]
+    assert verified("scored-1.parquet") == (0, "identical\n")
+    runs = Path("observations/2026-11-22-nightly/observations.jsonl")
+    runs.write_bytes(runs.read_bytes() + b"\n")
+    status, line = verified("scored-1.parquet")
+    assert status == 1
+    assert line.startswith("differs: input: input bundle campaign-2026-11-22: its bytes changed")
+
+
+@pytest.mark.usefixtures("campaign")
+def test_parquet_without_a_receipt_is_bad_input() -> None:
+    from scorecard.engine.parquet import read_parquet_rows, write_parquet
+
+    invoke("score", "observations/2026-11-01-nightly", "--out", "a.parquet")
+    write_parquet(read_parquet_rows("a.parquet"), "plain.parquet")
+    result = invoke("verify", "plain.parquet")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: plain.parquet /receipt: has no receipt")
+
+
+@pytest.mark.usefixtures("campaign")
+def test_parquet_whose_rows_were_edited_is_another_payload() -> None:
+    import pyarrow.parquet as pq
+
+    from scorecard.engine.parquet import read_parquet_rows, write_parquet
+
+    invoke("score", "observations/2026-11-01-nightly", "--out", "a.parquet")
+    stamp = pq.read_metadata("a.parquet").metadata[b"scorecard.receipt"]
+    rows = read_parquet_rows("a.parquet")
+    write_parquet(rows[1:], "edited.parquet", metadata=lambda: {b"scorecard.receipt": stamp})
+    assert verified("edited.parquet") == (
+        1,
+        "differs: payload: the output is not the one its receipt names: it was changed after "
+        "it was written\n",
+    )

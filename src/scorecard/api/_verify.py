@@ -111,6 +111,45 @@ def _site_files(folder: Path) -> dict[str, bytes]:
     }
 
 
+def _parquet_receipt(path: str) -> tuple[Receipt, str]:
+    """The receipt stamped on Parquet written by ``score`` and its rows' digest now."""
+    from scorecard.contract import (
+        RECEIPT_METADATA_KEY,
+        RowsDigest,
+        parse_json_document,
+        read_receipt,
+    )
+    from scorecard.engine.parquet import parquet_metadata_value, read_parquet_rows
+
+    stamped = parquet_metadata_value(path, RECEIPT_METADATA_KEY)
+    document = {} if stamped is None else parse_json_document(stamped.decode("utf-8"), source=path)
+    receipt = read_receipt(None if stamped is None else {"receipt": document}, source=path)
+    digest = RowsDigest()
+    for row in read_parquet_rows(path):
+        digest.add(row)
+    return receipt, digest.hexdigest()
+
+
+def _scored_again(receipt: Receipt, workers: int | None) -> Receipt:
+    import tempfile
+
+    from ._score import score
+
+    sources = receipt.sources
+    with tempfile.TemporaryDirectory(prefix="scorecard-verify-") as folder:
+        out = Path(folder) / "again.parquet"
+        score(
+            [str(path) for path in sources.get("paths") or []],
+            out=out,
+            policy=sources.get("policy"),
+            cases=sources.get("cases"),
+            bundle_id=sources.get("bundleId"),
+            workers=workers,
+            partition_by_bundle=bool(sources.get("partitionByBundle")),
+        )
+        return _parquet_receipt(str(out))[0]
+
+
 def _report_inputs(receipt: Receipt, store: Store | None) -> list[ReceiptInput] | ReceiptDifference:
     sources = receipt.sources
     if store is not None:
@@ -159,7 +198,7 @@ def _inputs_now(
     receipt: Receipt, store: Store | None, source: str
 ) -> list[ReceiptInput] | ReceiptDifference:
     """The inputs the receipt names, read again; a path or bundle gone is a difference."""
-    if receipt.command == "report":
+    if receipt.command in ("report", "score"):
         return _report_inputs(receipt, store)
     if receipt.command == "compare":
         paths = [] if store is not None else _compare_paths(receipt, source)
@@ -250,15 +289,15 @@ def _compared_again(receipt: Receipt, store: Store | None, workers: int | None) 
     return found.receipt
 
 
-_COMMANDS = ("gate", "compare", "report")
+_COMMANDS = ("gate", "compare", "report", "score")
 
 
 @arguments(output=Takes.path, workers=Takes.workers)
 def verify(
     output: PathLike, *, store: PathLike | Store | None = None, workers: int | None = None
 ) -> Verification:
-    """Check ``output`` (a gate's or ``compare``'s JSON, or a report site's folder or its
-    ``receipt.json``) against its receipt: the output's payload, then the
+    """Check ``output`` (a gate's or ``compare``'s JSON, a report site's folder or its
+    ``receipt.json``, or Parquet written by ``score``) against its receipt: the output's payload, then the
     inputs it names read again (the paths as given, relative to the working folder; with a
     store, the bundles it kept: ``store`` overrides the store the receipt names), then the
     verdict computed again on ``workers`` processes. The result says ``identical`` or names
@@ -274,10 +313,15 @@ def verify(
     )
 
     source = os.fspath(output)
-    if os.path.isdir(source):  # a report site: its receipt.json
-        source = os.path.join(source, "receipt.json")
-    document = _read_output(source)
-    recorded = read_receipt(document, source=source)
+    parquet_payload: str | None = None
+    if source.endswith(".parquet"):  # scored rows: the receipt is in the file's metadata
+        recorded, parquet_payload = _parquet_receipt(source)
+        document: Any = {}
+    else:
+        if os.path.isdir(source):  # a report site: its receipt.json
+            source = os.path.join(source, "receipt.json")
+        document = _read_output(source)
+        recorded = read_receipt(document, source=source)
     if recorded.command not in _COMMANDS:
         raise InputError(
             f"names the command {recorded.command!r}, which verify cannot run again (it runs "
@@ -286,7 +330,9 @@ def verify(
             pointer="/receipt/command",
             source=source,
         )
-    if recorded.command == "report":
+    if parquet_payload is not None:
+        payload = parquet_payload
+    elif recorded.command == "report":
         payload = site_payload_digest(_site_files(Path(source).parent))
     else:
         payload = payload_digest(document)
@@ -314,7 +360,9 @@ def verify(
     if difference is not None:
         return Verification(source, recorded, difference)
     try:
-        if recorded.command == "report":
+        if recorded.command == "score":
+            again = _scored_again(recorded, workers)
+        elif recorded.command == "report":
             again = _reported_again(recorded, opened, workers)
         elif recorded.command == "compare":
             again = _compared_again(recorded, opened, workers)

@@ -37,6 +37,8 @@ _EXPORTS = {
     "policy_digest_of": "_receipt",
     "read_receipt": "_receipt",
     "receipt_line": "_receipt",
+    "RowsDigest": "_receipt",
+    "RECEIPT_METADATA_KEY": "_receipt",
     "site_payload_digest": "_receipt",
     "Catalog": "_catalog",
     "load_catalog": "_catalog",
@@ -140,6 +142,7 @@ __all__ = [
     "METRIC_KEYS",
     "NOT_PLAIN",
     "OBSERVATION_SCHEMA",
+    "RECEIPT_METADATA_KEY",
     "RECEIPT_SCHEMA",
     "RECORD_KEYS",
     "RECORD_SCHEMA",
@@ -179,6 +182,7 @@ __all__ = [
     "ReceiptDifference",
     "ReceiptInput",
     "Row",
+    "RowsDigest",
     "ScorecardDict",
     "ScorecardError",
     "ScorecardV1",
@@ -297,10 +301,12 @@ if TYPE_CHECKING:
     from ._printable import csv_cell, printable, shortened, written_name, xml_characters
     from ._problems import PolicyErrors
     from ._receipt import (
+        RECEIPT_METADATA_KEY,
         RECEIPT_SCHEMA,
         Receipt,
         ReceiptDifference,
         ReceiptInput,
+        RowsDigest,
         engine_note,
         first_difference,
         input_difference,

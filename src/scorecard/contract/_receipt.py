@@ -24,10 +24,12 @@ from ._errors import InputError
 from ._jsformat import canonical_json
 
 __all__ = [
+    "RECEIPT_METADATA_KEY",
     "RECEIPT_SCHEMA",
     "Receipt",
     "ReceiptDifference",
     "ReceiptInput",
+    "RowsDigest",
     "engine_note",
     "first_difference",
     "input_difference",
@@ -66,6 +68,40 @@ def site_payload_digest(files: Mapping[str, bytes]) -> str:
         if name != "receipt.json":
             hashed.add(name, files[name])
     return hashed.hexdigest()
+
+
+class RowsDigest:
+    """The payload digest of scored rows (Parquet, ``docs/receipts.md``): per bundle, SHA-256 of
+    its rows' canonical JSON lines in order (a missing or NaN number as null); then those
+    digests framed by bundle id, bundles in id order. So a file and a bundle-partitioned dataset
+    (rows grouped by bundle as read back) of the same rows have the same payload."""
+
+    __slots__ = ("_bundles",)
+
+    def __init__(self) -> None:
+        self._bundles: dict[str, Any] = {}
+
+    def add(self, row: Sequence[Any]) -> None:
+        """Add one row (its first value is its bundle)."""
+        bundle = str(row[0])
+        hashed = self._bundles.get(bundle)
+        if hashed is None:
+            hashed = self._bundles[bundle] = hashlib.sha256()
+        plain = [None if isinstance(value, float) and value != value else value for value in row]
+        hashed.update((canonical_json(plain) + "\n").encode("utf-8", "surrogatepass"))
+
+    def hexdigest(self) -> str:
+        """The digest of the rows added so far."""
+        from ._digest import FramedDigest
+
+        framed = FramedDigest()
+        for bundle in sorted(self._bundles):
+            framed.add(bundle, self._bundles[bundle].digest())
+        return framed.hexdigest()
+
+
+RECEIPT_METADATA_KEY = b"scorecard.receipt"
+"""The Parquet key-value metadata key of the receipt (its JSON)."""
 
 
 def policy_digest_of(scoring: Mapping[str, Any], gate: Mapping[str, Any] | None) -> str:
