@@ -159,7 +159,8 @@ def compare(
     providers) side by side; with ``across_bundles``, one candidate over every bundle.
 
     Bad options, unknown ids and rejected records raise (:class:`InputError`,
-    :class:`InputErrors`); the view is the same whatever ``workers`` is.
+    :class:`InputErrors`); the view is the same whatever ``workers`` is. The comparison carries
+    its receipt (``docs/receipts.md``) unless ``campaign`` was given in memory.
     """
     from scorecard.aggregate import analyze_campaign, observed_categories
     from scorecard.report import bundle_view, campaign_view, trend_view, view_document

@@ -209,6 +209,10 @@ def judge(
     store's labels apply: quarantined runs never fail the gate, and every label of the
     candidates, applying or expired, is in the result's notes.
 
+    The result carries its receipt (``result.receipt``, ``docs/receipts.md``): the inputs'
+    digests (a store's: those it kept at ingest), catalog, canonical policy, seed, version,
+    engine and the digest of the verdict's JSON, which :func:`verify` re-checks.
+
     Bad input raises (:class:`InputError`, :class:`InputErrors` with every rejected record);
     the verdict is data, never an exception.
     """
