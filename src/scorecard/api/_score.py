@@ -15,7 +15,6 @@ from typing import IO, TYPE_CHECKING, Literal
 from scorecard.contract import InputError, Takes, arguments
 
 from ._inputs import PathLike, PolicySource, policy_file, scoring_catalog_of
-from ._receipts import new_receipt, path_inputs
 
 if TYPE_CHECKING:
     from scorecard.contract import Receipt
@@ -168,7 +167,9 @@ def score(
                 "partitionByBundle": partition_by_bundle,
             }
 
-            def receipt() -> Receipt:
+            def receipt() -> Receipt:  # only Parquet takes one: JSON Lines never load this
+                from ._receipts import new_receipt, path_inputs
+
                 inputs = [item for path in given for item in path_inputs("input", path, bundle_id)]
                 return new_receipt(
                     "score", sources, inputs, catalog=catalog, policy=scoring, rules=None, seed=None
