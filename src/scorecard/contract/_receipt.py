@@ -203,7 +203,7 @@ def _plain(value: Any) -> Any:
 def receipt_line(receipt: Receipt) -> str:
     """The receipt in one line (a markdown footer): payload, inputs, catalog, policy, seed,
     version; digests shortened to 12 hex digits but the payload's."""
-    inputs = FramedInputs(receipt.inputs)
+    inputs = _FramedInputs(receipt.inputs)
     catalog = "none" if receipt.catalog is None else receipt.catalog[:12]
     seed = "none" if receipt.seed is None else str(receipt.seed)
     return (
@@ -214,7 +214,7 @@ def receipt_line(receipt: Receipt) -> str:
 
 
 @dataclass(frozen=True)
-class FramedInputs:
+class _FramedInputs:
     """The inputs' digests hashed together, framed by role and bundle, in order: one identity
     of every input byte (the footer shows it)."""
 
