@@ -123,6 +123,16 @@ def _no_pool_outlives_its_test() -> Iterator[None]:
 _CACHE_FOLDER = pytest.StashKey[tuple[str, "str | None"]]()
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def without_receipt(text: str) -> str:
+    """A JSON output's text up to its receipt (the last member, ``docs/receipts.md``), which
+    names the inputs read: outputs of the same runs read in other forms (Parquet, records,
+    observations) are the same bytes up to it. Text without a receipt is returned whole."""
+    head, receipt, _ = text.partition(',\n  "receipt": {')
+    return head if receipt else text
+
+
 SHARED = ROOT.parent / "shared"
 CONFORMANCE = SHARED / "conformance"
 SCHEMAS = SHARED / "upstream-schemas"

@@ -65,7 +65,7 @@ def test_compare_gives_the_view_the_command_renders() -> None:
     result = invoke("compare", SAMPLES, "--format", "json")
     assert result.exit_code == 0, result.output
     found = api.compare([SAMPLES], workers=1)
-    assert result.stdout == view_json(found.view)
+    assert result.stdout == view_json(found.view, found.receipt)
     assert json.loads(result.stdout)["worse"] == ["opencode-glm"]
 
 
@@ -80,7 +80,7 @@ def test_compare_across_bundles_and_side_by_side_are_the_commands_views() -> Non
         result = invoke("compare", SAMPLES, *arguments, "--format", "json")
         assert result.exit_code == 0, result.output
         found = api.compare([SAMPLES], workers=1, **options)  # type: ignore[arg-type]
-        assert result.stdout == view_json(found.view)
+        assert result.stdout == view_json(found.view, found.receipt)
 
 
 def test_judge_gives_the_verdict_the_command_writes(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from scorecard import api
 from scorecard.cli._app import app
 from scorecard.contract import InputError, InputErrors, StoreError
 from scorecard.store import Label
-from tests.conftest import ROOT
+from tests.conftest import ROOT, without_receipt
 
 NIGHTS = [
     f"observations/{name}" for name in sorted(p.name for p in (ROOT / "observations").iterdir())
@@ -56,10 +56,17 @@ def at_root(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_compare_from_the_store_is_compare_of_the_folders(
     store: Path, arguments: tuple[str, ...]
 ) -> None:
+    """Byte for byte, but the JSON receipt's ``sources`` (the store and the bundles it read, or
+    the folders given): its inputs are the digests the store kept, the folders' own."""
     from_store = invoke("compare", "--store", store, "--workers", "1", *arguments)
     from_folders = invoke("compare", "observations", "--workers", "1", *arguments)
     assert from_store.exit_code == from_folders.exit_code == 0, from_store.output
-    assert from_store.stdout == from_folders.stdout
+    outputs = []
+    for output in (from_store.stdout, from_folders.stdout):
+        receipt = json.loads(output)["receipt"] if "json" in arguments else {}
+        receipt.pop("sources", None)
+        outputs.append((without_receipt(output), receipt))
+    assert outputs[0] == outputs[1]
 
 
 @pytest.mark.usefixtures("at_root")
@@ -68,8 +75,11 @@ def test_gate_from_the_store_writes_the_folders_reports(
     store: Path, tmp_path: Path, nights: int
 ) -> None:
     """`gate --store S --baseline last:N` against `gate NEWEST --baseline ...` of the N folders
-    before: the same verdict line, exit status, JSON, markdown and per-run JUnit."""
+    before: the same verdict line, exit status, JSON, markdown and per-run JUnit; the JSON's
+    receipt differs only in its ``sources`` (a store and bundle ids, or the folders given): its
+    inputs are the digests the store kept at ingest, the folders' own."""
     outputs = {}
+    sources: dict[str, dict[str, object]] = {}
     for label, head in (
         ("store", ["--store", str(store), "--baseline", f"last:{nights}"]),
         ("folders", [NIGHTS[-1], *(f"--baseline={night}" for night in NIGHTS[-1 - nights : -1])]),
@@ -78,9 +88,17 @@ def test_gate_from_the_store_writes_the_folders_reports(
         result = invoke(
             "gate", *head, "--json", files[0], "--markdown", files[1], "--junit-runs", files[2]
         )
+        document = json.loads(files[0].read_bytes())
+        sources[label] = document["receipt"].pop("sources")
+        files[0].write_text(json.dumps(document), encoding="utf-8")
         outputs[label] = (result.exit_code, result.stdout, *(path.read_bytes() for path in files))
     assert outputs["store"] == outputs["folders"]
     assert outputs["store"][0] == 1  # opencode-glm regressed
+    assert (sources["store"]["store"], sources["store"]["baselines"]) == (
+        str(store),
+        IDS[-1 - nights : -1],
+    )
+    assert sources["folders"]["baselines"] == NIGHTS[-1 - nights : -1]
 
 
 @pytest.mark.usefixtures("at_root")
@@ -136,9 +154,17 @@ def test_history_of_a_few_candidates_or_cases_from_the_store_is_the_folders(
 
 @pytest.mark.usefixtures("at_root")
 def test_the_report_of_a_night_from_the_store_is_the_folders_site(store: Path) -> None:
+    """Every page the same bytes; the receipts (``receipt.json``) the same but their
+    ``sources`` (the store and the bundles it showed, or the folders given)."""
     from_store = api.build_report(store=store, current=IDS[-1], baseline="previous")
     from_folders = api.build_report(NIGHTS[-2:], workers=1)
+    receipts = []
+    for files in (from_store, from_folders):
+        receipt = json.loads(files.pop(api.SITE_RECEIPT))["receipt"]
+        receipts.append((receipt.pop("sources"), receipt))
     assert from_store == from_folders
+    assert receipts[0][1] == receipts[1][1]
+    assert receipts[0][0]["bundles"] == IDS[-2:]
 
 
 def test_baseline_references_name_nights_before_the_one_judged(store: Path) -> None:

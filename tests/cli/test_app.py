@@ -25,6 +25,7 @@ COMMANDS = [
     "score-dask",
     "report",
     "view",
+    "verify",
 ]
 
 

@@ -15,6 +15,7 @@ from scorecard.engine.parquet import read_parquet_rows, write_parquet
 from scorecard.gate import evaluate_gate, rows_side
 from scorecard.report import render_gate_json, verdict_line
 from scorecard.simulate.campaign import simulate_campaign
+from tests.conftest import without_receipt
 
 
 def invoke(*args: str | Path) -> tuple[int, str, str]:
@@ -53,7 +54,13 @@ def test_the_verdict_of_parquet_sides_is_the_verdict_of_their_rows(
     status, stdout, _ = invoke("gate", current, "--baseline", baseline, "--json", out)
     line, document = by_rows(current, baseline)
     assert stdout == line + "\n"
-    assert out.read_text(encoding="utf-8") == document
+    written = json.loads(out.read_text(encoding="utf-8"))
+    receipt = written.pop("receipt")  # the command's own: what it read (docs/receipts.md)
+    assert written == json.loads(document)
+    assert [(item["role"], item["files"]) for item in receipt["inputs"]] == [
+        ("current", [current.name]),
+        ("baseline", [baseline.name]),
+    ]
     assert status == {"pass": 0, "fail": 1, "inconclusive": 3}[json.loads(document)["verdict"]]
 
 
@@ -143,7 +150,7 @@ def test_the_baseline_bundle_id_names_a_parquet_side_as_it_names_a_records_file(
         )
         assert status in (0, 1, 3), stderr
         documents.append(out.read_text(encoding="utf-8"))
-    assert documents[0] == documents[1]
+    assert without_receipt(documents[0]) == without_receipt(documents[1])
     assert json.loads(documents[0])["baseline_bundle"] == "renamed-night"
     _, unnamed = by_rows(current, baseline)
     assert json.loads(unnamed)["baseline_bundle"] != "renamed-night"

@@ -17,6 +17,7 @@ command line (``scorecard.cli``) parses, calls one of these, renders and picks t
     history(paths, ...)                      -> History           nights and the flakiness ledger
     build_report(paths, ...) / write_report(files, out)           the static report site
     ingest(paths, store) / query(store, sql) / add_label / approve_baseline   the campaign store
+    verify(output, ...)                      -> Verification      an output's receipt checked
 
 Every call that reads runs also takes ``store=`` (a campaign store's folder or ``Store``)
 instead of paths: the numbers are the same as the same folders give, byte for byte.
@@ -64,10 +65,13 @@ _EXPORTS = {
     "Plots": "_plot",
     "draw_plots": "_plot",
     "plot": "_plot",
+    "SITE_RECEIPT": "_report",
     "build_report": "_report",
     "check_site_folder": "_report",
     "serve_folder": "_report",
     "write_report": "_report",
+    "Verification": "_verify",
+    "verify": "_verify",
     "add_label": "_store",
     "approve_baseline": "_store",
     "baseline_bundles": "_store",
@@ -86,6 +90,7 @@ __all__ = [
     "NO_POLICY",
     "OUTPUT_FORMATS",
     "PLOT_NAMES",
+    "SITE_RECEIPT",
     "SPLIT_BYTES",
     "Campaign",
     "Comparison",
@@ -98,6 +103,7 @@ __all__ = [
     "Plots",
     "PolicySource",
     "Scored",
+    "Verification",
     "add_label",
     "approve_baseline",
     "baseline_bundles",
@@ -124,6 +130,7 @@ __all__ = [
     "serve_folder",
     "store_campaign",
     "store_labels",
+    "verify",
     "write_gate_reports",
     "write_report",
 ]
@@ -147,7 +154,7 @@ if TYPE_CHECKING:
         policy_file,
     )
     from ._plot import IMAGE_FORMATS, PLOT_NAMES, PlotErrors, Plots, draw_plots, plot
-    from ._report import build_report, check_site_folder, serve_folder, write_report
+    from ._report import SITE_RECEIPT, build_report, check_site_folder, serve_folder, write_report
     from ._score import OUTPUT_FORMATS, OutputFormat, Scored, output_format_for, score
     from ._store import (
         add_label,
@@ -160,3 +167,4 @@ if TYPE_CHECKING:
         store_campaign,
         store_labels,
     )
+    from ._verify import Verification, verify

@@ -4,6 +4,7 @@ by side, or one candidate across bundles, as the view the command renders."""
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,10 +21,12 @@ from ._inputs import (
     load_campaign,
     policy_file,
 )
+from ._receipts import compare_receipt
 from ._store import open_campaign_store, store_campaign
 
 if TYPE_CHECKING:
     from scorecard.aggregate import ComparisonSettings
+    from scorecard.contract import Receipt
     from scorecard.gate import GateRules
     from scorecard.report import BundleView, CampaignView, GateStatus, TrendView
     from scorecard.store import Store
@@ -43,6 +46,9 @@ class Comparison:
     candidate's trend."""
     notes: list[str] = field(default_factory=list)
     """Choices made for the caller (e.g. which bundle was shown), one sentence each."""
+    receipt: Receipt | None = None
+    """What the view was computed from (``docs/receipts.md``); None for a campaign given in
+    memory."""
 
 
 def comparison_settings(
@@ -153,10 +159,13 @@ def compare(
     providers) side by side; with ``across_bundles``, one candidate over every bundle.
 
     Bad options, unknown ids and rejected records raise (:class:`InputError`,
-    :class:`InputErrors`); the view is the same whatever ``workers`` is.
+    :class:`InputErrors`); the view is the same whatever ``workers`` is. The comparison carries
+    its receipt (``docs/receipts.md``) unless ``campaign`` was given in memory.
     """
     from scorecard.aggregate import analyze_campaign, observed_categories
-    from scorecard.report import bundle_view, campaign_view, trend_view
+    from scorecard.report import bundle_view, campaign_view, trend_view, view_document
+
+    baseline_given = baseline
 
     chosen = list(candidates)
     if by not in (None, "candidate", "provider"):
@@ -170,8 +179,11 @@ def compare(
     )
     settings_file = policy_file(policy)
     rules = gate_rules_of(settings_file)
+    opened = None
+    receipted = campaign is None  # a campaign given in memory names no input to re-read
     if store is not None:
-        campaign = store_campaign(open_campaign_store(store, policy=settings_file))
+        opened = open_campaign_store(store, policy=settings_file)
+        campaign = store_campaign(opened)
     given = list(paths)
     baseline_path = campaign is None and baseline is not None and Path(baseline).exists()
     if baseline_path and any(
@@ -208,8 +220,40 @@ def compare(
     elif baseline is not None:
         check_known("bundle", [baseline], bundles, option="--baseline")
     notes: list[str] = []
+
+    def done(view: BundleView | TrendView | CampaignView, notes: list[str]) -> Comparison:
+        if not receipted:
+            return Comparison(view, notes)
+        sources = {
+            **(
+                {"store": _store_path(store, opened), "bundles": list(analysis.bundles)}
+                if opened is not None
+                else {"paths": [os.fspath(path) for path in given], "bundleIds": list(bundle_ids)}
+            ),
+            "baseline": baseline_given,
+            "bundle": bundle,
+            "by": by,
+            "candidates": chosen,
+            "acrossBundles": across_bundles,
+            "gate": gate,
+            "tolerance": tolerance,
+            "policy": os.fspath(policy) if isinstance(policy, str | os.PathLike) else None,
+            "cases": None if cases is None else os.fspath(cases),
+        }
+        receipt = compare_receipt(
+            sources,
+            opened,
+            [*([baseline_given] if baseline_path and baseline_given else []), *given],
+            bundle_ids,
+            cases=cases,
+            policy=settings_file.policy,
+            rules=rules,
+            seed=seed,
+        )
+        return Comparison(view, notes, receipt.with_payload(view_document(view)))
+
     if across_bundles is not None:
-        return Comparison(trend_view(analysis, across_bundles))
+        return done(trend_view(analysis, across_bundles), notes)
     if side_by_side or (len(bundles) == 1 and baseline is None):
         shown = bundle
         if shown is None and len(bundles) > 1:
@@ -217,7 +261,7 @@ def compare(
             notes.append(f"showing bundle {shown}, the last one (choose: --bundle)")
         grouped: Literal["candidate", "provider"] = "provider" if by == "provider" else "candidate"
         view = bundle_view(analysis, bundle=shown, by=grouped, candidates=chosen)
-        return Comparison(view, notes)
+        return done(view, notes)
     current = bundle or bundles[-1]
     before = baseline or analysis.previous_bundle(current)
     statuses = (
@@ -225,4 +269,8 @@ def compare(
         if gate and before is not None
         else {}
     )
-    return Comparison(campaign_view(analysis, current=current, baseline=before, gate=statuses))
+    return done(campaign_view(analysis, current=current, baseline=before, gate=statuses), notes)
+
+
+def _store_path(given: PathLike | Store | None, opened: Store) -> str:
+    return os.fspath(given) if isinstance(given, str | os.PathLike) else str(opened.path)

@@ -23,9 +23,10 @@ from scorecard.contract import (
 )
 
 from ._inputs import PathLike, PolicySource, gate_rules_of, policy_file, scoring_catalog_of
+from ._receipts import new_receipt, path_inputs, store_inputs
 
 if TYPE_CHECKING:
-    from scorecard.contract import Catalog, Policy, PolicyFile, Row
+    from scorecard.contract import Catalog, Policy, PolicyFile, Receipt, Row
     from scorecard.gate import GateResult, GateRules, GateSide, RunFacts
     from scorecard.store import Label, Store
 
@@ -114,6 +115,11 @@ class _Loader:
     workers: int
     notes: list[str]
     _catalog: Catalog | None = None
+
+    @property
+    def loaded_catalog(self) -> Catalog | None:
+        """The catalog, if an input was scored with it."""
+        return self._catalog
 
     def catalog(self) -> Catalog:
         if self._catalog is None:
@@ -205,6 +211,10 @@ def judge(
     store's labels apply: quarantined runs never fail the gate, and every label of the
     candidates, applying or expired, is in the result's notes.
 
+    The result carries its receipt (``result.receipt``, ``docs/receipts.md``): the inputs'
+    digests (a store's: those it kept at ingest), catalog, canonical policy, seed, version,
+    engine and the digest of the verdict's JSON, which :func:`verify` re-checks.
+
     Bad input raises (:class:`InputError`, :class:`InputErrors` with every rejected record);
     the verdict is data, never an exception.
     """
@@ -228,7 +238,28 @@ def judge(
     if fail_on_inconclusive:
         rules = dataclasses.replace(rules, fail_on_inconclusive=True)
     if store is not None:
-        return _judge_store(store, current, baselines, settings, rules, seed, every_detail)
+        judged = _judge_store(store, current, baselines, settings, rules, seed, every_detail)
+        opened, judged_id, baseline_ids = judged.read
+        sources = {
+            "store": str(opened.path)
+            if not isinstance(store, str | os.PathLike)
+            else os.fspath(store),
+            "current": judged_id,
+            "baselines": baseline_ids,
+            **_option_sources(policy, None, tolerance, fail_on_inconclusive),
+        }
+        roles = [("current", judged_id), *(("baseline", bundle) for bundle in baseline_ids)]
+        receipt = new_receipt(
+            "gate",
+            sources,
+            store_inputs(opened, roles),
+            catalog=opened.bundle(judged_id).catalog_digest,
+            policy=opened.policy,
+            rules=rules,
+            seed=seed,
+        )
+        result = _receipted(judged.judgement.result, receipt)
+        return dataclasses.replace(judged.judgement, result=result)
     if current is None:
         raise InputError("give the bundle under test (CURRENT), or --store", rule="usage")
     if isinstance(baselines, str):
@@ -254,8 +285,49 @@ def judge(
         raise InputErrors(errors)
     baseline_side = pool_sides(baseline_sides) if baseline_sides else None
     result = evaluate_gate(current_side, baseline_side, rules, seed=seed)
+    given = [os.fspath(path) for path in baselines]
+    inputs = [
+        *path_inputs("current", os.fspath(current), bundle_id),
+        *(item for path in given for item in path_inputs("baseline", path, baseline_bundle_id)),
+    ]
+    sources = {
+        "current": os.fspath(current),
+        "baselines": given,
+        "bundleId": bundle_id,
+        "baselineBundleId": baseline_bundle_id,
+        **_option_sources(policy, cases, tolerance, fail_on_inconclusive),
+    }
+    receipt = new_receipt(
+        "gate",
+        sources,
+        inputs,
+        catalog=loader.loaded_catalog,
+        policy=settings.policy,
+        rules=rules,
+        seed=seed,
+    )
+    result = _receipted(result, receipt)
     line = verdict_line(result, fail_on_inconclusive=rules.fail_on_inconclusive)
     return Judgement(result, line, rules, loader.notes)
+
+
+def _option_sources(
+    policy: PolicySource, cases: PathLike | None, tolerance: float | None, fail: bool
+) -> dict[str, Any]:
+    """The options a verdict depends on, as given (a policy read already names no file)."""
+    return {
+        "policy": os.fspath(policy) if isinstance(policy, str | os.PathLike) else None,
+        "cases": None if cases is None else os.fspath(cases),
+        "tolerance": tolerance,
+        "failOnInconclusive": fail,
+    }
+
+
+def _receipted(result: GateResult, receipt: Receipt) -> GateResult:
+    """``result`` with ``receipt``, naming the digest of the verdict's JSON without it."""
+    from scorecard.report import gate_document
+
+    return dataclasses.replace(result, receipt=receipt.with_payload(gate_document(result)))
 
 
 @dataclass(frozen=True)
@@ -402,7 +474,7 @@ def _judge_store(
     rules: GateRules,
     seed: int,
     every_detail: bool,
-) -> Judgement:
+) -> _StoreJudgement:
     """:func:`judge` of a store's bundle against baseline bundles named by reference."""
     from scorecard.gate import evaluate_gate, pool_sides, rows_side
     from scorecard.report import verdict_line
@@ -456,7 +528,14 @@ def _judge_store(
     if notes:
         result = dataclasses.replace(result, notes=(*result.notes, *notes))
     line = verdict_line(result, fail_on_inconclusive=rules.fail_on_inconclusive)
-    return Judgement(result, line, rules, [])
+    return _StoreJudgement(Judgement(result, line, rules, []), (opened, judged, ids))
+
+
+@dataclass(frozen=True)
+class _StoreJudgement:
+    judgement: Judgement
+    read: tuple[Store, str, list[str]]
+    """The store, the bundle judged and the baseline bundles read."""
 
 
 def _baseline_side(store: Store, bundle: str) -> GateSide:

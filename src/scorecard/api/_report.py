@@ -12,12 +12,17 @@ from typing import TYPE_CHECKING, Any
 from scorecard.contract import InputError, InputErrors, OutputError, Takes, arguments
 
 from ._inputs import PathLike, PolicySource, gate_rules_of, policy_file
+from ._receipts import new_receipt, path_inputs, store_inputs
 
 if TYPE_CHECKING:
+    from scorecard.contract import Receipt
     from scorecard.core import ScoredRecord
     from scorecard.store import Store
 
-__all__ = ["build_report", "check_site_folder", "serve_folder", "write_report"]
+__all__ = ["SITE_RECEIPT", "build_report", "check_site_folder", "serve_folder", "write_report"]
+
+SITE_RECEIPT = "receipt.json"
+"""The site's receipt: what it was computed from (``docs/receipts.md``)."""
 
 
 @arguments(
@@ -63,7 +68,24 @@ def build_report(
         )
         shown = [*context, judged]
         kept = list(opened.scored_records(shown))
-        return build_site(kept, opened.catalog, rules=gate_rules_of(settings), seed=seed)
+        rules = gate_rules_of(settings)
+        files = build_site(kept, opened.catalog, rules=rules, seed=seed)
+        receipt = new_receipt(
+            "report",
+            {
+                "store": os.fspath(store)
+                if isinstance(store, str | os.PathLike)
+                else str(opened.path),
+                "bundles": shown,
+                "policy": _policy_path(policy),
+            },
+            store_inputs(opened, [("input", bundle) for bundle in shown]),
+            catalog=opened.bundle(judged).catalog_digest,
+            policy=opened.policy,
+            rules=rules,
+            seed=seed,
+        )
+        return with_site_receipt(files, receipt)
     given = [os.fspath(path) for path in paths]
     for path in given:
         if path != "-" and (is_records_file(path) or path.endswith(".parquet")):
@@ -91,7 +113,39 @@ def build_report(
             records.append(item)
     if errors:
         raise InputErrors(errors)
-    return build_site(records, catalog, rules=gate_rules_of(settings), seed=seed)
+    rules = gate_rules_of(settings)
+    files = build_site(records, catalog, rules=rules, seed=seed)
+    receipt = new_receipt(
+        "report",
+        {
+            "paths": given,
+            "bundleId": bundle_id,
+            "policy": _policy_path(policy),
+            "cases": None if cases is None else os.fspath(cases),
+        },
+        [item for path in given for item in path_inputs("input", path, bundle_id)],
+        catalog=catalog,
+        policy=settings.policy,
+        rules=rules,
+        seed=seed,
+    )
+    return with_site_receipt(files, receipt)
+
+
+def _policy_path(policy: PolicySource) -> str | None:
+    return os.fspath(policy) if isinstance(policy, str | os.PathLike) else None
+
+
+def with_site_receipt(files: dict[str, bytes], receipt: Receipt) -> dict[str, bytes]:
+    """``files`` and their receipt, ``receipt.json``: its payload the framed digest of every
+    other file of the site, by name (``docs/receipts.md``)."""
+    import dataclasses
+
+    from scorecard.contract import js_json, site_payload_digest
+
+    receipted = dataclasses.replace(receipt, payload=site_payload_digest(files))
+    document = {"receipt": receipted.to_json()}
+    return dict(sorted({**files, SITE_RECEIPT: (js_json(document, 2) + "\n").encode()}.items()))
 
 
 @arguments(out=Takes.path, paths=Takes.paths)

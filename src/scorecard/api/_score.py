@@ -4,6 +4,7 @@ columns), written atomically, rejected records located and kept apart."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -16,6 +17,7 @@ from scorecard.contract import InputError, Takes, arguments
 from ._inputs import PathLike, PolicySource, policy_file, scoring_catalog_of
 
 if TYPE_CHECKING:
+    from scorecard.contract import Receipt
     from scorecard.core import ScoredRecord
     from scorecard.engine import Row, RunSummary
 
@@ -156,7 +158,26 @@ def score(
 
         if parquet:
             assert target is not None
-            _write_parquet(accepted(), target, partition_by_bundle=partition_by_bundle)
+            given = [os.fspath(path) for path in paths]
+            sources: dict[str, object] = {
+                "paths": given,
+                "bundleId": bundle_id,
+                "policy": os.fspath(policy) if isinstance(policy, str | os.PathLike) else None,
+                "cases": None if cases is None else os.fspath(cases),
+                "partitionByBundle": partition_by_bundle,
+            }
+
+            def receipt() -> Receipt:  # only Parquet takes one: JSON Lines never load this
+                from ._receipts import new_receipt, path_inputs
+
+                inputs = [item for path in given for item in path_inputs("input", path, bundle_id)]
+                return new_receipt(
+                    "score", sources, inputs, catalog=catalog, policy=scoring, rules=None, seed=None
+                )
+
+            _write_parquet(
+                accepted(), target, partition_by_bundle=partition_by_bundle, receipt=receipt
+            )
         else:
             stream = _opened(out) if target is None else stack.enter_context(atomic_writer(target))
             _write_text(accepted(), stream, chosen)
@@ -195,14 +216,28 @@ def _write_text(
 
 
 def _write_parquet(
-    results: Iterator[ScoredRecord | str | Row], out: Path, *, partition_by_bundle: bool
+    results: Iterator[ScoredRecord | str | Row],
+    out: Path,
+    *,
+    partition_by_bundle: bool,
+    receipt: Callable[[], Receipt],
 ) -> None:
+    """The rows as Parquet, stamped with their receipt (``scorecard.receipt`` in the key-value
+    metadata; its payload the rows' digest, ``RowsDigest``)."""
+    from scorecard.contract import RECEIPT_METADATA_KEY, RowsDigest, js_json
     from scorecard.engine.parquet import write_parquet
+
+    digest = RowsDigest()
 
     def rows() -> Iterator[Row]:
         for result in results:  # rows come ready from the chunk scorers (ScoringRun.rows)
             if not isinstance(result, tuple):
                 raise TypeError("Parquet is written from aggregation rows")
+            digest.add(result)
             yield result
 
-    write_parquet(rows(), out, partition_by_bundle=partition_by_bundle)
+    def metadata() -> dict[bytes, bytes]:
+        stamped = dataclasses.replace(receipt(), payload=digest.hexdigest())
+        return {RECEIPT_METADATA_KEY: js_json(stamped.to_json()).encode("utf-8")}
+
+    write_parquet(rows(), out, partition_by_bundle=partition_by_bundle, metadata=metadata)

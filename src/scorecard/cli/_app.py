@@ -91,6 +91,7 @@ COMMANDS = {
     "score-dask": "distributed",
     "report": "report",
     "view": "view",
+    "verify": "verify",
 }
 #: Command modules, in the order the full app registers (and its help lists) them.
 COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))

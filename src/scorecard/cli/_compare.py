@@ -220,10 +220,10 @@ def compare(
         )
     for note in found.notes:
         sys.stderr.write(f"note: {note}\n")
-    _write(found.view, written, out)
+    _write(found.view, written, out, found.receipt)
 
 
-def _write(view: Any, written: CompareFormat, out: Path | None) -> None:
+def _write(view: Any, written: CompareFormat, out: Path | None, receipt: Any = None) -> None:
     """The view in its format, to ``out`` (atomically) or stdout."""
     from scorecard.engine import atomic_writer
     from scorecard.report import render_view, view_csv, view_json
@@ -231,7 +231,7 @@ def _write(view: Any, written: CompareFormat, out: Path | None) -> None:
     with contextlib.ExitStack() as stack:
         stream: IO[str] = stack.enter_context(atomic_writer(out)) if out is not None else sys.stdout
         if written is CompareFormat.json:
-            stream.write(view_json(view))
+            stream.write(view_json(view, receipt))
         elif written is CompareFormat.csv:
             stream.write(view_csv(view))
         else:

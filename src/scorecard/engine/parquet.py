@@ -9,7 +9,7 @@ folder renamed into place). The schema is :data:`PARQUET_SCHEMA` (``docs/records
 from __future__ import annotations
 
 import urllib.parse
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ __all__ = [
     "parquet_batches",
     "parquet_bundle_order",
     "parquet_input_error",
+    "parquet_metadata_value",
     "parquet_row_count",
     "read_parquet_rows",
     "read_parquet_table",
@@ -74,7 +75,11 @@ def _batches(rows: Iterable[Row]) -> Iterator[pa.RecordBatch]:
         yield _batch(pending)
 
 
-def _write_file(rows: Iterable[Row], path: Path) -> int:
+Metadata = Callable[[], Mapping[bytes, bytes]]
+"""Key-value metadata made once every row is written (a receipt naming their digest)."""
+
+
+def _write_file(rows: Iterable[Row], path: Path, metadata: Metadata | None = None) -> int:
     count = 0
     with (
         atomic_binary_writer(path) as stream,
@@ -83,6 +88,8 @@ def _write_file(rows: Iterable[Row], path: Path) -> int:
         for batch in _batches(rows):
             writer.write_batch(batch)
             count += batch.num_rows
+        if metadata is not None:
+            writer.add_key_value_metadata(dict(metadata()))
     return count
 
 
@@ -92,16 +99,22 @@ def _bundle_folder(bundle: str) -> str:
 
 
 def write_parquet(
-    rows: Iterable[Row], path: str | Path, *, partition_by_bundle: bool = False
+    rows: Iterable[Row],
+    path: str | Path,
+    *,
+    partition_by_bundle: bool = False,
+    metadata: Metadata | None = None,
 ) -> int:
-    """Write ``rows`` to ``path`` atomically; return how many were written."""
+    """Write ``rows`` to ``path`` atomically; return how many were written. ``metadata``, when
+    given, is called once every row is written and its key-value pairs are stamped on the file
+    (on each file of a partitioned dataset)."""
     if not partition_by_bundle:
-        return _write_file(rows, Path(path))
+        return _write_file(rows, Path(path), metadata)
     with atomic_folder(path) as staging:
-        return _write_partitions(rows, staging)
+        return _write_partitions(rows, staging, metadata)
 
 
-def _write_partitions(rows: Iterable[Row], folder: Path) -> int:
+def _write_partitions(rows: Iterable[Row], folder: Path, metadata: Metadata | None = None) -> int:
     """One file per bundle, rows in input order; bundles kept open while their rows stream in."""
     writers: dict[str, pq.ParquetWriter] = {}
     pending: dict[str, list[Row]] = {}
@@ -124,6 +137,10 @@ def _write_partitions(rows: Iterable[Row], folder: Path) -> int:
         for bundle, batch in pending.items():
             if batch:
                 writers[bundle].write_batch(_batch(batch, PARTITION_SCHEMA))
+        if metadata is not None and writers:
+            stamp = dict(metadata())
+            for writer in writers.values():
+                writer.add_key_value_metadata(stamp)
     finally:
         for writer in writers.values():
             writer.close()
@@ -341,3 +358,16 @@ def parquet_input_error(path: str | Path) -> InputError | None:
         return _missing_column(path)
     except (OSError, ValueError) as error:  # pyarrow's errors derive from these
         return unreadable_parquet(path, error)
+
+
+def parquet_metadata_value(path: str | Path, key: bytes) -> bytes | None:
+    """The value of ``key`` in a Parquet file's key-value metadata (a dataset folder: its first
+    file's, in path order); None when absent. An unreadable file raises :class:`InputError`."""
+    parts = _parts(Path(path))
+    if not parts:
+        return None
+    try:
+        found = pq.read_metadata(parts[0][0]).metadata or {}
+    except (OSError, ValueError) as error:
+        raise unreadable_parquet(parts[0][0], error) from None
+    return found.get(key)

@@ -20,6 +20,7 @@ _EXPORTS = {
     "fast_scorer": "_fastpath",
     "case_plans": "_plans",
     "count_newlines": "_extension",
+    "engine_in_use": "_extension",
     "known_plans": "_plans",
     "reuse_freed_memory": "_memory",
 }
@@ -31,6 +32,7 @@ __all__ = [
     "RowPiece",
     "case_plans",
     "count_newlines",
+    "engine_in_use",
     "fast_scorer",
     "known_plans",
     "reuse_freed_memory",
@@ -40,7 +42,7 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 
 
 if TYPE_CHECKING:
-    from ._extension import count_newlines
+    from ._extension import count_newlines, engine_in_use
     from ._fastpath import Counts, FastScorer, Piece, RowPiece, fast_scorer
     from ._memory import reuse_freed_memory
     from ._plans import case_plans, known_plans

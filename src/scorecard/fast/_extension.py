@@ -16,7 +16,14 @@ import os
 
 from scorecard.contract import ScorecardError
 
-__all__ = ["ENGINES", "ENGINE_VARIABLE", "chosen_engine", "count_newlines", "extension"]
+__all__ = [
+    "ENGINES",
+    "ENGINE_VARIABLE",
+    "chosen_engine",
+    "count_newlines",
+    "engine_in_use",
+    "extension",
+]
 
 ENGINE_VARIABLE = "SCORECARD_ENGINE"
 """The environment variable that chooses the engine."""
@@ -55,3 +62,9 @@ def count_newlines(data: bytes, end: int) -> int:
     if extension is not None:
         return extension.count_newlines(data, end)
     return data.count(b"\n", 0, end)
+
+
+def engine_in_use() -> str:
+    """``c`` when the C extension scores (the lines it accepts), ``python`` when it is off or
+    was not built: what a receipt records (``docs/receipts.md``)."""
+    return "python" if extension is None else "c"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from scorecard.aggregate import Alert, CampaignAnalysis, Exclusions, PairedComparison
+from scorecard.contract import Receipt
 
 from ._input import ALL_CANDIDATES, RunFacts
 from ._rules import GateRules, Metric
@@ -211,6 +212,9 @@ class GateResult:
     reports draw from it. None only for results built by hand."""
     baseline_nights: tuple[str, ...] = ()
     """The bundles that formed the baseline, in the order given (one for a single baseline)."""
+    receipt: Receipt | None = None
+    """What the verdict was computed from (``docs/receipts.md``), its payload digest that of
+    the verdict's JSON without it; None for results built by hand or not yet receipted."""
 
     @property
     def runs_with_findings(self) -> Sequence[RunFacts]:

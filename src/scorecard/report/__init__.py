@@ -23,8 +23,10 @@ _EXPORTS = {
     "render_view": "_compare",
     "trend_view": "_compare",
     "view_csv": "_compare",
+    "view_document": "_compare",
     "view_json": "_compare",
     "verdict_line": "_dispatch",
+    "gate_document": "_gate_json",
     "render_gate_json": "_gate_json",
     "PlotFailure": "_html",
     "plot_images": "_html",
@@ -57,6 +59,7 @@ __all__ = [
     "build_site",
     "bundle_view",
     "campaign_view",
+    "gate_document",
     "history_csv",
     "history_json",
     "plot_images",
@@ -76,6 +79,7 @@ __all__ = [
     "trend_view",
     "verdict_line",
     "view_csv",
+    "view_document",
     "view_json",
     "write_junit_runs",
     "write_site",
@@ -95,10 +99,11 @@ if TYPE_CHECKING:
         render_view,
         trend_view,
         view_csv,
+        view_document,
         view_json,
     )
     from ._dispatch import verdict_line
-    from ._gate_json import render_gate_json
+    from ._gate_json import gate_document, render_gate_json
     from ._history import HISTORY_SCHEMA, history_csv, history_json, render_history
     from ._html import PlotFailure, plot_images, render_html
     from ._junit import render_junit, render_junit_runs, write_junit_runs

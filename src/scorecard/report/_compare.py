@@ -39,7 +39,7 @@ from scorecard.aggregate import (
     pair_analysis,
     select_rows,
 )
-from scorecard.contract import DIMENSIONS, InputError, csv_cell, js_json, printable
+from scorecard.contract import DIMENSIONS, InputError, Receipt, csv_cell, js_json, printable
 
 from ._table_layout import (
     Abbreviations,
@@ -62,6 +62,7 @@ __all__ = [
     "render_view",
     "trend_view",
     "view_csv",
+    "view_document",
     "view_json",
 ]
 
@@ -365,12 +366,21 @@ def _campaign_json(view: CampaignView) -> dict[str, Any]:
     }
 
 
-def view_json(view: View) -> str:
-    """The view as one deterministic JSON document (``scorecard.compare.v1``), two-space indent."""
+def view_json(view: View, receipt: Receipt | None = None) -> str:
+    """The view as one deterministic JSON document (``scorecard.compare.v1``), two-space indent,
+    ending with ``receipt`` when given (``docs/receipts.md``)."""
+    document = view_document(view)
+    if receipt is not None:
+        document["receipt"] = receipt.to_json()
+    return js_json(document, 2) + "\n"
+
+
+def view_document(view: View) -> dict[str, Any]:
+    """The JSON-ready document of :func:`view_json` (its receipt aside)."""
     document: dict[str, Any] = {"schema": COMPARE_SCHEMA}
     if isinstance(view, CampaignView):
         document.update(_campaign_json(view))
-        return js_json(document, 2) + "\n"
+        return document
     if isinstance(view, BundleView):
         document.update(
             view="bundle",
@@ -390,7 +400,7 @@ def view_json(view: View) -> str:
             bundles=_records(view.bundles),
         )
     document["comparisons"] = [comparison.to_json() for comparison in view.comparisons]
-    return js_json(document, 2) + "\n"
+    return document
 
 
 _TREND_COLUMNS = {

@@ -3,7 +3,7 @@
 Keys are the field names of the result's dataclasses (as in ``scorecard compare --format json``),
 missing numbers are ``null``, secret-shaped text is redacted as in every gate report (ids and
 sentences come from the agent under test), and nothing depends on the clock: same inputs and
-seed, same bytes.
+seed, same bytes. A receipted result ends with its ``receipt`` (``docs/receipts.md``).
 """
 
 from __future__ import annotations
@@ -122,6 +122,8 @@ def gate_document(result: GateResult) -> dict[str, Any]:
             "notes": list(result.notes),
         }
     )
+    if result.receipt is not None:  # the user's own paths: never redacted (verify reads them)
+        document["receipt"] = result.receipt.to_json()
     return document
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from scorecard.contract import DIMENSIONS
+from scorecard.contract import DIMENSIONS, receipt_line
 from scorecard.gate import ALL_CANDIDATES, METRIC_LABELS, GateResult, RuleOutcome, RunFacts
 
 from ._common import (
@@ -399,7 +399,9 @@ def render_markdown(
     """The summary of ``result`` under its verdict ``line``, at most ``limit`` bytes (UTF-8).
     With ``site_url`` (where ``scorecard report`` publishes its site), each gate failure's
     repetition links to the run's page there."""
-    budget = MarkdownBudget(limit, _NOTE_RESERVE)
+    # The receipt's line closes the summary, truncated or not: its bytes are kept aside.
+    receipt = "" if result.receipt is None else f"\n{receipt_line(result.receipt)}\n"
+    budget = MarkdownBudget(limit - len(receipt.encode("utf-8")), _NOTE_RESERVE)
     _header(result, line, budget)
     budget.table(
         "### Required rules",
@@ -415,5 +417,5 @@ def render_markdown(
     budget.add(
         f"---\n*`scorecard gate`, seed {result.seed}; inline text is limited to {INLINE_LIMIT} characters.*\n"
     )
-    bounds = f"this summary is limited to {budget.limit:,} bytes"
-    return budget.text(lambda left_out: truncation_note(bounds, left_out))
+    bounds = f"this summary is limited to {budget.limit + len(receipt.encode('utf-8')):,} bytes"
+    return budget.text(lambda left_out: truncation_note(bounds, left_out)) + receipt
