@@ -15,7 +15,15 @@ from ._input import (
     rows_side,
     run_facts,
 )
-from ._results import Estimate, GateCheck, GateResult, MetricComparison, RuleOutcome
+from ._results import (
+    Estimate,
+    GateCheck,
+    GateResult,
+    MetricComparison,
+    ResidualDrop,
+    RuleOutcome,
+    SharedShift,
+)
 from ._rules import DROP_STATISTIC_LABELS, METRIC_LABELS, GateRules, gate_policy
 
 __all__ = [
@@ -28,8 +36,10 @@ __all__ = [
     "GateRules",
     "GateSide",
     "MetricComparison",
+    "ResidualDrop",
     "RuleOutcome",
     "RunFacts",
+    "SharedShift",
     "combined_frame",
     "evaluate_gate",
     "frame_side",

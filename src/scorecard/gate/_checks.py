@@ -16,6 +16,7 @@ and the reasons behind them are in ``docs/gate.md``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -27,7 +28,14 @@ from scorecard.aggregate import CampaignAnalysis, PairedComparison, reference_p9
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
 from ._input import ALL_CANDIDATES, GateSide, labelled_sides
-from ._results import GateFailure, MetricComparison, RuleOutcome, Status
+from ._results import (
+    GateFailure,
+    MetricComparison,
+    ResidualDrop,
+    RuleOutcome,
+    SharedShift,
+    Status,
+)
 from ._rules import (
     DROP_STATISTIC_LABELS,
     METRIC_LABELS,
@@ -39,6 +47,7 @@ from ._rules import (
 )
 
 __all__ = [
+    "beyond_shift",
     "compare_metrics",
     "judge_audit",
     "judge_coverage",
@@ -46,6 +55,7 @@ __all__ = [
     "judge_infrastructure",
     "judge_percentile",
     "judge_safety",
+    "judge_shifts",
 ]
 
 
@@ -277,6 +287,73 @@ def judge_drop(item: MetricComparison, rules: GateRules) -> RuleOutcome:
         f"{numbers}: {why}" + (f"; dropped: {', '.join(dimensions)}." if dimensions else "."),
         required=gated,
         dimensions=dimensions if status != "pass" else (),
+    )
+
+
+def judge_shifts(shifts: Sequence[SharedShift], rules: GateRules) -> list[RuleOutcome]:
+    """The ``shift`` rule: a detected shared shift of mean overall fails the gate as one
+    finding (the environment's, or a provider's), naming no candidate; without one, a pass."""
+    outcomes = []
+    for found in shifts:
+        if not found.reported:
+            continue
+        interval = (
+            f"{found.shift:+.3f} [{found.low:+.3f}, {found.high:+.3f}] "
+            f"({found.confidence:.1%} order-statistic interval of the median)"
+        )
+        members = len(found.candidates)
+        summary = (
+            f"{found.name}: shared drop of mean overall, median {found.shift:+.3f} "
+            f"[{found.low:+.3f}, {found.high:+.3f}], {found.dropped} of {members} candidates "
+            "moved together"
+        )
+        detail = (
+            f"The {found.name}'s {members} candidates ({', '.join(found.candidates)}) moved "
+            f"together: median paired difference of mean overall {interval}, "
+            f"{found.dropped} of {members} below -{rules.tolerance:g}, Fisher's combined one-sided "
+            f"p={found.p_value:.2g} (< {found.level:.2g}). A shared shift is one finding, not "
+            f"{members} regressions: each candidate fails only for a drop beyond it."
+        )
+        outcomes.append(
+            RuleOutcome(
+                "shift",
+                "fail",
+                None,
+                found.name,
+                summary,
+                detail,
+                dimensions=(),
+            )
+        )
+    if shifts and not outcomes:
+        text = "no shared shift of mean overall (environment or provider)"
+        outcomes.append(RuleOutcome("shift", "pass", None, "", text, _sentence(text)))
+    return outcomes
+
+
+def beyond_shift(outcome: RuleOutcome, residual: ResidualDrop | None) -> RuleOutcome:
+    """A gated mean-overall drop outcome judged against its group's shared shift: a failing
+    drop that the shift explains becomes a warning; one beyond it stays a failure and says so."""
+    if residual is None or outcome.status != "fail":
+        return outcome
+    numbers = (
+        f"{residual.difference:+.3f} against the {residual.group}'s shift of "
+        f"{residual.shift:+.3f} (the other members' median): residual {residual.residual:+.3f}"
+        f" (standard error {residual.error:.3f}, one-sided p={residual.p_value:.2g}, "
+        f"level {residual.level:.2g})"
+    )
+    if residual.beyond:
+        return dataclasses.replace(
+            outcome,
+            summary=f"{outcome.summary}; beyond the {residual.group}'s shift",
+            detail=f"{outcome.detail} Beyond the shared shift: {numbers}.",
+        )
+    return dataclasses.replace(
+        outcome,
+        status="warn",
+        summary=f"mean overall: within the {residual.group}'s shared shift",
+        detail=f"{outcome.detail} Explained by the shared shift: {numbers}.",
+        dimensions=(),
     )
 
 

@@ -42,6 +42,7 @@ from scorecard.aggregate import (
 )
 
 from ._checks import (
+    beyond_shift,
     compare_metrics,
     judge_audit,
     judge_coverage,
@@ -49,6 +50,7 @@ from ._checks import (
     judge_infrastructure,
     judge_percentile,
     judge_safety,
+    judge_shifts,
 )
 from ._input import (
     ALL_CANDIDATES,
@@ -72,7 +74,9 @@ from ._results import (
     GateResult,
     GroupSummary,
     MetricComparison,
+    ResidualDrop,
     RuleOutcome,
+    SharedShift,
 )
 from ._results import STATUS_ORDER as STATUS_ORDER
 from ._results import GateVerdict as GateVerdict
@@ -83,6 +87,7 @@ from ._rules import SAFETY_DIMENSIONS as SAFETY_DIMENSIONS
 from ._rules import AuditMode as AuditMode
 from ._rules import Metric as Metric
 from ._rules import SafetyMode as SafetyMode
+from ._shifts import shared_shifts
 
 __all__ = [
     "ALL_CANDIDATES",
@@ -97,8 +102,10 @@ __all__ = [
     "GateSide",
     "GroupSummary",
     "MetricComparison",
+    "ResidualDrop",
     "RuleOutcome",
     "RunFacts",
+    "SharedShift",
     "combined_frame",
     "evaluate_gate",
     "gate_policy",
@@ -161,6 +168,16 @@ def _summaries(
     )
 
 
+def _providers(*sides: GateSide) -> dict[str, str]:
+    """Each candidate's provider, as its runs say (the first seen)."""
+    found: dict[str, str] = {}
+    for side in sides:
+        table = side.table
+        for candidate, provider in zip(table.candidate, table.provider, strict=True):
+            found.setdefault(candidate, provider)
+    return found
+
+
 def _outcome_key(outcome: RuleOutcome) -> tuple[Any, ...]:
     return (
         not outcome.required,
@@ -202,10 +219,19 @@ def evaluate_gate(
     outcomes, failures = judge_safety(current, baseline, mode, rules)
     notes: list[str] = []
     comparisons: list[MetricComparison] = []
+    shifts: tuple[SharedShift, ...] = ()
+    residuals: dict[str, ResidualDrop] = {}
     if baseline is not None:
         outcomes += judge_coverage(current, baseline)
         comparisons = compare_metrics(analysis, current, baseline, rules)
-        outcomes += [judge_drop(item, rules) for item in comparisons]
+        shifts, residuals = shared_shifts(comparisons, _providers(current, baseline), rules)
+        outcomes += [
+            beyond_shift(judge_drop(item, rules), residuals.get(item.candidate))
+            if item.metric == "mean_overall" and item.gated
+            else judge_drop(item, rules)
+            for item in comparisons
+        ]
+        outcomes += judge_shifts(shifts, rules)
         if rules.latency_factor is not None:
             outcomes += judge_percentile("latency", rules.latency_factor, current, baseline)
         if rules.cost_factor is not None:
@@ -259,4 +285,6 @@ def evaluate_gate(
         notes=tuple(notes),
         analysis=analysis,
         baseline_nights=baseline.bundles if baseline is not None else (),
+        shifts=shifts,
+        residuals=tuple(residuals[name] for name in sorted(residuals)),
     )

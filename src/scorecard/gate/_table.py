@@ -76,6 +76,8 @@ class RunTable(Sequence[RunFacts]):
         """Candidate of each run."""
         self.case: list[str] = list(columns["case"])
         """Case of each run."""
+        self.provider: list[str] = list(columns["provider"])
+        """Provider of each run."""
         self.classification: list[str] = list(columns["classification"])
         """Classification of each run."""
         self.scoreable = np.asarray(columns["scoreable"], dtype=bool)
@@ -103,6 +105,7 @@ class RunTable(Sequence[RunFacts]):
         columns: dict[str, Sequence[Any]] = {
             "candidate": [run.candidate for run in runs],
             "case": [run.case for run in runs],
+            "provider": [run.provider for run in runs],
             "classification": [run.classification for run in runs],
             "scoreable": [run.scoreable for run in runs],
             "gate_passed": [run.gate_passed for run in runs],
@@ -121,7 +124,7 @@ class RunTable(Sequence[RunFacts]):
         """The table of a sorted records frame of one bundle and the detail of some of its runs
         (by row)."""
         columns: dict[str, Any] = dict(
-            column_values(frame, ("candidate", "case", "classification"))
+            column_values(frame, ("candidate", "case", "provider", "classification"))
         )
         for name in ("gate_passed", *(f"passed_{name}" for name in _GATES)):
             columns[name] = frame[name].array  # nullable booleans: read as arrays

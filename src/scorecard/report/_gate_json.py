@@ -118,6 +118,10 @@ def gate_document(result: GateResult) -> dict[str, Any]:
                 }
                 for failure in result.failures
             ],
+            "shared_shifts": [
+                {**dataclasses.asdict(found), "name": found.name} for found in result.shifts
+            ],
+            "residual_drops": [dataclasses.asdict(item) for item in result.residuals],
             "alerts": [_flat(alert) for alert in result.alerts],
             "notes": list(result.notes),
         }
