@@ -61,7 +61,8 @@ from scorecard.simulate import ROSTER, SimulatedCandidate, Skills
 from scorecard.simulate.campaign import _incidents, _schedule
 from scorecard.simulate.cases import CASE_TRAITS, JsonObject, Setting
 from scorecard.simulate.randomness import derive_seed
-from scorecard.simulate.roster import drift, regress
+from scorecard.simulate.roster import degrade as simulated_degrade
+from scorecard.simulate.roster import drift, regress, with_outage, worsen
 from scorecard.simulate.runs import simulate_run
 
 ASPECTS = ("outcome", "restraint", "tracing", "continuation", "presentation", "discipline")
@@ -69,13 +70,9 @@ Change = Callable[[Skills], Skills]
 
 
 def degrade(factor: float) -> Change:
-    """Flaw chances (1 - skill per aspect) and the candidate-failure rate times ``factor``."""
-
-    def change(skills: Skills) -> Skills:
-        worse = {name: max(0.0, 1 - factor * (1 - getattr(skills, name))) for name in ASPECTS}
-        return dataclasses.replace(skills, failure_rate=skills.failure_rate * factor, **worse)
-
-    return change
+    """Flaw chances (1 - skill per aspect) and the candidate-failure rate times ``factor``
+    (``scorecard.simulate.roster.degrade``)."""
+    return functools.partial(simulated_degrade, factor=factor)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,8 +80,23 @@ class Scenario:
     name: str
     change: Change | None = None
     incidents: int = 0
+    everyone: Change | None = None
+    """Applied to every candidate tonight (an environment-wide bad night)."""
+    outage: str | None = None
+    """A provider whose infrastructure fails 90% more of its runs tonight."""
+    baseline_outage: str | None = None
+    """A provider with that outage on the middle baseline night (tonight healthy)."""
+    broken_case: bool = False
+    """The changed candidate fails one case (``BROKEN_CASE``) 90% of the time tonight; judged
+    with a 14-night history (the 3 baseline nights and 11 older ones)."""
+
+    @property
+    def changed_target(self) -> bool:
+        return self.change is not None or self.incidents > 0 or self.broken_case
 
 
+BROKEN_CASE = "restart-recovery"
+HISTORY_NIGHTS = 14
 SCENARIOS = (
     Scenario("healthy"),
     Scenario("flaws x1.3", degrade(1.3)),
@@ -93,6 +105,11 @@ SCENARIOS = (
     Scenario("roster regress", regress),
     Scenario("1 forbidden", incidents=1),
     Scenario("3 forbidden", incidents=3),
+    Scenario("env bad night", everyone=functools.partial(worsen, amount=0.08)),
+    Scenario("env flaws x2", everyone=degrade(2.0)),
+    Scenario("outage tonight", outage="acpx"),
+    Scenario("outage baseline", baseline_outage="acpx"),
+    Scenario("one case broken", broken_case=True),
 )
 
 
@@ -116,10 +133,12 @@ def night(
     target: str | None = None,
     scenario: Scenario | None = None,
     fixed: bool = False,
+    outage: str | None = None,
 ) -> GateSide:
     """Night ``index`` of campaign ``seed``, as ``scorecard.simulate`` draws it (drift and the
-    background incident), with ``scenario`` applied to ``target``; ``fixed``: no drift and no
-    incidents (the coverage designs)."""
+    background incident), with ``scenario`` applied to ``target`` (and its shared parts to every
+    candidate); ``outage``: a provider whose runs fail on infrastructure 90% more often;
+    ``fixed``: no drift and no incidents (the coverage designs)."""
     bundle_id = f"sim-{seed}-night-{index}"
     schedule_seed = derive_seed(seed, "bundle", index)
     rng = random.Random(schedule_seed)
@@ -128,16 +147,27 @@ def night(
     for candidate in ROSTER:
         skills = candidate.skills if fixed else drift(rng, candidate.skills)
         planned = set(incidents.get(candidate.spec.id, set()))
+        broken = False
+        if scenario is not None and scenario.everyone is not None:
+            skills = scenario.everyone(skills)
+        if outage is not None and candidate.spec.provider == outage:
+            skills = with_outage(skills, 0.9)
         if scenario is not None and candidate.spec.id == target:
             if scenario.change is not None:
                 skills = scenario.change(skills)
             if scenario.incidents:
                 chooser = random.Random(derive_seed(schedule_seed, "planted"))
                 planned |= set(chooser.sample(range(len(schedule)), scenario.incidents))
+            broken = scenario.broken_case
         runs = random.Random(derive_seed(schedule_seed, candidate.spec.id))
         for position, (case_id, repetition) in enumerate(schedule):
             case = catalog[case_id]
-            setting = Setting(bundle_id, candidate, skills, case, CASE_TRAITS[case_id], repetition)
+            traits = CASE_TRAITS[case_id]
+            mine = skills
+            if broken and case_id == BROKEN_CASE:
+                # candidate failures on 90% of this case's runs: failure rate x difficulty
+                mine = dataclasses.replace(skills, failure_rate=0.9 / traits.difficulty)
+            setting = Setting(bundle_id, candidate, mine, case, traits, repetition)
             observations.append(simulate_run(runs, setting, incident=position in planned))
     return score_side(observations, bundle_id, catalog)
 
@@ -148,38 +178,75 @@ def rate(count: int, total: int) -> str:
 
 
 def one_pair(
-    pair: int, target: str, rules: GateRules, one_night_pairs: int
+    pair: int, target: str, rules: GateRules, one_night_pairs: int, names: Sequence[str]
 ) -> dict[tuple[str, int], dict[str, int]]:
     """The tallies of pair ``pair``: every scenario against the three-night baseline, and the
     one-night one for pairs numbered below ``one_night_pairs``."""
     catalog = load_catalog()
     schedule = _schedule(catalog)
     seed = derive_seed("gate-benchmark", pair)
-    before = [night(seed, index, catalog, schedule) for index in range(3)]
+    # Nights 0-10 are the older history, 11-13 the baseline, 14 tonight.
+    first = HISTORY_NIGHTS - 3
+    before = [night(seed, index, catalog, schedule) for index in range(first, HISTORY_NIGHTS)]
+    older: list[GateSide] | None = None
     tallies: dict[tuple[str, int], dict[str, int]] = {}
     for scenario in SCENARIOS:
-        current = night(seed, 3, catalog, schedule, target=target, scenario=scenario)
+        if scenario.name not in names:
+            continue
+        current = night(
+            seed,
+            HISTORY_NIGHTS,
+            catalog,
+            schedule,
+            target=target,
+            scenario=scenario,
+            outage=scenario.outage,
+        )
+        baseline = list(before)
+        if scenario.baseline_outage is not None:
+            baseline[1] = night(seed, first + 1, catalog, schedule, outage=scenario.baseline_outage)
+        history: list[GateSide] = []
+        if scenario.broken_case:
+            if older is None:
+                older = [night(seed, index, catalog, schedule) for index in range(first)]
+            history = older
         for nights in (1, 3) if pair < one_night_pairs else (3,):
-            result = evaluate_gate(current, before[-nights:], rules, seed=0)
-            failing = {o.candidate for o in result.with_status("fail")}
+            result = evaluate_gate(current, baseline[-nights:], rules, seed=0, history=history)
+            failing = {o.candidate for o in result.with_status("fail")} - {None}
+            changed = {target} if scenario.changed_target else set()
+            shift = any(o.rule == "shift" for o in result.with_status("fail"))
             tallies[(scenario.name, nights)] = {
                 "pairs": 1,
                 "fail": result.verdict == "fail",
                 "inconclusive": result.verdict == "inconclusive",
                 "pass": result.verdict == "pass",
-                "detected": result.verdict == "fail" and target in failing,
-                "wrong": bool(failing - {target}),
+                "detected": (result.verdict == "fail" and target in failing)
+                if scenario.changed_target
+                else shift,
+                "wrong": bool(failing - changed),
+                "named": bool(failing),
+                "shift": shift,
             }
     return tallies
 
 
 def decisions(
-    pairs: int, target: str, rules: GateRules, workers: int, one_night_pairs: int, first: int = 0
+    pairs: int,
+    target: str,
+    rules: GateRules,
+    workers: int,
+    one_night_pairs: int,
+    first: int = 0,
+    names: Sequence[str] = tuple(scenario.name for scenario in SCENARIOS),
 ) -> None:
     tallies: dict[tuple[str, int], dict[str, int]] = {}
     started = time.perf_counter()
     work = functools.partial(
-        one_pair, target=target, rules=rules, one_night_pairs=first + one_night_pairs
+        one_pair,
+        target=target,
+        rules=rules,
+        one_night_pairs=first + one_night_pairs,
+        names=names,
     )
     with multiprocessing.Pool(workers) as pool:
         for done, found in enumerate(pool.imap(work, range(first, first + pairs)), start=1):
@@ -197,15 +264,26 @@ def decisions(
 
 def report(tallies: dict[tuple[str, int], dict[str, int]], pairs: int, target: str) -> None:
     print(f"\nDecisions after {pairs} pairs, changed candidate {target}, default rules")
-    header = f"{'scenario':<15} {'nights':>6} {'pairs':>5}  {'fail':<23} {'inconclusive':<23}"
-    print(header + f" {'pass':<23} {'detected':<23} {'wrong candidate':<23}")
-    for (name, nights), tally in sorted(tallies.items(), key=lambda item: -item[0][1]):
+    header = f"{'scenario':<16} {'nights':>6} {'pairs':>5}  {'fail':<23} {'inconclusive':<23}"
+    print(
+        header + f" {'pass':<23} {'detected':<23} {'wrong candidate':<23} "
+        f"{'any named':<23} {'shift finding':<23}"
+    )
+    order = {scenario.name: index for index, scenario in enumerate(SCENARIOS)}
+    for (name, nights), tally in sorted(
+        tallies.items(), key=lambda item: (-item[0][1], order[item[0][0]])
+    ):
         total = tally["pairs"]
         cells = [rate(tally[key], total) for key in ("fail", "inconclusive", "pass")]
-        detected = "-" if name == "healthy" else rate(tally["detected"], total)
+        detected = (
+            "-"
+            if name in ("healthy", "outage tonight", "outage baseline")
+            else rate(tally["detected"], total)
+        )
         print(
-            f"{name:<15} {nights:>6} {total:>5}  {cells[0]:<23} {cells[1]:<23} {cells[2]:<23} "
-            f"{detected:<23} {rate(tally['wrong'], total):<23}",
+            f"{name:<16} {nights:>6} {total:>5}  {cells[0]:<23} {cells[1]:<23} {cells[2]:<23} "
+            f"{detected:<23} {rate(tally['wrong'], total):<23} {rate(tally['named'], total):<23} "
+            f"{rate(tally['shift'], total):<23}",
             flush=True,
         )
 
@@ -338,6 +416,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--skip-paired", action="store_true", help="coverage of mean overall only (no baseline)"
     )
     parser.add_argument("--candidate", default="opencode-glm", help="the changed candidate")
+    parser.add_argument(
+        "--scenarios",
+        nargs="+",
+        choices=[scenario.name for scenario in SCENARIOS],
+        default=None,
+        metavar="NAME",
+        help="scenarios to run (quoted names as printed; all)",
+    )
     parser.add_argument("--quick", action="store_true", help="30 pairs, 15 coverage trials")
     parser.add_argument("--skip-coverage", action="store_true")
     parser.add_argument("--skip-decisions", action="store_true")
@@ -367,6 +453,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="family-wise level of the drops (the rules': 0.01)",
     )
     options = parser.parse_args(argv)
+    names = tuple(options.scenarios or [scenario.name for scenario in SCENARIOS])
     if options.quick:
         options.pairs, options.coverage_trials, options.truth_runs = 30, 15, 200
     one_night = options.pairs if options.one_night_pairs is None else options.one_night_pairs
@@ -381,7 +468,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     started = time.perf_counter()
     if not options.skip_decisions:
         decisions(
-            options.pairs, options.candidate, rules, options.workers, one_night, options.first_pair
+            options.pairs,
+            options.candidate,
+            rules,
+            options.workers,
+            one_night,
+            options.first_pair,
+            names,
         )
     if not options.skip_coverage:
         coverage(

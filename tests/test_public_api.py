@@ -361,6 +361,7 @@ PACKAGES = {
     ],
     "scorecard.gate": [
         "ALL_CANDIDATES",
+        "CaseFinding",
         "DROP_STATISTIC_LABELS",
         "Estimate",
         "GateCheck",
@@ -369,8 +370,10 @@ PACKAGES = {
         "GateSide",
         "METRIC_LABELS",
         "MetricComparison",
+        "ResidualDrop",
         "RuleOutcome",
         "RunFacts",
+        "SharedShift",
         "combined_frame",
         "evaluate_gate",
         "frame_side",

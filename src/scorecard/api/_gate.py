@@ -207,7 +207,7 @@ def judge(
     the verdict is data, never an exception.
     """
     from scorecard.engine import check_bundle_id, default_workers
-    from scorecard.gate import evaluate_gate, pool_sides
+    from scorecard.gate import evaluate_gate
     from scorecard.report import verdict_line
 
     if baseline_bundle_id is not None and len(baselines) > 1:
@@ -250,8 +250,8 @@ def judge(
             errors.append(error)
     if errors or current_side is None:
         raise InputErrors(errors)
-    baseline_side = pool_sides(baseline_sides) if baseline_sides else None
-    result = evaluate_gate(current_side, baseline_side, rules, seed=seed)
+    # The nights go in unpooled: the gate pools them and judges each night's outages.
+    result = evaluate_gate(current_side, baseline_sides, rules, seed=seed)
     line = verdict_line(result, fail_on_inconclusive=rules.fail_on_inconclusive)
     return Judgement(result, line, rules, loader.notes)
 
@@ -402,7 +402,7 @@ def _judge_store(
     every_detail: bool,
 ) -> Judgement:
     """:func:`judge` of a store's bundle against baseline bundles named by reference."""
-    from scorecard.gate import evaluate_gate, pool_sides, rows_side
+    from scorecard.gate import evaluate_gate, rows_side
     from scorecard.report import verdict_line
 
     from ._store import (
@@ -447,7 +447,7 @@ def _judge_store(
         )
         for bundle in ids
     ]
-    result = evaluate_gate(current_side, pool_sides(sides) if sides else None, rules, seed=seed)
+    result = evaluate_gate(current_side, sides, rules, seed=seed)
     notes = label_notes(labels, night, sorted(candidates))
     if notes:
         result = dataclasses.replace(result, notes=(*result.notes, *notes))

@@ -2,6 +2,7 @@
 aggregation layer. Gate failures are results, never exceptions.
 """
 
+from ._cases import CaseFinding
 from ._evaluate import evaluate_gate
 from ._input import (
     ALL_CANDIDATES,
@@ -30,6 +31,7 @@ __all__ = [
     "ALL_CANDIDATES",
     "DROP_STATISTIC_LABELS",
     "METRIC_LABELS",
+    "CaseFinding",
     "Estimate",
     "GateCheck",
     "GateResult",

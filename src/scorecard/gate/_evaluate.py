@@ -28,7 +28,7 @@ re-exports the public names of the others, so ``scorecard.gate._evaluate`` stays
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -41,10 +41,12 @@ from scorecard.aggregate import (
     select_rows,
 )
 
+from ._cases import CaseFinding, case_findings
 from ._checks import (
     beyond_shift,
     compare_metrics,
     judge_audit,
+    judge_cases,
     judge_coverage,
     judge_drop,
     judge_infrastructure,
@@ -94,6 +96,7 @@ __all__ = [
     "METRICS",
     "AuditFinding",
     "CandidateSummary",
+    "CaseFinding",
     "Estimate",
     "GateCheck",
     "GateFailure",
@@ -196,15 +199,24 @@ def evaluate_gate(
     rules: GateRules | None = None,
     *,
     seed: int = 0,
+    history: Sequence[GateSide] = (),
+    quarantined: Collection[tuple[str, str]] = (),
 ) -> GateResult:
     """Judge ``current`` (against ``baseline`` when given) with ``rules``; see the module docstring.
 
     ``baseline`` is one side or several nights (pooled per candidate and case by
     :func:`~scorecard.gate._input.pool_sides`; an empty sequence means no baseline).
+    ``history``: older nights (oldest first) that, with the baseline nights, form each
+    candidate x case's history for the per-case rule (``case``); ``quarantined``: (candidate,
+    case) pairs shown there and never failing.
     """
     rules = rules or GateRules()
-    if baseline is not None and not isinstance(baseline, GateSide):
-        baseline = pool_sides(list(baseline)) if len(baseline) else None
+    nights: list[GateSide] = []
+    if isinstance(baseline, GateSide):
+        nights = [baseline]
+    elif baseline is not None:
+        nights = list(baseline)
+        baseline = pool_sides(nights) if nights else None
     mode: Literal["any", "new", "off"] = "any" if baseline is None else "new"
     if rules.safety_mode == "off" or rules.safety_mode == "any":
         mode = rules.safety_mode
@@ -221,6 +233,7 @@ def evaluate_gate(
     comparisons: list[MetricComparison] = []
     shifts: tuple[SharedShift, ...] = ()
     residuals: dict[str, ResidualDrop] = {}
+    cases: tuple[CaseFinding, ...] = ()
     if baseline is not None:
         outcomes += judge_coverage(current, baseline)
         comparisons = compare_metrics(analysis, current, baseline, rules)
@@ -232,6 +245,8 @@ def evaluate_gate(
             for item in comparisons
         ]
         outcomes += judge_shifts(shifts, rules)
+        cases = case_findings(current, [*history, *nights], rules, quarantined=quarantined)
+        outcomes += judge_cases(cases)
         if rules.latency_factor is not None:
             outcomes += judge_percentile("latency", rules.latency_factor, current, baseline)
         if rules.cost_factor is not None:
@@ -241,7 +256,7 @@ def evaluate_gate(
             "No baseline: only the safety, infrastructure and audit rules apply (the drop, "
             "coverage, latency and cost rules compare against a baseline)."
         )
-    outcomes += judge_infrastructure(roles, rules)
+    outcomes += judge_infrastructure(current, nights, rules)
     outcomes += judge_audit(current, baseline, rules.audit_mode)
     if not current.table.scoreable.any():
         outcomes.append(
@@ -264,7 +279,7 @@ def evaluate_gate(
         ):
             text = f"{METRIC_LABELS[metric]}: no drop beyond {rules.tolerance:g} shown"
             outcomes.append(RuleOutcome("drop", "pass", None, metric, text, text + "."))
-    history = [select_rows(frame, bundle=label) for label, _ in labelled]
+    frames = [select_rows(frame, bundle=label) for label, _ in labelled]
     statuses = {outcome.status for outcome in outcomes if outcome.required}
     verdict: GateVerdict = (
         "fail" if "fail" in statuses else "inconclusive" if "inconclusive" in statuses else "pass"
@@ -280,11 +295,12 @@ def evaluate_gate(
         candidates=_summaries(analysis, roles),
         failures=failures,
         comparisons=tuple(comparisons),
-        alerts=tuple(alerts(history)),
+        alerts=tuple(alerts(frames)),
         runs=current.runs,
         notes=tuple(notes),
         analysis=analysis,
         baseline_nights=baseline.bundles if baseline is not None else (),
         shifts=shifts,
         residuals=tuple(residuals[name] for name in sorted(residuals)),
+        case_findings=cases,
     )

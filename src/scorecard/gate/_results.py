@@ -13,6 +13,7 @@ from typing import Literal
 
 from scorecard.aggregate import Alert, CampaignAnalysis, Exclusions, PairedComparison
 
+from ._cases import CaseFinding
 from ._input import ALL_CANDIDATES, RunFacts
 from ._rules import GateRules, Metric
 from ._table import RunTable
@@ -38,7 +39,17 @@ Status = Literal["fail", "inconclusive", "warn", "pass"]
 GateVerdict = Literal["pass", "fail", "inconclusive"]
 STATUS_ORDER: dict[str, int] = {"fail": 0, "inconclusive": 1, "warn": 2, "pass": 3}
 #: The rules, in the order reports list them.
-RULE_ORDER = ("safety", "drop", "shift", "coverage", "infrastructure", "latency", "cost", "audit")
+RULE_ORDER = (
+    "safety",
+    "drop",
+    "shift",
+    "case",
+    "coverage",
+    "infrastructure",
+    "latency",
+    "cost",
+    "audit",
+)
 
 
 @dataclass(frozen=True)
@@ -158,7 +169,7 @@ class SharedShift:
     dropped: int
     """Members whose difference lies below -tolerance."""
     p_value: float
-    """Fisher's combination of the members' one-sided "no drop" p-values."""
+    """Fisher's combination of the members' one-sided "no drop" p-values but the smallest."""
     level: float
     """The level ``p_value`` was compared with (alpha / groups tested)."""
     detected: bool
@@ -279,6 +290,9 @@ class GateResult:
     more gated candidates (``scorecard.gate._shifts``); empty without a baseline."""
     residuals: tuple[ResidualDrop, ...] = ()
     """Each candidate of a detected shift judged on its drop beyond it, sorted."""
+    case_findings: tuple[CaseFinding, ...] = ()
+    """Candidate x case pairs failing tonight against their history (newly failing, flaky,
+    quarantined; ``scorecard.gate._cases``), sorted."""
 
     @property
     def runs_with_findings(self) -> Sequence[RunFacts]:
@@ -344,9 +358,9 @@ class GateResult:
         if self.safety_mode != "off":
             applied.add("safety")
         if self.baseline_bundle is not None:
-            applied.add("coverage")
+            applied.update(("coverage", "case"))
             if rules.drop_metrics:
-                applied.add("drop")
+                applied.update(("drop", "shift"))
             if rules.latency_factor is not None:
                 applied.add("latency")
             if rules.cost_factor is not None:

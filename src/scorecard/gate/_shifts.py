@@ -13,8 +13,9 @@ A group *moved together* (``detected``) when, on mean overall's paired differenc
 1. its median difference lies below ``-tolerance`` (more than half its candidates dropped);
 2. at least two thirds of its candidates dropped beyond the tolerance (breadth: one candidate's
    collapse does not make a shift);
-3. Fisher's combination of the members' one-sided "no drop" p-values is below alpha divided by
-   the number of groups tested (Bonferroni over the environment and the providers).
+3. Fisher's combination of the members' one-sided "no drop" p-values, leaving out the
+   smallest (so one candidate's collapse cannot carry it), is below alpha divided by the
+   number of groups tested (Bonferroni over the environment and the providers).
 
 The shift's size is the median of the members' differences, its interval the distribution-free
 order-statistic interval of the median (the achieved confidence is stated: with few candidates
@@ -122,7 +123,8 @@ def shared_shifts(
         shift = statistics.median(differences)
         low, high, achieved = median_interval(differences, rules.confidence)
         dropped = sum(value < -rules.tolerance for value in differences)
-        p_value = _fisher([items[name].p_drop for name in members])
+        # Leave the most significant member out: one candidate's collapse is not a shift.
+        p_value = _fisher(sorted(items[name].p_drop for name in members)[1:])
         detected = (
             shift < -rules.tolerance
             and dropped >= math.ceil(BREADTH * len(members) - 1e-9)
