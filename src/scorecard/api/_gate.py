@@ -447,7 +447,19 @@ def _judge_store(
         )
         for bundle in ids
     ]
-    result = evaluate_gate(current_side, sides, rules, seed=seed)
+    # The per-case ledger reads older nights too when the rules ask (gate.case.historyNights).
+    order = [entry.id for entry in opened.bundles()]
+    earlier = [bundle for bundle in order[: order.index(judged)] if bundle not in ids]
+    extra = max(0, rules.case_history - len(ids))
+    history = [
+        rows_side(
+            kept(opened.detailed_rows(bundle, findings_only=True), set()),
+            source=bundle,
+            shown=False,
+        )
+        for bundle in (earlier[-extra:] if extra else [])
+    ]
+    result = evaluate_gate(current_side, sides, rules, seed=seed, history=history)
     notes = label_notes(labels, night, sorted(candidates))
     if notes:
         result = dataclasses.replace(result, notes=(*result.notes, *notes))
