@@ -49,8 +49,14 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from independent_generator import TARGET as INDEPENDENT_TARGET
+from independent_generator import Campaign
+from independent_generator import Change as Change_
 
 from scorecard.aggregate._stats import wilson_interval
 from scorecard.contract import BundleInfo, Catalog, load_catalog
@@ -110,7 +116,25 @@ SCENARIOS = (
     Scenario("outage tonight", outage="acpx"),
     Scenario("outage baseline", baseline_outage="acpx"),
     Scenario("one case broken", broken_case=True),
+    Scenario(
+        "one dimension",
+        lambda skills: dataclasses.replace(skills, presentation=skills.presentation - 0.3),
+    ),
 )
+
+#: The same scenarios on the independent generator (benchmarks/independent_generator.py):
+#: (tonight's change, the middle baseline night's change, a 14-night history).
+INDEPENDENT: dict[str, tuple[Change_, Change_ | None, bool]] = {
+    "healthy": (Change_(), None, False),
+    "flaws x3": (Change_(worse=1.6), None, False),
+    "roster regress": (Change_(worse=1.0), None, False),
+    "3 forbidden": (Change_(forbidden=3), None, False),
+    "env bad night": (Change_(everyone=0.8), None, False),
+    "outage tonight": (Change_(outage="acpx"), None, False),
+    "outage baseline": (Change_(), Change_(outage="acpx"), False),
+    "one case broken": (Change_(broken_case="restart-recovery"), None, True),
+    "one dimension": (Change_(aspect="presentation", aspect_worse=2.5), None, False),
+}
 
 
 def score_side(observations: list[JsonObject], bundle_id: str, catalog: Catalog) -> GateSide:
@@ -212,21 +236,60 @@ def one_pair(
             history = older
         for nights in (1, 3) if pair < one_night_pairs else (3,):
             result = evaluate_gate(current, baseline[-nights:], rules, seed=0, history=history)
-            failing = {o.candidate for o in result.with_status("fail")} - {None}
-            changed = {target} if scenario.changed_target else set()
-            shift = any(o.rule == "shift" for o in result.with_status("fail"))
-            tallies[(scenario.name, nights)] = {
-                "pairs": 1,
-                "fail": result.verdict == "fail",
-                "inconclusive": result.verdict == "inconclusive",
-                "pass": result.verdict == "pass",
-                "detected": (result.verdict == "fail" and target in failing)
-                if scenario.changed_target
-                else shift,
-                "wrong": bool(failing - changed),
-                "named": bool(failing),
-                "shift": shift,
-            }
+            tallies[(scenario.name, nights)] = tally(result, target, scenario.changed_target)
+    return tallies
+
+
+def tally(result: Any, target: str, changed_target: bool) -> dict[str, int]:
+    """One gate result's counts (see :func:`one_pair`)."""
+    failing = {o.candidate for o in result.with_status("fail")} - {None}
+    changed = {target} if changed_target else set()
+    shift = any(o.rule == "shift" for o in result.with_status("fail"))
+    return {
+        "pairs": 1,
+        "fail": result.verdict == "fail",
+        "inconclusive": result.verdict == "inconclusive",
+        "pass": result.verdict == "pass",
+        "detected": (result.verdict == "fail" and target in failing) if changed_target else shift,
+        "wrong": bool(failing - changed),
+        "named": bool(failing),
+        "shift": shift,
+    }
+
+
+def independent_pair(
+    pair: int, rules: GateRules, names: Sequence[str]
+) -> dict[tuple[str, int], dict[str, int]]:
+    """The tallies of pair ``pair`` on the independent generator: 14 nights of history (the
+    last 3 the baseline, each with its own background outages) and tonight, per scenario."""
+    catalog = load_catalog()
+    campaign = Campaign(derive_seed("independent-gate-benchmark", pair))
+    first = HISTORY_NIGHTS - 3
+    sides: dict[int, GateSide] = {}
+
+    def side(index: int, change: Change_ | None = None, key: str = "") -> GateSide:
+        observations = campaign.night(index, change)
+        return score_side(observations, f"independent-{pair}-{index}{key}", catalog)
+
+    before = [side(index) for index in range(first, HISTORY_NIGHTS)]
+    tallies: dict[tuple[str, int], dict[str, int]] = {}
+    for name in names:
+        if name not in INDEPENDENT:
+            continue
+        tonight, baseline_change, deep = INDEPENDENT[name]
+        current = side(HISTORY_NIGHTS, tonight, "-" + name.replace(" ", "-"))
+        baseline = list(before)
+        if baseline_change is not None:
+            baseline[1] = side(first + 1, baseline_change, "-changed")
+        history: list[GateSide] = []
+        if deep:
+            for index in range(first):
+                if index not in sides:
+                    sides[index] = side(index)
+            history = [sides[index] for index in range(first)]
+        result = evaluate_gate(current, baseline, rules, seed=0, history=history)
+        changed = bool(tonight.worse or tonight.aspect or tonight.forbidden or tonight.broken_case)
+        tallies[(name, 3)] = tally(result, INDEPENDENT_TARGET, changed)
     return tallies
 
 
@@ -238,16 +301,22 @@ def decisions(
     one_night_pairs: int,
     first: int = 0,
     names: Sequence[str] = tuple(scenario.name for scenario in SCENARIOS),
+    generator: str = "simulate",
 ) -> None:
     tallies: dict[tuple[str, int], dict[str, int]] = {}
     started = time.perf_counter()
-    work = functools.partial(
-        one_pair,
-        target=target,
-        rules=rules,
-        one_night_pairs=first + one_night_pairs,
-        names=names,
-    )
+    work: Callable[[int], dict[tuple[str, int], dict[str, int]]]
+    if generator == "simulate":
+        work = functools.partial(
+            one_pair,
+            target=target,
+            rules=rules,
+            one_night_pairs=first + one_night_pairs,
+            names=names,
+        )
+    else:
+        target = INDEPENDENT_TARGET
+        work = functools.partial(independent_pair, rules=rules, names=names)
     with multiprocessing.Pool(workers) as pool:
         for done, found in enumerate(pool.imap(work, range(first, first + pairs)), start=1):
             for key, counts in found.items():
@@ -257,8 +326,7 @@ def decisions(
             if done % 10 == 0:
                 elapsed = time.perf_counter() - started
                 print(f"  ... {done} pairs, {elapsed:.0f} s", file=sys.stderr, flush=True)
-            if done % 50 == 0 and done < pairs:
-                report(tallies, done, target)
+    print(f"\nGenerator: {generator}")
     report(tallies, pairs, target)
 
 
@@ -417,6 +485,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--candidate", default="opencode-glm", help="the changed candidate")
     parser.add_argument(
+        "--generator",
+        choices=("simulate", "independent", "both"),
+        default="both",
+        help="scorecard.simulate, benchmarks/independent_generator.py, or both (each scenario "
+        "the independent generator has)",
+    )
+    parser.add_argument(
         "--scenarios",
         nargs="+",
         choices=[scenario.name for scenario in SCENARIOS],
@@ -454,6 +529,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     options = parser.parse_args(argv)
     names = tuple(options.scenarios or [scenario.name for scenario in SCENARIOS])
+    generators = (
+        ("simulate", "independent") if options.generator == "both" else (options.generator,)
+    )
     if options.quick:
         options.pairs, options.coverage_trials, options.truth_runs = 30, 15, 200
     one_night = options.pairs if options.one_night_pairs is None else options.one_night_pairs
@@ -467,15 +545,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         rules = dataclasses.replace(rules, alpha=options.alpha)
     started = time.perf_counter()
     if not options.skip_decisions:
-        decisions(
-            options.pairs,
-            options.candidate,
-            rules,
-            options.workers,
-            one_night,
-            options.first_pair,
-            names,
-        )
+        for generator in generators:
+            decisions(
+                options.pairs,
+                options.candidate,
+                rules,
+                options.workers,
+                one_night,
+                options.first_pair,
+                names,
+                generator,
+            )
     if not options.skip_coverage:
         coverage(
             options.coverage_trials,
