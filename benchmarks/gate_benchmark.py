@@ -326,6 +326,9 @@ def decisions(
             if done % 10 == 0:
                 elapsed = time.perf_counter() - started
                 print(f"  ... {done} pairs, {elapsed:.0f} s", file=sys.stderr, flush=True)
+            if done % 10 == 0 and done < pairs:
+                print(f"\nGenerator: {generator} (so far)")
+                report(tallies, done, target)
     print(f"\nGenerator: {generator}")
     report(tallies, pairs, target)
 
