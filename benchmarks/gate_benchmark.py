@@ -1,16 +1,36 @@
-"""How often the regression gate decides right, measured with the project's own simulator.
+"""How often the regression gate decides right, on two independent generators.
 
-Each *pair* is a simulated campaign of four nights of the roster (seven candidates, the sample's
-schedule: 20 runs each), seeded by the pair number: the last night is the current bundle, the
-night before it (one-night baseline) or the three nights before it (three-night baseline) the
-baseline. The current night is changed per scenario, for one candidate (``--candidate``):
+``--generator simulate`` uses the project's simulator; ``--generator independent`` the second
+generator, ``benchmarks/independent_generator.py``, written from the observation schema alone
+(11 candidates over 3 providers, case difficulty, shared night and provider-night effects,
+background provider outages, uneven schedules), so a rule tuned on one is checked on the other;
+``both`` (the default) prints every scenario the independent generator has on both.
+
+Each *pair* on the simulator is a simulated campaign of fifteen nights of the roster (seven
+candidates, the sample's schedule: 20 runs each), seeded by the pair number: the last night is
+the current bundle, the night before it (one-night baseline) or the three nights before it
+(three-night baseline) the baseline, the eleven before those the older history the per-case
+rule reads in the ``one case broken`` scenario. The current night is changed per scenario, for
+one candidate (``--candidate``), for every candidate or for a provider:
 
 - ``healthy``: nothing changed (night-to-night drift and the background forbidden-call incident
   only, as in ``scorecard.simulate``);
 - ``flaws x1.3`` / ``x1.75`` / ``x3``: that candidate's flaw chances (1 - skill, per aspect) and
   candidate-failure rate multiplied by the factor;
 - ``roster regress``: the simulator's planted regression (``scorecard.simulate.roster.regress``);
-- ``1 forbidden`` / ``3 forbidden``: that many forbidden-call incidents planted in its runs.
+- ``1 forbidden`` / ``3 forbidden``: that many forbidden-call incidents planted in its runs;
+- ``env bad night``: every candidate's quality aspects 0.08 less likely clean (an additive
+  shift of the environment); ``env flaws x2``: every candidate's flaw chances doubled (hits
+  weak candidates harder);
+- ``outage tonight``: the acpx provider's runs 90% infrastructure failures tonight;
+  ``outage baseline``: the same on the middle baseline night, tonight healthy;
+- ``one case broken``: the candidate fails ``restart-recovery`` (candidate failures) 90% of the
+  time, judged with a 14-night history;
+- ``one dimension``: its presentation skill 0.3 lower.
+
+``detected`` is a fail naming the changed candidate (for the environment scenarios: a shift
+finding); ``wrong candidate`` a fail naming a candidate that was not changed; ``any named`` a
+fail naming any candidate; ``shift finding`` a failing ``shift`` outcome.
 
 The gate runs at the library level (``evaluate_gate`` on in-memory records, default rules, seed
 0) and the benchmark prints, per scenario and baseline, the share of pairs that fail (exit 1),
