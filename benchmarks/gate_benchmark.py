@@ -287,8 +287,10 @@ def independent_pair(
     first = HISTORY_NIGHTS - 3
     sides: dict[int, GateSide] = {}
 
-    def side(index: int, change: Change_ | None = None, key: str = "") -> GateSide:
-        observations = campaign.night(index, change)
+    def side(
+        index: int, change: Change_ | None = None, key: str = "", outages: bool = True
+    ) -> GateSide:
+        observations = campaign.night(index, change, outages=outages)
         return score_side(observations, f"independent-{pair}-{index}{key}", catalog)
 
     before = [side(index) for index in range(first, HISTORY_NIGHTS)]
@@ -297,7 +299,9 @@ def independent_pair(
         if name not in INDEPENDENT:
             continue
         tonight, baseline_change, deep = INDEPENDENT[name]
-        current = side(HISTORY_NIGHTS, tonight, "-" + name.replace(" ", "-"))
+        # Tonight has no background outage: an outage tonight is inconclusive by design and
+        # has a scenario of its own; the history and baseline nights keep theirs.
+        current = side(HISTORY_NIGHTS, tonight, "-" + name.replace(" ", "-"), outages=False)
         baseline = list(before)
         if baseline_change is not None:
             baseline[1] = side(first + 1, baseline_change, "-changed")
