@@ -5,8 +5,11 @@
     judge_safety          scoreable runs whose effective gate failed (with a baseline: new ones)
     compare_metrics       the analysis's paired comparisons per metric, candidate and pooled
     judge_drop            one comparison read against the tolerance -> drop / coverage outcome
+    beyond_shift          a failing drop re-read against its group's shared shift
+    judge_shifts          shared shifts of the environment or a provider -> shift outcomes
+    judge_cases           newly failing / flaky / quarantined candidate x case pairs
     judge_coverage        candidates on one side only; no candidate on both sides
-    judge_infrastructure  too large a share of infrastructure failures
+    judge_infrastructure  too large a share of infrastructure failures, per provider and night
     judge_percentile      latency / cost p95 regressions
     judge_audit           failed case-assertion findings
 

@@ -7,8 +7,12 @@
         drop            one-sided paired drop of mean overall (and the metrics configured)
                         per candidate beyond a tolerance (Holm over candidates x gated
                         metrics); the other metrics and the pooled comparison are shown
+        shift           the environment or one provider's candidates dropping together -> one
+                        finding; their drops judged beyond the shift
+        case            a candidate x case reliable in the history failing tonight
         coverage        candidates or cases that cannot be paired -> inconclusive / warning
-        infrastructure  too large a share of infrastructure failures -> inconclusive
+        infrastructure  tonight's outage of a provider (or a candidate) -> its candidates
+                        inconclusive; a baseline night's outage counted and shown
         latency, cost   p95 regressions (off unless a factor is set)
         audit           failed case-assertion findings (advisory unless configured)
 
