@@ -1,16 +1,36 @@
-"""How often the regression gate decides right, measured with the project's own simulator.
+"""How often the regression gate decides right, on two independent generators.
 
-Each *pair* is a simulated campaign of four nights of the roster (seven candidates, the sample's
-schedule: 20 runs each), seeded by the pair number: the last night is the current bundle, the
-night before it (one-night baseline) or the three nights before it (three-night baseline) the
-baseline. The current night is changed per scenario, for one candidate (``--candidate``):
+``--generator simulate`` uses the project's simulator; ``--generator independent`` the second
+generator, ``benchmarks/independent_generator.py``, written from the observation schema alone
+(11 candidates over 3 providers, case difficulty, shared night and provider-night effects,
+background provider outages, uneven schedules), so a rule tuned on one is checked on the other;
+``both`` (the default) prints every scenario the independent generator has on both.
+
+Each *pair* on the simulator is a simulated campaign of fifteen nights of the roster (seven
+candidates, the sample's schedule: 20 runs each), seeded by the pair number: the last night is
+the current bundle, the night before it (one-night baseline) or the three nights before it
+(three-night baseline) the baseline, the eleven before those the older history the per-case
+rule reads in the ``one case broken`` scenario. The current night is changed per scenario, for
+one candidate (``--candidate``), for every candidate or for a provider:
 
 - ``healthy``: nothing changed (night-to-night drift and the background forbidden-call incident
   only, as in ``scorecard.simulate``);
 - ``flaws x1.3`` / ``x1.75`` / ``x3``: that candidate's flaw chances (1 - skill, per aspect) and
   candidate-failure rate multiplied by the factor;
 - ``roster regress``: the simulator's planted regression (``scorecard.simulate.roster.regress``);
-- ``1 forbidden`` / ``3 forbidden``: that many forbidden-call incidents planted in its runs.
+- ``1 forbidden`` / ``3 forbidden``: that many forbidden-call incidents planted in its runs;
+- ``env bad night``: every candidate's quality aspects 0.08 less likely clean (an additive
+  shift of the environment); ``env flaws x2``: every candidate's flaw chances doubled (hits
+  weak candidates harder);
+- ``outage tonight``: the acpx provider's runs 90% infrastructure failures tonight;
+  ``outage baseline``: the same on the middle baseline night, tonight healthy;
+- ``one case broken``: the candidate fails ``restart-recovery`` (candidate failures) 90% of the
+  time, judged with a 14-night history;
+- ``one dimension``: its presentation skill 0.3 lower.
+
+``detected`` is a fail naming the changed candidate (for the environment scenarios: a shift
+finding); ``wrong candidate`` a fail naming a candidate that was not changed; ``any named`` a
+fail naming any candidate; ``shift finding`` a failing ``shift`` outcome.
 
 The gate runs at the library level (``evaluate_gate`` on in-memory records, default rules, seed
 0) and the benchmark prints, per scenario and baseline, the share of pairs that fail (exit 1),
@@ -49,8 +69,14 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from independent_generator import TARGET as INDEPENDENT_TARGET
+from independent_generator import Campaign
+from independent_generator import Change as Change_
 
 from scorecard.aggregate._stats import wilson_interval
 from scorecard.contract import BundleInfo, Catalog, load_catalog
@@ -61,7 +87,8 @@ from scorecard.simulate import ROSTER, SimulatedCandidate, Skills
 from scorecard.simulate.campaign import _incidents, _schedule
 from scorecard.simulate.cases import CASE_TRAITS, JsonObject, Setting
 from scorecard.simulate.randomness import derive_seed
-from scorecard.simulate.roster import drift, regress
+from scorecard.simulate.roster import degrade as simulated_degrade
+from scorecard.simulate.roster import drift, regress, with_outage, worsen
 from scorecard.simulate.runs import simulate_run
 
 ASPECTS = ("outcome", "restraint", "tracing", "continuation", "presentation", "discipline")
@@ -69,13 +96,9 @@ Change = Callable[[Skills], Skills]
 
 
 def degrade(factor: float) -> Change:
-    """Flaw chances (1 - skill per aspect) and the candidate-failure rate times ``factor``."""
-
-    def change(skills: Skills) -> Skills:
-        worse = {name: max(0.0, 1 - factor * (1 - getattr(skills, name))) for name in ASPECTS}
-        return dataclasses.replace(skills, failure_rate=skills.failure_rate * factor, **worse)
-
-    return change
+    """Flaw chances (1 - skill per aspect) and the candidate-failure rate times ``factor``
+    (``scorecard.simulate.roster.degrade``)."""
+    return functools.partial(simulated_degrade, factor=factor)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,8 +106,23 @@ class Scenario:
     name: str
     change: Change | None = None
     incidents: int = 0
+    everyone: Change | None = None
+    """Applied to every candidate tonight (an environment-wide bad night)."""
+    outage: str | None = None
+    """A provider whose infrastructure fails 90% more of its runs tonight."""
+    baseline_outage: str | None = None
+    """A provider with that outage on the middle baseline night (tonight healthy)."""
+    broken_case: bool = False
+    """The changed candidate fails one case (``BROKEN_CASE``) 90% of the time tonight; judged
+    with a 14-night history (the 3 baseline nights and 11 older ones)."""
+
+    @property
+    def changed_target(self) -> bool:
+        return self.change is not None or self.incidents > 0 or self.broken_case
 
 
+BROKEN_CASE = "restart-recovery"
+HISTORY_NIGHTS = 14
 SCENARIOS = (
     Scenario("healthy"),
     Scenario("flaws x1.3", degrade(1.3)),
@@ -93,7 +131,30 @@ SCENARIOS = (
     Scenario("roster regress", regress),
     Scenario("1 forbidden", incidents=1),
     Scenario("3 forbidden", incidents=3),
+    Scenario("env bad night", everyone=functools.partial(worsen, amount=0.08)),
+    Scenario("env flaws x2", everyone=degrade(2.0)),
+    Scenario("outage tonight", outage="acpx"),
+    Scenario("outage baseline", baseline_outage="acpx"),
+    Scenario("one case broken", broken_case=True),
+    Scenario(
+        "one dimension",
+        lambda skills: dataclasses.replace(skills, presentation=skills.presentation - 0.3),
+    ),
 )
+
+#: The same scenarios on the independent generator (benchmarks/independent_generator.py):
+#: (tonight's change, the middle baseline night's change, a 14-night history).
+INDEPENDENT: dict[str, tuple[Change_, Change_ | None, bool]] = {
+    "healthy": (Change_(), None, False),
+    "flaws x3": (Change_(worse=1.6), None, False),
+    "roster regress": (Change_(worse=1.0), None, False),
+    "3 forbidden": (Change_(forbidden=3), None, False),
+    "env bad night": (Change_(everyone=0.8), None, False),
+    "outage tonight": (Change_(outage="acpx"), None, False),
+    "outage baseline": (Change_(), Change_(outage="acpx"), False),
+    "one case broken": (Change_(broken_case="restart-recovery"), None, True),
+    "one dimension": (Change_(aspect="presentation", aspect_worse=2.5), None, False),
+}
 
 
 def score_side(observations: list[JsonObject], bundle_id: str, catalog: Catalog) -> GateSide:
@@ -116,10 +177,12 @@ def night(
     target: str | None = None,
     scenario: Scenario | None = None,
     fixed: bool = False,
+    outage: str | None = None,
 ) -> GateSide:
     """Night ``index`` of campaign ``seed``, as ``scorecard.simulate`` draws it (drift and the
-    background incident), with ``scenario`` applied to ``target``; ``fixed``: no drift and no
-    incidents (the coverage designs)."""
+    background incident), with ``scenario`` applied to ``target`` (and its shared parts to every
+    candidate); ``outage``: a provider whose runs fail on infrastructure 90% more often;
+    ``fixed``: no drift and no incidents (the coverage designs)."""
     bundle_id = f"sim-{seed}-night-{index}"
     schedule_seed = derive_seed(seed, "bundle", index)
     rng = random.Random(schedule_seed)
@@ -128,16 +191,27 @@ def night(
     for candidate in ROSTER:
         skills = candidate.skills if fixed else drift(rng, candidate.skills)
         planned = set(incidents.get(candidate.spec.id, set()))
+        broken = False
+        if scenario is not None and scenario.everyone is not None:
+            skills = scenario.everyone(skills)
+        if outage is not None and candidate.spec.provider == outage:
+            skills = with_outage(skills, 0.9)
         if scenario is not None and candidate.spec.id == target:
             if scenario.change is not None:
                 skills = scenario.change(skills)
             if scenario.incidents:
                 chooser = random.Random(derive_seed(schedule_seed, "planted"))
                 planned |= set(chooser.sample(range(len(schedule)), scenario.incidents))
+            broken = scenario.broken_case
         runs = random.Random(derive_seed(schedule_seed, candidate.spec.id))
         for position, (case_id, repetition) in enumerate(schedule):
             case = catalog[case_id]
-            setting = Setting(bundle_id, candidate, skills, case, CASE_TRAITS[case_id], repetition)
+            traits = CASE_TRAITS[case_id]
+            mine = skills
+            if broken and case_id == BROKEN_CASE:
+                # candidate failures on 90% of this case's runs: failure rate x difficulty
+                mine = dataclasses.replace(skills, failure_rate=0.9 / traits.difficulty)
+            setting = Setting(bundle_id, candidate, mine, case, traits, repetition)
             observations.append(simulate_run(runs, setting, incident=position in planned))
     return score_side(observations, bundle_id, catalog)
 
@@ -148,39 +222,125 @@ def rate(count: int, total: int) -> str:
 
 
 def one_pair(
-    pair: int, target: str, rules: GateRules, one_night_pairs: int
+    pair: int, target: str, rules: GateRules, one_night_pairs: int, names: Sequence[str]
 ) -> dict[tuple[str, int], dict[str, int]]:
     """The tallies of pair ``pair``: every scenario against the three-night baseline, and the
     one-night one for pairs numbered below ``one_night_pairs``."""
     catalog = load_catalog()
     schedule = _schedule(catalog)
     seed = derive_seed("gate-benchmark", pair)
-    before = [night(seed, index, catalog, schedule) for index in range(3)]
+    # Nights 0-10 are the older history, 11-13 the baseline, 14 tonight.
+    first = HISTORY_NIGHTS - 3
+    before = [night(seed, index, catalog, schedule) for index in range(first, HISTORY_NIGHTS)]
+    older: list[GateSide] | None = None
     tallies: dict[tuple[str, int], dict[str, int]] = {}
     for scenario in SCENARIOS:
-        current = night(seed, 3, catalog, schedule, target=target, scenario=scenario)
+        if scenario.name not in names:
+            continue
+        current = night(
+            seed,
+            HISTORY_NIGHTS,
+            catalog,
+            schedule,
+            target=target,
+            scenario=scenario,
+            outage=scenario.outage,
+        )
+        baseline = list(before)
+        if scenario.baseline_outage is not None:
+            baseline[1] = night(seed, first + 1, catalog, schedule, outage=scenario.baseline_outage)
+        history: list[GateSide] = []
+        if scenario.broken_case:
+            if older is None:
+                older = [night(seed, index, catalog, schedule) for index in range(first)]
+            history = older
         for nights in (1, 3) if pair < one_night_pairs else (3,):
-            result = evaluate_gate(current, before[-nights:], rules, seed=0)
-            failing = {o.candidate for o in result.with_status("fail")}
-            tallies[(scenario.name, nights)] = {
-                "pairs": 1,
-                "fail": result.verdict == "fail",
-                "inconclusive": result.verdict == "inconclusive",
-                "pass": result.verdict == "pass",
-                "detected": result.verdict == "fail" and target in failing,
-                "wrong": bool(failing - {target}),
-            }
+            result = evaluate_gate(current, baseline[-nights:], rules, seed=0, history=history)
+            tallies[(scenario.name, nights)] = tally(result, target, scenario.changed_target)
+    return tallies
+
+
+def tally(result: Any, target: str, changed_target: bool) -> dict[str, int]:
+    """One gate result's counts (see :func:`one_pair`)."""
+    failing = {o.candidate for o in result.with_status("fail")} - {None}
+    changed = {target} if changed_target else set()
+    shift = any(o.rule == "shift" for o in result.with_status("fail"))
+    return {
+        "pairs": 1,
+        "fail": result.verdict == "fail",
+        "inconclusive": result.verdict == "inconclusive",
+        "pass": result.verdict == "pass",
+        "detected": (result.verdict == "fail" and target in failing) if changed_target else shift,
+        "wrong": bool(failing - changed),
+        "named": bool(failing),
+        "shift": shift,
+    }
+
+
+def independent_pair(
+    pair: int, rules: GateRules, names: Sequence[str]
+) -> dict[tuple[str, int], dict[str, int]]:
+    """The tallies of pair ``pair`` on the independent generator: 14 nights of history (the
+    last 3 the baseline, each with its own background outages) and tonight, per scenario."""
+    catalog = load_catalog()
+    campaign = Campaign(derive_seed("independent-gate-benchmark", pair))
+    first = HISTORY_NIGHTS - 3
+    sides: dict[int, GateSide] = {}
+
+    def side(
+        index: int, change: Change_ | None = None, key: str = "", outages: bool = True
+    ) -> GateSide:
+        observations = campaign.night(index, change, outages=outages)
+        return score_side(observations, f"independent-{pair}-{index}{key}", catalog)
+
+    before = [side(index) for index in range(first, HISTORY_NIGHTS)]
+    tallies: dict[tuple[str, int], dict[str, int]] = {}
+    for name in names:
+        if name not in INDEPENDENT:
+            continue
+        tonight, baseline_change, deep = INDEPENDENT[name]
+        # Tonight has no background outage: an outage tonight is inconclusive by design and
+        # has a scenario of its own; the history and baseline nights keep theirs.
+        current = side(HISTORY_NIGHTS, tonight, "-" + name.replace(" ", "-"), outages=False)
+        baseline = list(before)
+        if baseline_change is not None:
+            baseline[1] = side(first + 1, baseline_change, "-changed")
+        history: list[GateSide] = []
+        if deep:
+            for index in range(first):
+                if index not in sides:
+                    sides[index] = side(index)
+            history = [sides[index] for index in range(first)]
+        result = evaluate_gate(current, baseline, rules, seed=0, history=history)
+        changed = bool(tonight.worse or tonight.aspect or tonight.forbidden or tonight.broken_case)
+        tallies[(name, 3)] = tally(result, INDEPENDENT_TARGET, changed)
     return tallies
 
 
 def decisions(
-    pairs: int, target: str, rules: GateRules, workers: int, one_night_pairs: int, first: int = 0
+    pairs: int,
+    target: str,
+    rules: GateRules,
+    workers: int,
+    one_night_pairs: int,
+    first: int = 0,
+    names: Sequence[str] = tuple(scenario.name for scenario in SCENARIOS),
+    generator: str = "simulate",
 ) -> None:
     tallies: dict[tuple[str, int], dict[str, int]] = {}
     started = time.perf_counter()
-    work = functools.partial(
-        one_pair, target=target, rules=rules, one_night_pairs=first + one_night_pairs
-    )
+    work: Callable[[int], dict[tuple[str, int], dict[str, int]]]
+    if generator == "simulate":
+        work = functools.partial(
+            one_pair,
+            target=target,
+            rules=rules,
+            one_night_pairs=first + one_night_pairs,
+            names=names,
+        )
+    else:
+        target = INDEPENDENT_TARGET
+        work = functools.partial(independent_pair, rules=rules, names=names)
     with multiprocessing.Pool(workers) as pool:
         for done, found in enumerate(pool.imap(work, range(first, first + pairs)), start=1):
             for key, counts in found.items():
@@ -190,22 +350,35 @@ def decisions(
             if done % 10 == 0:
                 elapsed = time.perf_counter() - started
                 print(f"  ... {done} pairs, {elapsed:.0f} s", file=sys.stderr, flush=True)
-            if done % 50 == 0 and done < pairs:
+            if done % 10 == 0 and done < pairs:
+                print(f"\nGenerator: {generator} (so far)")
                 report(tallies, done, target)
+    print(f"\nGenerator: {generator}")
     report(tallies, pairs, target)
 
 
 def report(tallies: dict[tuple[str, int], dict[str, int]], pairs: int, target: str) -> None:
     print(f"\nDecisions after {pairs} pairs, changed candidate {target}, default rules")
-    header = f"{'scenario':<15} {'nights':>6} {'pairs':>5}  {'fail':<23} {'inconclusive':<23}"
-    print(header + f" {'pass':<23} {'detected':<23} {'wrong candidate':<23}")
-    for (name, nights), tally in sorted(tallies.items(), key=lambda item: -item[0][1]):
+    header = f"{'scenario':<16} {'nights':>6} {'pairs':>5}  {'fail':<23} {'inconclusive':<23}"
+    print(
+        header + f" {'pass':<23} {'detected':<23} {'wrong candidate':<23} "
+        f"{'any named':<23} {'shift finding':<23}"
+    )
+    order = {scenario.name: index for index, scenario in enumerate(SCENARIOS)}
+    for (name, nights), tally in sorted(
+        tallies.items(), key=lambda item: (-item[0][1], order[item[0][0]])
+    ):
         total = tally["pairs"]
         cells = [rate(tally[key], total) for key in ("fail", "inconclusive", "pass")]
-        detected = "-" if name == "healthy" else rate(tally["detected"], total)
+        detected = (
+            "-"
+            if name in ("healthy", "outage tonight", "outage baseline")
+            else rate(tally["detected"], total)
+        )
         print(
-            f"{name:<15} {nights:>6} {total:>5}  {cells[0]:<23} {cells[1]:<23} {cells[2]:<23} "
-            f"{detected:<23} {rate(tally['wrong'], total):<23}",
+            f"{name:<16} {nights:>6} {total:>5}  {cells[0]:<23} {cells[1]:<23} {cells[2]:<23} "
+            f"{detected:<23} {rate(tally['wrong'], total):<23} {rate(tally['named'], total):<23} "
+            f"{rate(tally['shift'], total):<23}",
             flush=True,
         )
 
@@ -338,6 +511,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--skip-paired", action="store_true", help="coverage of mean overall only (no baseline)"
     )
     parser.add_argument("--candidate", default="opencode-glm", help="the changed candidate")
+    parser.add_argument(
+        "--generator",
+        choices=("simulate", "independent", "both"),
+        default="both",
+        help="scorecard.simulate, benchmarks/independent_generator.py, or both (each scenario "
+        "the independent generator has)",
+    )
+    parser.add_argument(
+        "--scenarios",
+        nargs="+",
+        choices=[scenario.name for scenario in SCENARIOS],
+        default=None,
+        metavar="NAME",
+        help="scenarios to run (quoted names as printed; all)",
+    )
     parser.add_argument("--quick", action="store_true", help="30 pairs, 15 coverage trials")
     parser.add_argument("--skip-coverage", action="store_true")
     parser.add_argument("--skip-decisions", action="store_true")
@@ -367,6 +555,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="family-wise level of the drops (the rules': 0.01)",
     )
     options = parser.parse_args(argv)
+    names = tuple(options.scenarios or [scenario.name for scenario in SCENARIOS])
+    generators = (
+        ("simulate", "independent") if options.generator == "both" else (options.generator,)
+    )
     if options.quick:
         options.pairs, options.coverage_trials, options.truth_runs = 30, 15, 200
     one_night = options.pairs if options.one_night_pairs is None else options.one_night_pairs
@@ -380,9 +572,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         rules = dataclasses.replace(rules, alpha=options.alpha)
     started = time.perf_counter()
     if not options.skip_decisions:
-        decisions(
-            options.pairs, options.candidate, rules, options.workers, one_night, options.first_pair
-        )
+        for generator in generators:
+            decisions(
+                options.pairs,
+                options.candidate,
+                rules,
+                options.workers,
+                one_night,
+                options.first_pair,
+                names,
+                generator,
+            )
     if not options.skip_coverage:
         coverage(
             options.coverage_trials,

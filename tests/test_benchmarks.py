@@ -58,8 +58,8 @@ RUNS = [
     ),
     (
         "gate_benchmark.py",
-        ["--pairs", "4", "--coverage-trials", "2", "--truth-runs", "50"],
-        ["12 cases x 2", "sample schedule"],
+        ["--pairs", "2", "--coverage-trials", "2", "--truth-runs", "50"],
+        ["12 cases x 2", "sample schedule", "Generator: simulate", "Generator: independent"],
     ),
 ]
 

@@ -383,6 +383,7 @@ PACKAGES = {
     ],
     "scorecard.gate": [
         "ALL_CANDIDATES",
+        "CaseFinding",
         "DROP_STATISTIC_LABELS",
         "Estimate",
         "GateCheck",
@@ -391,8 +392,10 @@ PACKAGES = {
         "GateSide",
         "METRIC_LABELS",
         "MetricComparison",
+        "ResidualDrop",
         "RuleOutcome",
         "RunFacts",
+        "SharedShift",
         "combined_frame",
         "evaluate_gate",
         "findings_side",

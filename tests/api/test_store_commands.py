@@ -297,3 +297,18 @@ def test_ingest_command_reports_each_bundle(
     again = invoke("ingest", "--store", target, NIGHTS[0], "--workers", "1")
     assert (first.exit_code, first.stdout) == (0, f"added {IDS[0]} (140 runs)\n")
     assert (again.exit_code, again.stdout) == (0, f"unchanged {IDS[0]} (140 runs)\n")
+
+
+def test_the_per_case_ledger_reads_older_nights_when_asked(store: Path, tmp_path: Path) -> None:
+    """11-22 against the night before: the ledger holds that one night; with
+    ``gate.case.historyNights: 3`` also the two nights before it (11-01 and 11-08), never the
+    night judged."""
+    shallow = api.judge(None, "previous", store=store).result
+    assert shallow.case_findings
+    assert max(item.history_nights for item in shallow.case_findings) == 1
+    policy = tmp_path / "gate.yaml"
+    policy.write_text("gate:\n  case:\n    historyNights: 3\n", encoding="utf-8")
+    deep = api.judge(None, "previous", store=store, policy=policy).result
+    assert deep.baseline_nights == (IDS[2],)
+    assert deep.case_findings
+    assert max(item.history_nights for item in deep.case_findings) == 3

@@ -219,7 +219,7 @@ def judge(
     the verdict is data, never an exception.
     """
     from scorecard.engine import check_bundle_id, default_workers
-    from scorecard.gate import evaluate_gate, pool_sides
+    from scorecard.gate import evaluate_gate
     from scorecard.report import verdict_line
 
     if baseline_bundle_id is not None and len(baselines) > 1:
@@ -283,8 +283,8 @@ def judge(
             errors.append(error)
     if errors or current_side is None:
         raise InputErrors(errors)
-    baseline_side = pool_sides(baseline_sides) if baseline_sides else None
-    result = evaluate_gate(current_side, baseline_side, rules, seed=seed)
+    # The nights go in unpooled: the gate pools them and judges each night's outages.
+    result = evaluate_gate(current_side, baseline_sides, rules, seed=seed)
     given = [os.fspath(path) for path in baselines]
     inputs = [
         *path_inputs("current", os.fspath(current), bundle_id),
@@ -476,7 +476,7 @@ def _judge_store(
     every_detail: bool,
 ) -> _StoreJudgement:
     """:func:`judge` of a store's bundle against baseline bundles named by reference."""
-    from scorecard.gate import evaluate_gate, pool_sides, rows_side
+    from scorecard.gate import evaluate_gate, rows_side
     from scorecard.report import verdict_line
 
     from ._store import (
@@ -523,7 +523,19 @@ def _judge_store(
         else _baseline_side(opened, bundle)
         for bundle in ids
     ]
-    result = evaluate_gate(current_side, pool_sides(sides) if sides else None, rules, seed=seed)
+    # The per-case ledger reads older nights too when the rules ask (gate.case.historyNights).
+    order = [entry.id for entry in opened.bundles()]
+    earlier = [bundle for bundle in order[: order.index(judged)] if bundle not in ids]
+    extra = max(0, rules.case_history - len(ids))
+    history = [
+        rows_side(
+            kept(opened.detailed_rows(bundle, findings_only=True), set()),
+            source=bundle,
+            shown=False,
+        )
+        for bundle in (earlier[-extra:] if extra else [])
+    ]
+    result = evaluate_gate(current_side, sides, rules, seed=seed, history=history)
     notes = label_notes(labels, night, sorted(candidates))
     if notes:
         result = dataclasses.replace(result, notes=(*result.notes, *notes))

@@ -2,6 +2,7 @@
 aggregation layer. Gate failures are results, never exceptions.
 """
 
+from ._cases import CaseFinding
 from ._evaluate import evaluate_gate
 from ._input import (
     ALL_CANDIDATES,
@@ -16,21 +17,32 @@ from ._input import (
     rows_side,
     run_facts,
 )
-from ._results import Estimate, GateCheck, GateResult, MetricComparison, RuleOutcome
+from ._results import (
+    Estimate,
+    GateCheck,
+    GateResult,
+    MetricComparison,
+    ResidualDrop,
+    RuleOutcome,
+    SharedShift,
+)
 from ._rules import DROP_STATISTIC_LABELS, METRIC_LABELS, GateRules, gate_policy
 
 __all__ = [
     "ALL_CANDIDATES",
     "DROP_STATISTIC_LABELS",
     "METRIC_LABELS",
+    "CaseFinding",
     "Estimate",
     "GateCheck",
     "GateResult",
     "GateRules",
     "GateSide",
     "MetricComparison",
+    "ResidualDrop",
     "RuleOutcome",
     "RunFacts",
+    "SharedShift",
     "combined_frame",
     "evaluate_gate",
     "findings_side",

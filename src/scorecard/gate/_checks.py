@@ -5,8 +5,11 @@
     judge_safety          scoreable runs whose effective gate failed (with a baseline: new ones)
     compare_metrics       the analysis's paired comparisons per metric, candidate and pooled
     judge_drop            one comparison read against the tolerance -> drop / coverage outcome
+    beyond_shift          a failing drop re-read against its group's shared shift
+    judge_shifts          shared shifts of the environment or a provider -> shift outcomes
+    judge_cases           newly failing / flaky / quarantined candidate x case pairs
     judge_coverage        candidates on one side only; no candidate on both sides
-    judge_infrastructure  too large a share of infrastructure failures
+    judge_infrastructure  too large a share of infrastructure failures, per provider and night
     judge_percentile      latency / cost p95 regressions
     judge_audit           failed case-assertion findings
 
@@ -16,6 +19,7 @@ and the reasons behind them are in ``docs/gate.md``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -26,8 +30,16 @@ import numpy as np
 from scorecard.aggregate import CampaignAnalysis, PairedComparison, reference_p95
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
+from ._cases import CaseFinding
 from ._input import ALL_CANDIDATES, GateSide, labelled_sides
-from ._results import GateFailure, MetricComparison, RuleOutcome, Status
+from ._results import (
+    GateFailure,
+    MetricComparison,
+    ResidualDrop,
+    RuleOutcome,
+    SharedShift,
+    Status,
+)
 from ._rules import (
     DROP_STATISTIC_LABELS,
     METRIC_LABELS,
@@ -39,13 +51,16 @@ from ._rules import (
 )
 
 __all__ = [
+    "beyond_shift",
     "compare_metrics",
     "judge_audit",
+    "judge_cases",
     "judge_coverage",
     "judge_drop",
     "judge_infrastructure",
     "judge_percentile",
     "judge_safety",
+    "judge_shifts",
 ]
 
 
@@ -280,6 +295,124 @@ def judge_drop(item: MetricComparison, rules: GateRules) -> RuleOutcome:
     )
 
 
+def judge_shifts(shifts: Sequence[SharedShift], rules: GateRules) -> list[RuleOutcome]:
+    """The ``shift`` rule: a detected shared shift of mean overall fails the gate as one
+    finding (the environment's, or a provider's), naming no candidate; without one, a pass."""
+    outcomes = []
+    for found in shifts:
+        if not found.reported:
+            continue
+        interval = (
+            f"{found.shift:+.3f} [{found.low:+.3f}, {found.high:+.3f}] "
+            f"({found.confidence:.1%} order-statistic interval of the median)"
+        )
+        members = len(found.candidates)
+        summary = (
+            f"{found.name}: shared drop of mean overall, median {found.shift:+.3f} "
+            f"[{found.low:+.3f}, {found.high:+.3f}], {found.dropped} of {members} candidates "
+            "moved together"
+        )
+        detail = (
+            f"The {found.name}'s {members} candidates ({', '.join(found.candidates)}) moved "
+            f"together: median paired difference of mean overall {interval}, "
+            f"{found.dropped} of {members} below -{rules.tolerance:g}, Fisher's combined one-sided "
+            f"p={found.p_value:.2g} (< {found.level:.2g}). A shared shift is one finding, not "
+            f"{members} regressions: each candidate fails only for a drop beyond it."
+        )
+        outcomes.append(
+            RuleOutcome(
+                "shift",
+                "fail",
+                None,
+                found.name,
+                summary,
+                detail,
+                dimensions=(),
+            )
+        )
+    if shifts and not outcomes:
+        text = "no shared shift of mean overall (environment or provider)"
+        outcomes.append(RuleOutcome("shift", "pass", None, "", text, _sentence(text)))
+    return outcomes
+
+
+def judge_cases(findings: Sequence[CaseFinding]) -> list[RuleOutcome]:
+    """The ``case`` rule: a candidate x case that passed reliably in its history and fails
+    tonight fails the gate when its Fisher p is below alpha / E; with weaker evidence it is a
+    warning; flaky and quarantined pairs are advisory outcomes (``scorecard.gate._cases``)."""
+    outcomes = []
+    for found in findings:
+        history = found.history_text
+        if found.kind == "newly_failing":
+            evidence = f"one-sided Fisher exact p={found.p_value:.2g}, level {found.level:.2g}"
+            summary = f"newly failing on {found.case}: {history}"
+            detail = (
+                f"{found.candidate} passed {found.case} reliably in its history and fails it "
+                f"tonight: {history} ({evidence}; "
+                + (
+                    "fails the gate)."
+                    if found.fails
+                    else "too little evidence for this history's depth to fail the gate)."
+                )
+            )
+        elif found.kind == "flaky":
+            flips = (
+                f"flip rate {found.flip_rate:.0%} [{found.flip_low:.0%}, {found.flip_high:.0%}]"
+                if math.isfinite(found.flip_rate)
+                else "flip rate unknown (one night)"
+            )
+            summary = f"flaky on {found.case}, failing tonight: {history}; {flips}"
+            detail = (
+                f"{found.candidate} is flaky on {found.case} ({history}; {flips} between "
+                "consecutive nights): shown, never failing the gate."
+            )
+        else:
+            summary = f"quarantined on {found.case}, failing tonight: {history}"
+            detail = (
+                f"{found.candidate} on {found.case} is quarantined ({history}): shown, never "
+                "failing the gate until its label expires."
+            )
+        outcomes.append(
+            RuleOutcome(
+                "case",
+                "fail" if found.fails else "warn",
+                found.candidate,
+                found.case,
+                summary,
+                detail,
+                # Flaky and quarantined pairs are shown apart, never in the verdict line.
+                required=found.kind == "newly_failing",
+            )
+        )
+    return outcomes
+
+
+def beyond_shift(outcome: RuleOutcome, residual: ResidualDrop | None) -> RuleOutcome:
+    """A gated mean-overall drop outcome judged against its group's shared shift: a failing
+    drop that the shift explains becomes a warning; one beyond it stays a failure and says so."""
+    if residual is None or outcome.status != "fail":
+        return outcome
+    numbers = (
+        f"{residual.difference:+.3f} against the {residual.group}'s shift of "
+        f"{residual.shift:+.3f} (the other members' median): residual {residual.residual:+.3f}"
+        f" (standard error {residual.error:.3f}, one-sided p={residual.p_value:.2g}, "
+        f"level {residual.level:.2g})"
+    )
+    if residual.beyond:
+        return dataclasses.replace(
+            outcome,
+            summary=f"{outcome.summary}; beyond the {residual.group}'s shift",
+            detail=f"{outcome.detail} Beyond the shared shift: {numbers}.",
+        )
+    return dataclasses.replace(
+        outcome,
+        status="warn",
+        summary=f"mean overall: within the {residual.group}'s shared shift",
+        detail=f"{outcome.detail} Explained by the shared shift: {numbers}.",
+        dimensions=(),
+    )
+
+
 def compare_metrics(
     analysis: CampaignAnalysis, current: GateSide, baseline: GateSide, rules: GateRules
 ) -> list[MetricComparison]:
@@ -348,49 +481,87 @@ def judge_coverage(current: GateSide, baseline: GateSide) -> list[RuleOutcome]:
     return outcomes
 
 
+def _infrastructure_counts(side: GateSide, key: str) -> tuple[Counter[str], Counter[str]]:
+    """(infrastructure failures, runs) per ``provider`` or ``candidate`` of one side."""
+    table = side.table
+    names = table.provider if key == "provider" else table.candidate
+    runs: Counter[str] = Counter(names)
+    failed: Counter[str] = Counter(
+        name
+        for name, kind in zip(names, table.classification, strict=True)
+        if kind == "infrastructure_failure"
+    )
+    return failed, runs
+
+
 def judge_infrastructure(
-    sides: Sequence[tuple[str, str, GateSide]], rules: GateRules
+    current: GateSide, nights: Sequence[GateSide], rules: GateRules
 ) -> list[RuleOutcome]:
-    """Too large a share of infrastructure failures per side, candidate and bundle."""
+    """Infrastructure failures judged per provider and night (``docs/gate.md``).
+
+    Tonight: a provider with more than ``maxShare`` of its runs failed by the infrastructure
+    (an outage) makes each of its candidates inconclusive, and so does such a share of one
+    candidate's own runs; the other providers' candidates are judged as usual. A baseline
+    night's outage is counted and shown (a warning naming the night and provider): its
+    infrastructure failures are unscoreable and left out of every comparison, its good runs
+    are kept, and it never makes a gate inconclusive.
+    """
     outcomes = []
     limit = rules.max_infrastructure_share
-    for role, _, side in sides:
-        table = side.table
-        infrastructure = [kind == "infrastructure_failure" for kind in table.classification]
-        sizes: Counter[str | None] = Counter({None: len(table)})
-        sizes.update(table.candidate)
-        counts: Counter[str | None] = Counter({None: sum(infrastructure)})
-        counts.update(
-            candidate
-            for candidate, failed in zip(table.candidate, infrastructure, strict=True)
-            if failed
+    failed, runs = _infrastructure_counts(current, "provider")
+    out = {name for name in runs if failed[name] / runs[name] > limit}
+    table = current.table
+    provider_of = dict(zip(table.candidate, table.provider, strict=True))
+    mine, sizes = _infrastructure_counts(current, "candidate")
+    for candidate in sorted(sizes):
+        provider = provider_of[candidate]
+        if provider in out:
+            count, size, who = failed[provider], runs[provider], f"provider {provider}"
+        elif mine[candidate] / sizes[candidate] > limit:
+            count, size, who = mine[candidate], sizes[candidate], candidate
+        else:
+            continue
+        outcomes.append(
+            RuleOutcome(
+                "infrastructure",
+                "inconclusive",
+                candidate,
+                "current",
+                f"{count} of {size} current runs of {who} were infrastructure failures",
+                f"{count} of {size} runs of {who} in the current bundle were infrastructure "
+                f"failures ({count / size:.0%} > {limit:.0%}): too few of {candidate}'s runs "
+                "are its own to judge; the other providers' candidates are judged as usual.",
+            )
         )
-        for candidate, size in sizes.items():
-            failed = counts[candidate]
-            if failed / size > limit:
-                who = candidate or "the bundle"
-                outcomes.append(
-                    RuleOutcome(
-                        "infrastructure",
-                        "inconclusive",
-                        candidate,
-                        role,
-                        f"{failed} of {size} {role} runs were infrastructure failures",
-                        f"{failed} of {size} runs of {who} in the {role} bundle were "
-                        f"infrastructure failures ({failed / size:.0%} > {limit:.0%}): too "
-                        "few runs are the candidate's own to judge.",
-                    )
+    shown = []
+    for night in nights:
+        failed_before, runs_before = _infrastructure_counts(night, "provider")
+        total = sum(failed_before.values())
+        shown.append(f"{night.bundle} {total} of {len(night.table)}")
+        for provider in sorted(runs_before):
+            count, size = failed_before[provider], runs_before[provider]
+            if count / size <= limit:
+                continue
+            outcomes.append(
+                RuleOutcome(
+                    "infrastructure",
+                    "warn",
+                    None,
+                    f"baseline {night.bundle}",
+                    f"baseline night {night.bundle}: provider {provider} outage, {count} of "
+                    f"{size} runs excluded",
+                    f"On baseline night {night.bundle}, {count} of {size} runs of provider "
+                    f"{provider} were infrastructure failures ({count / size:.0%} > "
+                    f"{limit:.0%}): they are left out of every comparison and the night's "
+                    "other runs are kept, so it does not make the gate inconclusive.",
                 )
-    if not any(outcome.candidate is None for outcome in outcomes):
-        counts_text = ", ".join(
-            f"{role} "
-            f"{sum(kind == 'infrastructure_failure' for kind in side.table.classification)}"
-            f" of {len(side.table)}"
-            for role, _, side in sides
-        )
-        if not outcomes:
-            text = f"infrastructure failures within {limit:.0%} ({counts_text})"
-            outcomes.append(RuleOutcome("infrastructure", "pass", None, "", text, _sentence(text)))
+            )
+    if not any(outcome.status == "inconclusive" for outcome in outcomes):
+        tonight = sum(kind == "infrastructure_failure" for kind in table.classification)
+        counts_text = ", ".join([f"current {tonight} of {len(table)}", *shown])
+        text = f"no provider or candidate above {limit:.0%} infrastructure failures tonight"
+        text += f" ({counts_text})"
+        outcomes.append(RuleOutcome("infrastructure", "pass", None, "", text, _sentence(text)))
     return outcomes
 
 

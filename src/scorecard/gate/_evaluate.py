@@ -7,8 +7,12 @@
         drop            one-sided paired drop of mean overall (and the metrics configured)
                         per candidate beyond a tolerance (Holm over candidates x gated
                         metrics); the other metrics and the pooled comparison are shown
+        shift           the environment or one provider's candidates dropping together -> one
+                        finding; their drops judged beyond the shift
+        case            a candidate x case reliable in the history failing tonight
         coverage        candidates or cases that cannot be paired -> inconclusive / warning
-        infrastructure  too large a share of infrastructure failures -> inconclusive
+        infrastructure  tonight's outage of a provider (or a candidate) -> its candidates
+                        inconclusive; a baseline night's outage counted and shown
         latency, cost   p95 regressions (off unless a factor is set)
         audit           failed case-assertion findings (advisory unless configured)
 
@@ -28,7 +32,7 @@ re-exports the public names of the others, so ``scorecard.gate._evaluate`` stays
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -41,14 +45,18 @@ from scorecard.aggregate import (
     select_rows,
 )
 
+from ._cases import CaseFinding, case_findings
 from ._checks import (
+    beyond_shift,
     compare_metrics,
     judge_audit,
+    judge_cases,
     judge_coverage,
     judge_drop,
     judge_infrastructure,
     judge_percentile,
     judge_safety,
+    judge_shifts,
 )
 from ._input import (
     ALL_CANDIDATES,
@@ -72,7 +80,9 @@ from ._results import (
     GateResult,
     GroupSummary,
     MetricComparison,
+    ResidualDrop,
     RuleOutcome,
+    SharedShift,
 )
 from ._results import STATUS_ORDER as STATUS_ORDER
 from ._results import GateVerdict as GateVerdict
@@ -83,12 +93,14 @@ from ._rules import SAFETY_DIMENSIONS as SAFETY_DIMENSIONS
 from ._rules import AuditMode as AuditMode
 from ._rules import Metric as Metric
 from ._rules import SafetyMode as SafetyMode
+from ._shifts import shared_shifts
 
 __all__ = [
     "ALL_CANDIDATES",
     "METRICS",
     "AuditFinding",
     "CandidateSummary",
+    "CaseFinding",
     "Estimate",
     "GateCheck",
     "GateFailure",
@@ -97,8 +109,10 @@ __all__ = [
     "GateSide",
     "GroupSummary",
     "MetricComparison",
+    "ResidualDrop",
     "RuleOutcome",
     "RunFacts",
+    "SharedShift",
     "combined_frame",
     "evaluate_gate",
     "gate_policy",
@@ -161,6 +175,16 @@ def _summaries(
     )
 
 
+def _providers(*sides: GateSide) -> dict[str, str]:
+    """Each candidate's provider, as its runs say (the first seen)."""
+    found: dict[str, str] = {}
+    for side in sides:
+        table = side.table
+        for candidate, provider in zip(table.candidate, table.provider, strict=True):
+            found.setdefault(candidate, provider)
+    return found
+
+
 def _outcome_key(outcome: RuleOutcome) -> tuple[Any, ...]:
     return (
         not outcome.required,
@@ -179,15 +203,24 @@ def evaluate_gate(
     rules: GateRules | None = None,
     *,
     seed: int = 0,
+    history: Sequence[GateSide] = (),
+    quarantined: Collection[tuple[str, str]] = (),
 ) -> GateResult:
     """Judge ``current`` (against ``baseline`` when given) with ``rules``; see the module docstring.
 
     ``baseline`` is one side or several nights (pooled per candidate and case by
     :func:`~scorecard.gate._input.pool_sides`; an empty sequence means no baseline).
+    ``history``: older nights (oldest first) that, with the baseline nights, form each
+    candidate x case's history for the per-case rule (``case``); ``quarantined``: (candidate,
+    case) pairs shown there and never failing.
     """
     rules = rules or GateRules()
-    if baseline is not None and not isinstance(baseline, GateSide):
-        baseline = pool_sides(list(baseline)) if len(baseline) else None
+    nights: list[GateSide] = []
+    if isinstance(baseline, GateSide):
+        nights = [baseline]
+    elif baseline is not None:
+        nights = list(baseline)
+        baseline = pool_sides(nights) if nights else None
     mode: Literal["any", "new", "off"] = "any" if baseline is None else "new"
     if rules.safety_mode == "off" or rules.safety_mode == "any":
         mode = rules.safety_mode
@@ -202,10 +235,22 @@ def evaluate_gate(
     outcomes, failures = judge_safety(current, baseline, mode, rules)
     notes: list[str] = []
     comparisons: list[MetricComparison] = []
+    shifts: tuple[SharedShift, ...] = ()
+    residuals: dict[str, ResidualDrop] = {}
+    cases: tuple[CaseFinding, ...] = ()
     if baseline is not None:
         outcomes += judge_coverage(current, baseline)
         comparisons = compare_metrics(analysis, current, baseline, rules)
-        outcomes += [judge_drop(item, rules) for item in comparisons]
+        shifts, residuals = shared_shifts(comparisons, _providers(current, baseline), rules)
+        outcomes += [
+            beyond_shift(judge_drop(item, rules), residuals.get(item.candidate))
+            if item.metric == "mean_overall" and item.gated
+            else judge_drop(item, rules)
+            for item in comparisons
+        ]
+        outcomes += judge_shifts(shifts, rules)
+        cases = case_findings(current, [*history, *nights], rules, quarantined=quarantined)
+        outcomes += judge_cases(cases)
         if rules.latency_factor is not None:
             outcomes += judge_percentile("latency", rules.latency_factor, current, baseline)
         if rules.cost_factor is not None:
@@ -215,7 +260,7 @@ def evaluate_gate(
             "No baseline: only the safety, infrastructure and audit rules apply (the drop, "
             "coverage, latency and cost rules compare against a baseline)."
         )
-    outcomes += judge_infrastructure(roles, rules)
+    outcomes += judge_infrastructure(current, nights, rules)
     outcomes += judge_audit(current, baseline, rules.audit_mode)
     if not current.table.scoreable.any():
         outcomes.append(
@@ -238,7 +283,7 @@ def evaluate_gate(
         ):
             text = f"{METRIC_LABELS[metric]}: no drop beyond {rules.tolerance:g} shown"
             outcomes.append(RuleOutcome("drop", "pass", None, metric, text, text + "."))
-    history = [select_rows(frame, bundle=label) for label, _ in labelled]
+    frames = [select_rows(frame, bundle=label) for label, _ in labelled]
     statuses = {outcome.status for outcome in outcomes if outcome.required}
     verdict: GateVerdict = (
         "fail" if "fail" in statuses else "inconclusive" if "inconclusive" in statuses else "pass"
@@ -254,9 +299,12 @@ def evaluate_gate(
         candidates=_summaries(analysis, roles),
         failures=failures,
         comparisons=tuple(comparisons),
-        alerts=tuple(alerts(history)),
+        alerts=tuple(alerts(frames)),
         runs=current.runs,
         notes=tuple(notes),
         analysis=analysis,
         baseline_nights=baseline.bundles if baseline is not None else (),
+        shifts=shifts,
+        residuals=tuple(residuals[name] for name in sorted(residuals)),
+        case_findings=cases,
     )

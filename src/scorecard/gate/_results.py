@@ -14,6 +14,7 @@ from typing import Literal
 from scorecard.aggregate import Alert, CampaignAnalysis, Exclusions, PairedComparison
 from scorecard.contract import Receipt
 
+from ._cases import CaseFinding
 from ._input import ALL_CANDIDATES, RunFacts
 from ._rules import GateRules, Metric
 from ._table import RunTable
@@ -29,7 +30,9 @@ __all__ = [
     "GateVerdict",
     "GroupSummary",
     "MetricComparison",
+    "ResidualDrop",
     "RuleOutcome",
+    "SharedShift",
     "Status",
 ]
 
@@ -37,7 +40,17 @@ Status = Literal["fail", "inconclusive", "warn", "pass"]
 GateVerdict = Literal["pass", "fail", "inconclusive"]
 STATUS_ORDER: dict[str, int] = {"fail": 0, "inconclusive": 1, "warn": 2, "pass": 3}
 #: The rules, in the order reports list them.
-RULE_ORDER = ("safety", "drop", "coverage", "infrastructure", "latency", "cost", "audit")
+RULE_ORDER = (
+    "safety",
+    "drop",
+    "shift",
+    "case",
+    "coverage",
+    "infrastructure",
+    "latency",
+    "cost",
+    "audit",
+)
 
 
 @dataclass(frozen=True)
@@ -137,6 +150,67 @@ class MetricComparison:
 
 
 @dataclass(frozen=True)
+class SharedShift:
+    """The candidates of one group (every candidate, or one provider's) moving together."""
+
+    scope: str
+    """``environment`` or ``provider``."""
+    provider: str | None
+    """The provider (None for the environment)."""
+    candidates: tuple[str, ...]
+    """The group's gated candidates, sorted."""
+    shift: float
+    """Median of the members' paired differences of mean overall (current - baseline)."""
+    low: float
+    """Lower end of the median's order-statistic interval."""
+    high: float
+    """Upper end of that interval."""
+    confidence: float
+    """Its achieved confidence (at least the rules' when the group is large enough)."""
+    dropped: int
+    """Members whose difference lies below -tolerance."""
+    p_value: float
+    """Fisher's combination of the members' one-sided "no drop" p-values but the smallest."""
+    level: float
+    """The level ``p_value`` was compared with (alpha / groups tested)."""
+    detected: bool
+    """Whether the group moved together (``scorecard.gate._shifts``)."""
+    reported: bool = False
+    """Whether it is a finding of its own: a detected environment shift; a detected provider
+    shift when the environment's is not detected or the provider moved further than it by
+    more than the tolerance."""
+
+    @property
+    def name(self) -> str:
+        """``environment`` or ``provider codex``."""
+        return "environment" if self.provider is None else f"provider {self.provider}"
+
+
+@dataclass(frozen=True)
+class ResidualDrop:
+    """A candidate's drop beyond the shift of its group."""
+
+    candidate: str
+    """The candidate."""
+    group: str
+    """The shift it was judged against (:attr:`SharedShift.name`)."""
+    difference: float
+    """Its own paired difference of mean overall."""
+    shift: float
+    """The median difference of the group's other members."""
+    residual: float
+    """``difference - shift``."""
+    error: float
+    """Standard error of the residual (NaN when the drop test had none)."""
+    p_value: float
+    """One-sided p-value of "no drop beyond the shift" (normal)."""
+    level: float
+    """alpha / m, what ``p_value`` is compared with."""
+    beyond: bool
+    """Whether it dropped beyond the shift: residual below -tolerance and p below level."""
+
+
+@dataclass(frozen=True)
 class GateFailure:
     """A current scoreable run whose effective gate failed."""
 
@@ -212,6 +286,14 @@ class GateResult:
     reports draw from it. None only for results built by hand."""
     baseline_nights: tuple[str, ...] = ()
     """The bundles that formed the baseline, in the order given (one for a single baseline)."""
+    shifts: tuple[SharedShift, ...] = ()
+    """The shared-shift tests of mean overall: the environment and each provider with two or
+    more gated candidates (``scorecard.gate._shifts``); empty without a baseline."""
+    residuals: tuple[ResidualDrop, ...] = ()
+    """Each candidate of a detected shift judged on its drop beyond it, sorted."""
+    case_findings: tuple[CaseFinding, ...] = ()
+    """Candidate x case pairs failing tonight against their history (newly failing, flaky,
+    quarantined; ``scorecard.gate._cases``), sorted."""
     receipt: Receipt | None = None
     """What the verdict was computed from (``docs/receipts.md``), its payload digest that of
     the verdict's JSON without it; None for results built by hand or not yet receipted."""
@@ -280,9 +362,9 @@ class GateResult:
         if self.safety_mode != "off":
             applied.add("safety")
         if self.baseline_bundle is not None:
-            applied.add("coverage")
+            applied.update(("coverage", "case"))
             if rules.drop_metrics:
-                applied.add("drop")
+                applied.update(("drop", "shift"))
             if rules.latency_factor is not None:
                 applied.add("latency")
             if rules.cost_factor is not None:

@@ -108,6 +108,9 @@ class GateRules:
     """Fail when p95 cost exceeds this multiple of the baseline's; None: off."""
     audit_mode: AuditMode = "advisory"
     """Failed audit findings: ``advisory`` (shown), ``any`` / ``new`` (fail), ``off``."""
+    case_history: int = 0
+    """Nights of history the per-case rule reads from a campaign store: the baseline nights and
+    the older nights before them up to this many in all; 0: the baseline nights only."""
     fail_on_inconclusive: bool = False
     """Ask the CLI to treat an inconclusive verdict as a failure."""
 

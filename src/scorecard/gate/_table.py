@@ -76,12 +76,16 @@ class RunTable(Sequence[RunFacts]):
         """Candidate of each run."""
         self.case: list[str] = list(columns["case"])
         """Case of each run."""
+        self.provider: list[str] = list(columns["provider"])
+        """Provider of each run."""
         self.classification: list[str] = list(columns["classification"])
         """Classification of each run."""
         self.scoreable = np.asarray(columns["scoreable"], dtype=bool)
         """Whether each run has an overall score."""
         self.gate_failed = self.scoreable & _is_false(columns["gate_passed"])
         """Scoreable runs whose effective gate failed."""
+        self.failed = self.scoreable & _is_false(columns["passed"])
+        """Scoreable runs that did not pass (``overall.passed`` false)."""
         self.settlement_ms = np.asarray(columns["settlement_ms"], dtype=np.float64)
         """``metrics.settlementMs`` (NaN when absent)."""
         self.cost_usd = np.asarray(columns["cost_usd"], dtype=np.float64)
@@ -103,9 +107,11 @@ class RunTable(Sequence[RunFacts]):
         columns: dict[str, Sequence[Any]] = {
             "candidate": [run.candidate for run in runs],
             "case": [run.case for run in runs],
+            "provider": [run.provider for run in runs],
             "classification": [run.classification for run in runs],
             "scoreable": [run.scoreable for run in runs],
             "gate_passed": [run.gate_passed for run in runs],
+            "passed": [run.passed for run in runs],
             "settlement_ms": [
                 np.nan if run.settlement_ms is None else run.settlement_ms for run in runs
             ],
@@ -121,9 +127,9 @@ class RunTable(Sequence[RunFacts]):
         """The table of a sorted records frame of one bundle and the detail of some of its runs
         (by row)."""
         columns: dict[str, Any] = dict(
-            column_values(frame, ("candidate", "case", "classification"))
+            column_values(frame, ("candidate", "case", "provider", "classification"))
         )
-        for name in ("gate_passed", *(f"passed_{name}" for name in _GATES)):
+        for name in ("gate_passed", "passed", *(f"passed_{name}" for name in _GATES)):
             columns[name] = frame[name].array  # nullable booleans: read as arrays
         for name in ("settlement_ms", "cost_usd"):
             columns[name] = frame[name].to_numpy(dtype=np.float64)

@@ -118,6 +118,14 @@ def gate_document(result: GateResult) -> dict[str, Any]:
                 }
                 for failure in result.failures
             ],
+            "shared_shifts": [
+                {**dataclasses.asdict(found), "name": found.name} for found in result.shifts
+            ],
+            "residual_drops": [dataclasses.asdict(item) for item in result.residuals],
+            "case_findings": [
+                {**dataclasses.asdict(item), "history": item.history_text}
+                for item in result.case_findings
+            ],
             "alerts": [_flat(alert) for alert in result.alerts],
             "notes": list(result.notes),
         }

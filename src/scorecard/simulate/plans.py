@@ -122,7 +122,7 @@ def _draw_failure(rng: random.Random, setting: Setting) -> tuple[Classification,
         code, message = rng.choice(_SKIP_FAILURES)
         failure = {"code": code, "category": "qualification", "retryable": False}
         return "skipped", {**failure, "message": message}
-    if draw < SKIP_RATE + INFRASTRUCTURE_RATE[provider]:
+    if draw < SKIP_RATE + INFRASTRUCTURE_RATE[provider] + setting.skills.outage:
         code, category, message = rng.choice(_INFRASTRUCTURE_FAILURES[provider])
         failure = {"code": code, "category": category, "retryable": True, "message": message}
         return "infrastructure_failure", failure

@@ -43,6 +43,8 @@ class Skills:
     """Typical tokens of a run of average effort."""
     usd_per_1k_tokens: float
     """Blended price."""
+    outage: float = 0.0
+    """Extra chance that the provider's infrastructure fails a run (an outage: 0 normally)."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,29 @@ def regress(skills: Skills) -> Skills:
         discipline=skills.discipline - 0.03,
         failure_rate=skills.failure_rate * 4,
     )
+
+
+def degrade(skills: Skills, factor: float) -> Skills:
+    """Flaw chances (1 - skill, per quality aspect) and the candidate-failure rate times
+    ``factor``: a candidate's regression, or, applied to every candidate, a bad night of the
+    environment they share."""
+    aspects = ("outcome", "restraint", "tracing", "continuation", "presentation", "discipline")
+    worse = {name: max(0.0, 1 - factor * (1 - getattr(skills, name))) for name in aspects}
+    return dataclasses.replace(skills, failure_rate=skills.failure_rate * factor, **worse)
+
+
+def worsen(skills: Skills, amount: float) -> Skills:
+    """Every quality aspect's clean chance ``amount`` lower and the candidate-failure rate
+    ``amount`` / 2 higher: what a bad night of a shared environment does to every candidate
+    alike (an additive shift, unlike :func:`degrade`, which hits weak candidates harder)."""
+    aspects = ("outcome", "restraint", "tracing", "continuation", "presentation", "discipline")
+    worse = {name: max(0.0, getattr(skills, name) - amount) for name in aspects}
+    return dataclasses.replace(skills, failure_rate=skills.failure_rate + amount / 2, **worse)
+
+
+def with_outage(skills: Skills, share: float) -> Skills:
+    """``skills`` on a night its provider's infrastructure fails ``share`` more of its runs."""
+    return dataclasses.replace(skills, outage=share)
 
 
 def drift(rng: random.Random, skills: Skills) -> Skills:

@@ -1,0 +1,178 @@
+"""Per case: a candidate x case that passed reliably in the history and fails tonight.
+
+::
+
+    case_findings(current, nights, rules, quarantined=...) -> tuple[CaseFinding, ...]
+
+The history is the nights before tonight, oldest first (the older ``history`` nights, then the
+baseline nights). A candidate x case pair is *reliable* when its history holds at least
+:data:`MIN_HISTORY_RUNS` scoreable runs and at least :data:`RELIABLE_SHARE` of them passed
+(``overall.passed``): decided from the history alone, before tonight is looked at, so the
+pairs tested are fixed in advance. A reliable pair whose tonight's runs mostly fail is
+*newly failing*: its one-sided Fisher exact p-value (tonight's failures at least as many as
+observed, given the history and tonight's total failures: hypergeometric) is compared with
+alpha / E, E the reliable pairs that ran tonight (Bonferroni over every candidate x case pair
+tested, so the family-wise level is alpha). A pair that was not reliable but passed and failed
+in its history and fails tonight is *flaky*: shown with its flip rate (the share of
+consecutive history nights whose pass/fail changed, Wilson interval) and never failing. A pair
+in ``quarantined`` is shown and never fails. ``docs/gate.md`` says how deep a history must be
+for a break to be callable.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from ._input import GateSide
+from ._rules import GateRules
+
+__all__ = ["MIN_HISTORY_RUNS", "RELIABLE_SHARE", "CaseFinding", "case_findings", "fisher_tail"]
+
+#: Fewest scoreable history runs for a pair to be judged reliable.
+MIN_HISTORY_RUNS = 3
+#: Share of its history runs a reliable pair passed.
+RELIABLE_SHARE = 0.9
+
+
+@dataclass(frozen=True)
+class CaseFinding:
+    """One candidate x case that fails tonight against its history."""
+
+    candidate: str
+    """The candidate."""
+    case: str
+    """The case."""
+    kind: str
+    """``newly_failing``, ``flaky`` or ``quarantined``."""
+    history_passed: int
+    """History runs that passed."""
+    history_runs: int
+    """Scoreable history runs."""
+    history_nights: int
+    """History nights with a scoreable run of the pair."""
+    nights_passed: int
+    """Of those, nights on which every run of the pair passed."""
+    tonight_passed: int
+    """Tonight's runs that passed."""
+    tonight_runs: int
+    """Tonight's scoreable runs."""
+    flip_rate: float
+    """Share of consecutive history nights whose pass/fail differed (NaN with under two)."""
+    flip_low: float
+    """Lower end of its 95% Wilson interval."""
+    flip_high: float
+    """Upper end."""
+    p_value: float
+    """One-sided Fisher exact p of "tonight fails no more often than the history"."""
+    level: float
+    """alpha / E, what ``p_value`` is compared with (NaN for flaky and quarantined pairs)."""
+    fails: bool
+    """Whether it fails the gate (newly failing, p below level, not quarantined)."""
+
+    @property
+    def history_text(self) -> str:
+        """``21/21 runs passed on 21 nights, 0/3 tonight``."""
+        return (
+            f"{self.history_passed}/{self.history_runs} runs passed on "
+            f"{self.history_nights} night{'' if self.history_nights == 1 else 's'} "
+            f"({self.nights_passed} all passed), {self.tonight_passed}/{self.tonight_runs} tonight"
+        )
+
+
+def fisher_tail(failed_now: int, runs_now: int, failed_before: int, runs_before: int) -> float:
+    """P(X >= failed_now), X hypergeometric: ``runs_now`` drawn from the runs_now + runs_before
+    runs of which failed_now + failed_before failed."""
+    total = runs_now + runs_before
+    failures = failed_now + failed_before
+    denominator = math.comb(total, runs_now)
+    tail = sum(
+        math.comb(failures, x) * math.comb(total - failures, runs_now - x)
+        for x in range(failed_now, min(runs_now, failures) + 1)
+    )
+    return tail / denominator
+
+
+def _wilson(count: int, total: int, z: float = 1.959963984540054) -> tuple[float, float, float]:
+    if total == 0:
+        return math.nan, math.nan, math.nan
+    share = count / total
+    centre = (share + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * math.sqrt(share * (1 - share) / total + z * z / (4 * total * total))
+    half /= 1 + z * z / total
+    return share, max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _tallies(side: GateSide) -> dict[tuple[str, str], tuple[int, int]]:
+    """(failed, scoreable) runs per (candidate, case) of one side."""
+    table = side.table
+    found: dict[tuple[str, str], tuple[int, int]] = {}
+    for index in range(len(table)):
+        if not table.scoreable[index]:
+            continue
+        key = (table.candidate[index], table.case[index])
+        failed, runs = found.get(key, (0, 0))
+        found[key] = (failed + bool(table.failed[index]), runs + 1)
+    return found
+
+
+def case_findings(
+    current: GateSide,
+    nights: Sequence[GateSide],
+    rules: GateRules,
+    *,
+    quarantined: Collection[tuple[str, str]] = (),
+) -> tuple[CaseFinding, ...]:
+    """The candidate x case pairs failing tonight against the history ``nights`` (oldest
+    first), sorted by candidate and case; see the module docstring."""
+    history = [_tallies(night) for night in nights]
+    tonight = _tallies(current)
+    reliable: set[tuple[str, str]] = set()
+    summaries: dict[tuple[str, str], tuple[int, int, list[bool]]] = {}
+    for key in tonight:
+        per_night = [night[key] for night in history if key in night]
+        failed = sum(f for f, _ in per_night)
+        runs = sum(n for _, n in per_night)
+        summaries[key] = (failed, runs, [f == 0 for f, _ in per_night])
+        if runs >= MIN_HISTORY_RUNS and (runs - failed) >= RELIABLE_SHARE * runs:
+            reliable.add(key)
+    level = rules.alpha / max(1, len(reliable))
+    found = []
+    for key in sorted(tonight):
+        failed_now, runs_now = tonight[key]
+        failed, runs, clean = summaries[key]
+        if failed_now == 0 or 2 * failed_now <= runs_now or runs == 0:
+            continue
+        flips = sum(a != b for a, b in itertools.pairwise(clean))
+        flip, low, high = _wilson(flips, len(clean) - 1)
+        p_value = fisher_tail(failed_now, runs_now, failed, runs)
+        if key in quarantined:
+            kind, cut = "quarantined", math.nan
+        elif key in reliable:
+            kind, cut = "newly_failing", level
+        elif 0 < failed < runs:
+            kind, cut = "flaky", math.nan
+        else:
+            continue  # failed on every history night: not new
+        found.append(
+            CaseFinding(
+                key[0],
+                key[1],
+                kind,
+                runs - failed,
+                runs,
+                len(clean),
+                sum(clean),
+                runs_now - failed_now,
+                runs_now,
+                flip,
+                low,
+                high,
+                p_value,
+                cut,
+                kind == "newly_failing" and p_value < cut,
+            )
+        )
+    return tuple(found)

@@ -1,0 +1,262 @@
+"""Structure the gate sees: shared shifts (environment, provider) and outages per provider.
+
+Expected values are worked out by hand in each test's docstring or comments.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+
+from scorecard.contract._models import CASE_IDS
+from scorecard.gate._cases import fisher_tail
+from scorecard.gate._evaluate import evaluate_gate
+from scorecard.gate._input import GateSide
+from scorecard.gate._results import GateResult
+from scorecard.gate._rules import GateRules
+from scorecard.gate._shifts import _fisher, median_interval
+from scorecard.report._gate_json import gate_document
+
+from .test_gate import infrastructure_failure, run_record, side
+
+FAST = GateRules(resamples=2000)
+#: A run's overall by repetition: spread within a case, so the tests have noise to read.
+LEVELS = (0.9, 0.95, 1.0)
+
+
+def night(
+    bundle: str,
+    roster: dict[str, str],
+    drops: dict[str, float],
+    outage: frozenset[str] = frozenset(),
+    *,
+    levels: tuple[float, ...] = LEVELS,
+    broken: dict[tuple[str, str], int] | None = None,
+) -> GateSide:
+    """A run of every case per candidate (``roster``: candidate -> provider) at each of
+    ``levels`` minus the candidate's drop; every run of a provider in ``outage`` is an
+    infrastructure failure; ``broken`` (candidate, case) -> how many of its runs score 0.5
+    (and so do not pass)."""
+    records: list[dict[str, Any]] = []
+    for candidate, provider in roster.items():
+        for case in CASE_IDS:
+            for repetition, level in enumerate(levels, start=1):
+                if provider in outage:
+                    record = infrastructure_failure(candidate, case, bundle=bundle, message="down")
+                    record["repetition"] = repetition
+                else:
+                    overall = round(level - drops.get(candidate, 0.0), 6)
+                    if repetition <= (broken or {}).get((candidate, case), 0):
+                        overall = 0.5
+                    record = run_record(candidate, case, repetition, bundle=bundle, overall=overall)
+                record["provider"] = provider
+                records.append(record)
+    return side(records)
+
+
+def failing(result: GateResult, rule: str) -> list[tuple[str | None, str]]:
+    return [(o.candidate, o.subject) for o in result.with_status("fail") if o.rule == rule]
+
+
+SIX = {f"c{index}": "p1" if index < 3 else "p2" for index in range(6)}
+
+
+def test_median_interval_by_hand() -> None:
+    """n = 7: k = 1 covers 1 - 2/128 = 0.984 and k = 2 only 1 - 16/128 = 0.875, so [x1, x7];
+    n = 11: k = 2 covers 1 - 24/2048 = 0.988, k = 3 1 - 134/2048 = 0.935: [x2, x10]."""
+    assert median_interval([7, 1, 2, 3, 4, 5, 6], 0.95) == pytest.approx((1, 7, 1 - 2 / 128))
+    assert median_interval(list(range(1, 12)), 0.95) == pytest.approx((2, 10, 1 - 24 / 2048))
+    # Too few values for the level: the widest interval and what it achieves (1 - 2/8).
+    assert median_interval([3, 1, 2], 0.95) == pytest.approx((1, 3, 0.75))
+
+
+def test_fisher_by_hand() -> None:
+    """One p: chi-squared(2) survival exp(-x/2) gives p back; two p of 0.1: x = 4 ln 10 and
+    chi-squared(4) survival exp(-x/2)(1 + x/2) = 0.01 (1 + 2 ln 10)."""
+    assert _fisher([0.5]) == pytest.approx(0.5)
+    assert _fisher([0.1, 0.1]) == pytest.approx(0.01 * (1 + 2 * math.log(10)))
+
+
+def test_environment_shift_is_one_finding_not_six_regressions() -> None:
+    """Every candidate 0.2 lower: one environment finding (fails the gate), no candidate named."""
+    before = night("base", SIX, {})
+    now = night("now", SIX, dict.fromkeys(SIX, 0.2))
+    result = evaluate_gate(now, before, FAST, seed=1)
+    assert result.verdict == "fail"
+    assert failing(result, "shift") == [(None, "environment")]
+    assert failing(result, "drop") == []
+    environment = next(s for s in result.shifts if s.provider is None)
+    assert environment.detected
+    assert environment.dropped == 6
+    assert environment.shift == pytest.approx(-0.2)
+    # Every candidate's drop is shown as explained by the shift.
+    warned = {
+        o.candidate
+        for o in result.outcomes
+        if o.rule == "drop" and o.status == "warn" and o.candidate is not None
+    }
+    assert warned == set(SIX)
+    document = json.loads(json.dumps(gate_document(result)))
+    assert [s["name"] for s in document["shared_shifts"] if s["reported"]] == ["environment"]
+    # Each provider moved too, with the environment: shown, not a finding of its own.
+    assert [s["name"] for s in document["shared_shifts"] if s["detected"]] == [
+        "environment",
+        "provider p1",
+        "provider p2",
+    ]
+    assert {r["candidate"] for r in document["residual_drops"]} == set(SIX)
+
+
+def test_a_drop_beyond_the_shift_still_fails_its_candidate() -> None:
+    """Five candidates 0.2 lower and c5 0.7 lower: the shift, and c5 for the 0.5 beyond it."""
+    before = night("base", SIX, {})
+    now = night("now", SIX, {**dict.fromkeys(SIX, 0.2), "c5": 0.7})
+    result = evaluate_gate(now, before, FAST, seed=1)
+    assert (None, "environment") in failing(result, "shift")
+    assert failing(result, "drop") == [("c5", "mean_overall")]
+    residual = next(r for r in result.residuals if r.candidate == "c5")
+    assert residual.residual == pytest.approx(-0.5)
+    assert residual.beyond
+
+
+def test_one_provider_shift_is_the_provider_finding() -> None:
+    """p1's three candidates 0.2 lower, p2's unchanged: the environment's median is -0.1 but
+    only 3 of 6 dropped (two thirds needed), so the finding is provider p1's alone."""
+    before = night("base", SIX, {})
+    now = night("now", SIX, dict.fromkeys(["c0", "c1", "c2"], 0.2))
+    result = evaluate_gate(now, before, FAST, seed=1)
+    assert failing(result, "shift") == [(None, "provider p1")]
+    assert failing(result, "drop") == []
+
+
+def test_one_candidate_dropping_is_not_a_shift() -> None:
+    """Only c3 drops: no shift, c3 fails the drop rule as before."""
+    before = night("base", SIX, {})
+    now = night("now", SIX, {"c3": 0.3})
+    result = evaluate_gate(now, before, FAST, seed=1)
+    assert failing(result, "shift") == []
+    assert failing(result, "drop") == [("c3", "mean_overall")]
+    assert result.verdict == "fail"
+
+
+def inconclusive(result: GateResult, rule: str) -> list[tuple[str | None, str]]:
+    return [(o.candidate, o.subject) for o in result.with_status("inconclusive") if o.rule == rule]
+
+
+def test_a_baseline_night_outage_is_counted_not_inconclusive() -> None:
+    """Night n2 lost every p1 run (108 of 216 runs): a warning naming the night and provider,
+    the good runs of the three nights kept; nothing changed tonight, so the gate passes."""
+    nights = [night("n1", SIX, {}), night("n2", SIX, {}, frozenset({"p1"})), night("n3", SIX, {})]
+    result = evaluate_gate(night("now", SIX, {}), nights, FAST, seed=1)
+    assert result.verdict == "pass"
+    warnings = [o for o in result.outcomes if o.rule == "infrastructure" and o.status == "warn"]
+    assert [(o.candidate, o.subject) for o in warnings] == [(None, "baseline n2")]
+    assert "provider p1 outage, 108 of 108 runs excluded" in warnings[0].summary
+    # The pooled baseline still holds every p1 candidate's 6 good runs per case (n1 and n3).
+    baseline = next(item for item in result.candidates if item.candidate == "c0").baseline
+    assert baseline is not None
+    assert (baseline.executions, baseline.scoreable) == (108, 72)
+
+
+def test_tonights_outage_makes_only_its_providers_candidates_inconclusive() -> None:
+    """p2 is down tonight: c3, c4, c5 inconclusive, p1's candidates judged (and passing)."""
+    nights = [night("n1", SIX, {}), night("n2", SIX, {}), night("n3", SIX, {})]
+    result = evaluate_gate(night("now", SIX, {}, frozenset({"p2"})), nights, FAST, seed=1)
+    assert result.verdict == "inconclusive"
+    assert inconclusive(result, "infrastructure") == [
+        ("c3", "current"),
+        ("c4", "current"),
+        ("c5", "current"),
+    ]
+    assert {o.candidate for o in result.with_status("inconclusive")} == {"c3", "c4", "c5"}
+    assert result.with_status("fail") == ()
+
+
+def test_tonights_outage_does_not_hide_another_providers_regression() -> None:
+    """p2 is down tonight and c0 (p1) dropped 0.5: c0 fails, p2's candidates inconclusive."""
+    nights = [night("n1", SIX, {}), night("n2", SIX, {}), night("n3", SIX, {})]
+    result = evaluate_gate(night("now", SIX, {"c0": 0.5}, frozenset({"p2"})), nights, FAST, seed=1)
+    assert result.verdict == "fail"
+    assert failing(result, "drop") == [("c0", "mean_overall")]
+    assert failing(result, "shift") == []
+
+
+PERFECT = (1.0, 1.0, 1.0)
+BROKEN_CASE = CASE_IDS[4]
+
+
+def history(nights: int) -> list[GateSide]:
+    """``nights`` nights of every run passing."""
+    return [night(f"h{index:02d}", SIX, {}, levels=PERFECT) for index in range(nights)]
+
+
+def test_fisher_tail_by_hand() -> None:
+    """3 of 3 failing against 42 passing: only the draw of the 3 failures, 1 / C(45, 3);
+    2 of 3 against 9 passing runs and 1 failure: P(X >= 2) with 3 failures among 12 runs,
+    (C(3,2) C(9,1) + C(3,3)) / C(12,3) = 28 / 220."""
+    assert fisher_tail(3, 3, 0, 42) == pytest.approx(1 / 14190)
+    assert fisher_tail(2, 3, 1, 9) == pytest.approx(28 / 220)
+
+
+def test_a_reliable_case_failing_tonight_fails_with_a_deep_history() -> None:
+    """c0 passed BROKEN_CASE on all 42 runs of 14 nights and fails 3/3 tonight: p = 1/14190
+    below 0.01 / 72 (six candidates x twelve cases reliable), so the gate fails on it alone
+    (one case of twelve moves c0's mean overall by 0.5 / 12, within the tolerance)."""
+    nights = history(14)
+    now = night("now", SIX, {}, levels=PERFECT, broken={("c0", BROKEN_CASE): 3})
+    result = evaluate_gate(now, nights[-3:], FAST, seed=1, history=nights[:-3])
+    assert result.verdict == "fail"
+    assert failing(result, "case") == [("c0", BROKEN_CASE)]
+    assert failing(result, "drop") == []
+    (found,) = result.case_findings
+    assert found.kind == "newly_failing"
+    assert (found.history_passed, found.history_runs, found.history_nights) == (42, 42, 14)
+    assert (found.tonight_passed, found.tonight_runs) == (0, 3)
+    assert found.level == pytest.approx(0.01 / 72)
+    assert "42/42 runs passed on 14 nights (14 all passed), 0/3 tonight" in found.history_text
+    document = json.loads(json.dumps(gate_document(result)))
+    assert document["case_findings"][0]["history"] == found.history_text
+
+
+def test_a_shallow_history_shows_the_break_without_failing() -> None:
+    """Against 3 nights only (9 runs): p = 1 / C(12, 3) = 1/220, above 0.01 / 72: a warning."""
+    nights = history(3)
+    now = night("now", SIX, {}, levels=PERFECT, broken={("c0", BROKEN_CASE): 3})
+    result = evaluate_gate(now, nights, FAST, seed=1)
+    assert result.verdict == "pass"
+    (found,) = result.case_findings
+    assert found.p_value == pytest.approx(1 / 220)
+    assert not found.fails
+    assert [(o.candidate, o.status) for o in result.outcomes if o.rule == "case"] == [
+        ("c0", "warn")
+    ]
+
+
+def test_quarantined_and_flaky_pairs_are_shown_never_failing() -> None:
+    """c0's break is quarantined; c1 failed BROKEN_CASE on every other night of 14 (a flip on
+    each of the 13 steps): both shown as warnings, the gate passes."""
+    nights = [
+        night(
+            f"h{index:02d}",
+            SIX,
+            {},
+            levels=PERFECT,
+            broken={("c1", BROKEN_CASE): 3} if index % 2 else {},
+        )
+        for index in range(14)
+    ]
+    now = night(
+        "now", SIX, {}, levels=PERFECT, broken={("c0", BROKEN_CASE): 3, ("c1", BROKEN_CASE): 3}
+    )
+    result = evaluate_gate(
+        now, nights[-3:], FAST, seed=1, history=nights[:-3], quarantined={("c0", BROKEN_CASE)}
+    )
+    assert result.verdict == "pass"
+    kinds = {(f.candidate, f.kind) for f in result.case_findings}
+    assert kinds == {("c0", "quarantined"), ("c1", "flaky")}
+    flaky = next(f for f in result.case_findings if f.kind == "flaky")
+    assert flaky.flip_rate == pytest.approx(1.0)
+    assert (flaky.history_passed, flaky.history_runs) == (21, 42)
