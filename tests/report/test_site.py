@@ -439,7 +439,10 @@ def test_a_repeated_run_is_an_error(tmp_path: Path) -> None:
 
 
 def test_write_site_replaces_a_site_but_no_other_folder(tmp_path: Path) -> None:
-    files = {".scorecard-site": b"x\n", "index.html": b"<p>one</p>", "a/b.html": b"b"}
+    from scorecard.report._site import _MARKER_TEXT
+
+    marker = _MARKER_TEXT + b"a/b.html\nindex.html\n"  # the site's own files, listed
+    files = {".scorecard-site": marker, "index.html": b"<p>one</p>", "a/b.html": b"b"}
     out = tmp_path / "site"
     write_site(files, out)
     assert (out / "a" / "b.html").read_bytes() == b"b"

@@ -5,9 +5,16 @@ elsewhere (the gate's markdown or JUnit) finds the page :func:`run_page_path` na
 
 * an id made only of lowercase letters, digits and single inner hyphens is its own slug;
 * any other id (upper case, dots, markup, control characters, an empty or long id, a name
-  Windows reserves) is lowered to those characters and followed by 8 hex digits of the SHA-256
-  of its UTF-8 text, so two ids never share a slug (unless SHA-256 collides) and the file name
-  shows nothing of the id that is not in the id already (ids are redacted by the engine).
+  Windows reserves, or a plain id that ends like a hashed slug: a hyphen, or nothing, then 32
+  hex digits) is lowered to those characters (at most 24 of them) and followed by 32 hex digits
+  (128 bits) of the SHA-256 of its UTF-8 text.
+
+So a plain slug never ends in a group of 32 hex digits and a hashed one always does: two ids
+share a slug only when the first 128 bits of their SHA-256 agree (8 hex digits were used
+before; a colliding pair is found in a few ten thousand tries, and one page overwrote the
+other). The file name shows nothing of the id that is not in the id already (ids are redacted
+by the engine). :func:`~scorecard.report.build_site` still refuses to write two different
+pages to one name rather than let one overwrite the other.
 """
 
 from __future__ import annotations
@@ -36,6 +43,9 @@ PAGE_RUNS = "runs.html"
 _PLAIN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _OTHER = re.compile(r"[^a-z0-9]+")
 _LONGEST = 48
+_BASE = 24
+_DIGITS = 32
+_HASHED_END = re.compile(rf"(?:^|-)[0-9a-f]{{{_DIGITS}}}\Z")
 #: Names Windows will not create as files, whatever the extension.
 _RESERVED = frozenset(
     ["con", "prn", "aux", "nul"]
@@ -44,16 +54,21 @@ _RESERVED = frozenset(
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:_DIGITS]
 
 
 @functools.lru_cache(maxsize=4096)
 def slug(text: str) -> str:
     """``text`` as a file-name part (see the module docstring); the same text, the same slug."""
     text = str(text)
-    if _PLAIN.fullmatch(text) and len(text) <= _LONGEST and text not in _RESERVED:
+    if (
+        _PLAIN.fullmatch(text)
+        and len(text) <= _LONGEST
+        and text not in _RESERVED
+        and not _HASHED_END.search(text)
+    ):
         return text
-    base = _OTHER.sub("-", text.lower()).strip("-")[:_LONGEST].strip("-")
+    base = _OTHER.sub("-", text.lower()).strip("-")[:_BASE].strip("-")
     return f"{base}-{_digest(text)}" if base else _digest(text)
 
 
