@@ -19,6 +19,7 @@ import pytest
 
 from scorecard.report import write_site
 from scorecard.report._site_paths import anchor_id
+from tests.conftest import ROOT
 from tests.report.test_site import sample_site
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -179,3 +180,51 @@ def test_pages_are_readable_without_javascript(browser: Any, site: Path, shots: 
     assert page.locator("mark.hl").count() >= 3
     page.screenshot(path=str(shots / "run-no-js.png"))
     watched.close()
+
+
+def axe_source() -> str | None:
+    """axe-core's script: ``SCORECARD_AXE_CORE`` names it, or ``.ci/run`` installed it with npm
+    under ``.ci/node``."""
+    chosen = os.environ.get("SCORECARD_AXE_CORE")
+    path = Path(chosen) if chosen else ROOT / ".ci/node/node_modules/axe-core/axe.min.js"
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+AXE = axe_source()
+RUN_PAGE = "runs/campaign-2026-11-22/opencode-glm/final-response-r2.html"
+
+
+@pytest.mark.skipif(AXE is None, reason="needs axe-core (.ci/run installs it with npm)")
+@pytest.mark.parametrize(
+    "page_name",
+    [
+        "index.html",
+        "runs.html",
+        "candidates/opencode-glm.html",
+        "cases/final-response.html",
+        "pairs/campaign-2026-11-15--campaign-2026-11-22.html",
+        RUN_PAGE,
+        f"{RUN_PAGE}#{anchor_id(POINTER)}",  # the pointed field highlighted (:target)
+    ],
+)
+def test_axe_finds_no_serious_violation_on_any_page_kind(
+    browser: Any, site: Path, page_name: str
+) -> None:
+    """axe-core on every page kind: nothing serious or critical (the highlighted pointer's
+    contrast was 4.42:1), and the overview's headings in order."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    try:
+        page = context.new_page()
+        file, _, fragment = page_name.partition("#")
+        assert (site / file).is_file(), file
+        page.goto((site / file).as_uri() + (f"#{fragment}" if fragment else ""))
+        page.add_script_tag(content=AXE)
+        found = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    finally:
+        context.close()
+    problems = [
+        (item["id"], item["impact"], [node["target"] for node in item["nodes"]][:3])
+        for item in found["violations"]
+        if item["impact"] in ("serious", "critical") or item["id"] == "heading-order"
+    ]
+    assert problems == []
