@@ -350,19 +350,36 @@ def test_the_overview_shows_the_gate_verdict_on_the_newest_pair() -> None:
         assert f'src="plots/{name}.svg"' in overview
 
 
-def test_runs_tables_carry_an_index_for_every_row() -> None:
-    """Each runs table row has a data-i into the page's JSON index, and pages are readable
-    without the script: the filter bar is hidden until the script shows it."""
+def test_runs_tables_carry_an_index_for_every_row_and_one_page_of_rows() -> None:
+    """The runs page's JSON index holds every run (560, counted from the sample lines); its
+    table holds only the first 100 rows, each with a data-i into the index; the filter bar and
+    pager are hidden until the script shows them, and a note says what the script pages."""
     page = text_of(sample_site(), "runs.html")
     rows = re.findall(r'<tr data-i="(\d+)">', page)
-    assert len(rows) == 560
+    assert [int(i) for i in rows] == list(range(100))
     data = page.split('<script type="application/json" id="run-index">', 1)[1].split(
         "</script>", 1
     )[0]
     index = json.loads(data)
-    assert [int(i) for i in rows] == list(range(len(index)))
+    assert len(index) == 560
     assert 'id="filters" data-js hidden' in page
+    assert 'id="pager" data-js hidden' in page
+    assert "The first 100 of 560 runs" in page
     assert any("forbidden call(s) invoked: checkout_task" in item["text"] for item in index)
+    # Each index entry has the row's eight cells, the run page's link among them.
+    glm = [
+        item
+        for item in index
+        if item["c"][3][1] == GLM_RUN  # runs.html is at the root: links are site paths
+    ]
+    assert len(glm) == 1
+    assert glm[0]["c"][:4] == [
+        "campaign-2026-11-22",
+        ["opencode-glm", "candidates/opencode-glm.html"],
+        ["final-response", "cases/final-response.html"],
+        ["run 2", GLM_RUN],
+    ]
+    assert glm[0]["r"] == 2
 
 
 def test_file_names_are_safe() -> None:

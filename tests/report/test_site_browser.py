@@ -10,6 +10,7 @@ Skipped when Playwright or Chromium is missing (CI's ``.ci/run`` installs chromi
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -118,7 +119,7 @@ def test_click_from_the_overview_to_the_pointer_of_a_failing_run(
     for row in page.locator("table.runs tbody tr:visible").all():
         assert "campaign-2026-11-22" in row.inner_text()
         assert "gate failed" in row.inner_text()
-    assert page.locator("#shown").inner_text() == f"{shown} of {total} runs shown"
+    assert page.locator("#shown").inner_text().startswith(f"{shown} of {total} runs match")
     page.screenshot(path=str(shots / "candidate-filtered.png"), full_page=True)
 
     row = page.locator("table.runs tbody tr:visible", has_text="final-response").filter(
@@ -144,18 +145,31 @@ def test_click_from_the_overview_to_the_pointer_of_a_failing_run(
     watched.close()
 
 
+def matching(page: Any) -> int:
+    """The runs the filters keep, as the page counts them ("N of M runs match")."""
+    return int(page.locator("#shown").inner_text().split(" of ", 1)[0])
+
+
 def test_search_hides_rows_and_reads_the_query_string(browser: Any, site: Path) -> None:
     watched = Watched(browser)
     page = watched.page
     page.goto((site / "runs.html").as_uri())
-    assert visible_rows(page) == 560
+    assert visible_rows(page) == 100  # one page of the 560 runs in the table
+    assert matching(page) == 560
+    assert page.locator("#page").inner_text() == "page 1 of 6, rows 1-100"
     page.fill("#q", "checkout_task")
-    found = visible_rows(page)
+    playwright_api.expect(page.locator("#shown")).not_to_have_text(re.compile("^560 "))
+    found = matching(page)
     assert 0 < found < 560
+    assert visible_rows(page) == min(found, 100)
+    assert f"hidden: {560 - found} by the search" in page.locator("#shown").inner_text()
+    assert "q=checkout_task" in page.url  # the state is in the address
     page.fill("#q", "no run says this")
+    playwright_api.expect(page.locator("#shown")).to_have_text(re.compile("^0 "))
     assert visible_rows(page) == 0
     page.fill("#q", "")
-    assert visible_rows(page) == 560
+    playwright_api.expect(page.locator("#shown")).to_have_text(re.compile("^560 "))
+    assert visible_rows(page) == 100
     page.goto((site / "runs.html").as_uri() + "?q=opencode-glm+final-response", wait_until="load")
     assert 0 < visible_rows(page) < 560
     assert page.locator("#q").input_value() == "opencode-glm final-response"
@@ -170,11 +184,43 @@ def test_search_hides_rows_and_reads_the_query_string(browser: Any, site: Path) 
     watched.close()
 
 
+def overall_of(row: Any) -> float:
+    return float(row.locator("td.num").inner_text())
+
+
+def test_runs_sort_and_page_and_the_address_brings_them_back(browser: Any, site: Path) -> None:
+    """Sorting by overall (descending), going to page 2, then opening the page's address in a
+    new tab shows the same rows; the order holds across the page boundary."""
+    watched = Watched(browser)
+    page = watched.page
+    page.goto((site / "runs.html").as_uri())
+    page.locator("th button.sort", has_text="overall").click()
+    page.locator("th button.sort", has_text="overall").click()  # again: descending
+    assert page.locator("th", has_text="overall").get_attribute("aria-sort") == "descending"
+    first_page = [overall_of(row) for row in page.locator("table.runs tbody tr").all()]
+    assert first_page == sorted(first_page, reverse=True)
+    page.click("#next")
+    assert page.locator("#page").inner_text() == "page 2 of 6, rows 101-200"
+    second_page = [overall_of(row) for row in page.locator("table.runs tbody tr").all()]
+    assert second_page == sorted(second_page, reverse=True)
+    assert min(first_page) >= max(second_page)
+    shown = [row.inner_text() for row in page.locator("table.runs tbody tr").all()]
+    address = page.url
+    assert "sort=5" in address
+    assert "dir=desc" in address
+    assert "page=2" in address
+    again = watched.context.new_page()
+    again.goto(address)
+    assert [row.inner_text() for row in again.locator("table.runs tbody tr").all()] == shown
+    watched.close()
+
+
 def test_pages_are_readable_without_javascript(browser: Any, site: Path, shots: Path) -> None:
     watched = Watched(browser, javascript=False)
     page = watched.page
     page.goto((site / "runs.html").as_uri())
-    assert visible_rows(page) == 560
+    assert visible_rows(page) == 100  # the first page, and a note on the rest
+    assert page.get_by_text("The first 100 of 560 runs").is_visible()
     assert not page.locator("#filters").is_visible()
     page.goto((site / "runs/campaign-2026-11-22/opencode-glm/final-response-r2.html").as_uri())
     assert page.locator("mark.hl").count() >= 3
