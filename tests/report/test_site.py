@@ -474,3 +474,63 @@ def test_write_site_replaces_a_site_but_no_other_folder(tmp_path: Path) -> None:
     assert (other / "keep.txt").read_text() == "mine"
     with pytest.raises(InputError):
         write_site(files, other / "keep.txt")
+
+
+# ---------------------------------------------------------------------------------------------
+# What changed in a case
+
+
+def sample_lines(candidate: str, case: str) -> dict[str, list[dict[str, Any]]]:
+    """The sample observations of ``candidate`` on ``case``, by bundle id (read with json)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for folder in sorted(SAMPLES.iterdir()):
+        bundle = json.loads((folder / "bundle.json").read_text())["id"]
+        for line in (folder / "observations.jsonl").read_text().splitlines():
+            document = json.loads(line)
+            if document["candidateId"] == candidate and document["caseId"] == case:
+                found.setdefault(bundle, []).append(document)
+    return found
+
+
+def test_the_change_page_marks_the_checks_that_passed_then_and_fail_now() -> None:
+    """opencode-glm on final-response, 2026-11-22 beside the nights before: the checks marked
+    are those every earlier run passed and a run of 2026-11-22 failed (from the sample lines)."""
+    nights = sample_lines("opencode-glm", "final-response")
+    newest = "campaign-2026-11-22"
+    assert sorted(nights)[-1] == newest
+    checks: dict[str, list[bool]] = {}
+    failing_now: set[str] = set()
+    for bundle, documents in nights.items():
+        for document in documents:
+            for section in ("lifecycle", "continuation", "presentation"):
+                for check in document.get(section, {}).get("checks", []):
+                    name = f"{section}/{check['id']}"
+                    if bundle == newest:
+                        if check["passed"] is False:
+                            failing_now.add(name)
+                    else:
+                        checks.setdefault(name, []).append(check["passed"])
+    expected = sorted(name for name in failing_now if all(checks.get(name, [False])))
+    assert expected  # the sample has such a check (a forbidden call on run 2)
+    page = text_of(sample_site(), "changes/campaign-2026-11-22/opencode-glm/final-response.html")
+    marked = re.findall(r'<tr class="changed"><th scope="row">check ([^<]+)<br>', page)
+    assert marked == expected
+    for bundle in nights:  # every night is a column, this one last
+        assert f'<th scope="col">{bundle}' in page
+    assert page.index(f'<th scope="col">{newest} (this night)') > page.index(
+        '<th scope="col">campaign-2026-11-15'
+    )
+
+
+def test_every_gate_failure_and_run_page_links_to_its_change_page() -> None:
+    files = sample_site()
+    overview = text_of(files, "index.html")
+    failures = overview.split('<table class="failures">', 1)[1].split("</table>", 1)[0]
+    links = re.findall(r'<a href="(changes/[^"]+)">then and now</a>', failures)
+    assert links
+    for target in links:
+        assert target in files
+    run = text_of(files, GLM_RUN)
+    assert 'href="../../../changes/campaign-2026-11-22/opencode-glm/final-response.html"' in run
+    first = text_of(files, "runs/campaign-2026-11-01/opencode-glm/final-response-r1.html")
+    assert 'id="then-and-now"' not in first  # the first night has no night before

@@ -251,6 +251,7 @@ RUN_PAGE = "runs/campaign-2026-11-22/opencode-glm/final-response-r2.html"
         "pairs/campaign-2026-11-15--campaign-2026-11-22.html",
         RUN_PAGE,
         f"{RUN_PAGE}#{anchor_id(POINTER)}",  # the pointed field highlighted (:target)
+        "changes/campaign-2026-11-22/opencode-glm/final-response.html",
     ],
 )
 def test_axe_finds_no_serious_violation_on_any_page_kind(
@@ -274,3 +275,25 @@ def test_axe_finds_no_serious_violation_on_any_page_kind(
         if item["impact"] in ("serious", "critical") or item["id"] == "heading-order"
     ]
     assert problems == []
+
+
+def test_click_from_a_gate_failure_to_the_case_then_and_now(browser: Any, site: Path) -> None:
+    """From the overview's gate failure of opencode-glm's final-response run 2 to the page of
+    that case on 2026-11-22 beside the nights before: the check that failed is highlighted."""
+    watched = Watched(browser)
+    page = watched.page
+    page.goto((site / "index.html").as_uri())
+    row = page.locator("table.failures tbody tr", has_text="opencode-glm").filter(
+        has_text="final-response"
+    )
+    row.locator("a", has_text="then and now").first.click()
+    assert page.url.endswith("/changes/campaign-2026-11-22/opencode-glm/final-response.html")
+    changed = page.locator("tr.changed", has_text="check continuation/trajectory-restraint")
+    assert changed.count() == 1
+    assert "passed then, failing now" in changed.inner_text()
+    assert "r2: failed" in changed.locator("td").last.inner_text()
+    colour = changed.locator("td").last.evaluate(
+        "element => getComputedStyle(element).backgroundColor"
+    )
+    assert colour not in ("rgba(0, 0, 0, 0)", "transparent", "rgb(255, 255, 255)")
+    watched.close()

@@ -32,6 +32,7 @@ from scorecard.gate import (
     GateRules,
 )
 
+from ._site_change import change_pages
 from ._site_data import SiteData, draw_plots
 from ._site_pages import all_runs_page, candidate_page, case_page, overview_page, pair_page
 from ._site_paths import (
@@ -84,6 +85,8 @@ def build_site(
         files.put(case_page_path(case), case_page(site, case), f"case {case}")
     for pair in site.pairs:
         files.put(pair.path, pair_page(site, pair), f"bundles {pair.baseline} and {pair.current}")
+    for name, data in change_pages(site).items():
+        files.put(name, data, f"the change page {name}")
     for run in site.runs:
         facts = run.facts
         files.put(

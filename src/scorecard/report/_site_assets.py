@@ -68,6 +68,9 @@ th button.sort { font: inherit; font-weight: 600; color: inherit; background: no
   padding: 0; cursor: pointer; text-align: left; }
 th[aria-sort=ascending] button.sort::after { content: " \\25B2"; }
 th[aria-sort=descending] button.sort::after { content: " \\25BC"; }
+table.change th[scope=row] { background: #f6f8fa; white-space: nowrap; }
+tr.changed th, tr.changed td { background: #fff8c5; } tr.changed th { border-left: 4px solid #cf222e; }
+.changed-note { color: #a40e26; font-weight: 600; }
 .pager { margin: 6px 0; display: flex; gap: 8px; align-items: center; }
 """
 

@@ -30,6 +30,7 @@ __all__ = [
     "anchor_id",
     "candidate_page_path",
     "case_page_path",
+    "change_page_path",
     "link",
     "pair_page_path",
     "run_page_path",
@@ -93,6 +94,12 @@ def candidate_page_path(candidate: str) -> str:
 def case_page_path(case: str) -> str:
     """The page of one case: every candidate's runs of it."""
     return f"cases/{slug(case)}.html"
+
+
+def change_page_path(bundle: str, candidate: str, case: str) -> str:
+    """The page of ``case`` by ``candidate`` on night ``bundle`` beside the nights before it
+    (what changed in the case)."""
+    return f"changes/{slug(bundle)}/{slug(candidate)}/{slug(case)}.html"
 
 
 def pair_page_path(baseline: str, current: str) -> str:

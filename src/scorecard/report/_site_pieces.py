@@ -24,6 +24,7 @@ from ._site_data import SiteData, SiteRun
 from ._site_paths import (
     candidate_page_path,
     case_page_path,
+    change_page_path,
     link,
 )
 
@@ -317,18 +318,31 @@ def gate_failures_table(result: GateResult, site: SiteData, page_path: str) -> s
             if found is not None
             else esc(f"run {run.repetition}")
         )
+        earlier = site.bundles.index(run.bundle) > 0 if run.bundle in site.bundles else False
+        then = (
+            link_to(
+                page_path,
+                change_page_path(run.bundle, run.candidate, run.case),
+                "then and now",
+            )
+            if found is not None and earlier
+            else "-"
+        )
         rows.append(
             [
                 link_to(page_path, candidate_page_path(run.candidate), run.candidate),
                 link_to(page_path, case_page_path(run.case), run.case),
                 where,
+                then,
                 esc(", ".join(failure.dimensions)),
                 "-" if failure.new is None else esc(", ".join(failure.new) or "no"),
                 "yes" if failure.counted else "no",
             ]
         )
     return html_table(
-        ["candidate", "case", "run", "failed", "new", "counted"], rows, css="failures"
+        ["candidate", "case", "run", "nights before", "failed", "new", "counted"],
+        rows,
+        css="failures",
     )
 
 
