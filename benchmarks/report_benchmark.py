@@ -79,7 +79,7 @@ def main() -> None:
         sites: dict[str, Path] = {}
         for round_number in range(arguments.repeat):
             for label, source in configurations:
-                out = Path(scratch) / f"{len(sites)}-{round_number}"
+                out = Path(scratch) / f"{label.replace('/', '_')}-{round_number}"
                 measured = one_round(arguments.paths, out, source)
                 if label not in best or measured[0] < best[label][0]:
                     best[label] = measured

@@ -534,3 +534,13 @@ def test_every_gate_failure_and_run_page_links_to_its_change_page() -> None:
     assert 'href="../../../changes/campaign-2026-11-22/opencode-glm/final-response.html"' in run
     first = text_of(files, "runs/campaign-2026-11-01/opencode-glm/final-response-r1.html")
     assert 'id="then-and-now"' not in first  # the first night has no night before
+
+
+def test_the_script_is_only_on_pages_that_use_it() -> None:
+    """The overview (its search form) and every page with a runs table carry the script; a run
+    page and a change page carry none of its bytes."""
+    files = sample_site()
+    for name in ("index.html", "runs.html", "candidates/opencode-glm.html"):
+        assert text_of(files, name).count("<script>") == 1, name
+    for name in (GLM_RUN, "changes/campaign-2026-11-22/opencode-glm/final-response.html"):
+        assert "<script>" not in text_of(files, name), name

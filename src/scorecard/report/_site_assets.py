@@ -258,6 +258,10 @@ def page(path: str, title: str, body: str, crumbs: list[tuple[str, str | None]])
         f'<a href="{link(path, PAGE_RUNS)}">All runs</a></header>\n<main>'
         + (f'<nav class="crumbs">{trail}</nav>' if crumbs else "")
         + body
-        + f"</main>\n<script>{SCRIPT}</script>\n</body></html>\n"
+        + "</main>\n"
+        # The script only where it has work (elements it shows, hides or fills): a run page
+        # or a change page carries none of its bytes.
+        + (f"<script>{SCRIPT}</script>\n" if "data-js" in body or "data-no-js" in body else "")
+        + "</body></html>\n"
     )
     return text.encode("utf-8")
