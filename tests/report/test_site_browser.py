@@ -254,12 +254,16 @@ RUN_PAGE = "runs/campaign-2026-11-22/opencode-glm/final-response-r2.html"
         "changes/campaign-2026-11-22/opencode-glm/final-response.html",
     ],
 )
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_finds_no_serious_violation_on_any_page_kind(
-    browser: Any, site: Path, page_name: str
+    browser: Any, site: Path, page_name: str, scheme: str
 ) -> None:
-    """axe-core on every page kind: nothing serious or critical (the highlighted pointer's
-    contrast was 4.42:1), and the overview's headings in order."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    """axe-core on every page kind, in light and dark colour schemes: nothing serious or
+    critical (the highlighted pointer's contrast was 4.42:1), and the overview's headings in
+    order."""
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900}, bypass_csp=True, color_scheme=scheme
+    )
     try:
         page = context.new_page()
         file, _, fragment = page_name.partition("#")
@@ -297,3 +301,32 @@ def test_click_from_a_gate_failure_to_the_case_then_and_now(browser: Any, site: 
     )
     assert colour not in ("rgba(0, 0, 0, 0)", "transparent", "rgb(255, 255, 255)")
     watched.close()
+
+
+def test_a_skip_link_leads_the_keyboard_to_the_content(browser: Any, site: Path) -> None:
+    watched = Watched(browser)
+    page = watched.page
+    page.goto((site / "index.html").as_uri())
+    skip = page.locator("a.skip")
+    box = skip.bounding_box()
+    assert box is not None
+    assert box["x"] < 0  # off screen until focused
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip"
+    box = skip.bounding_box()
+    assert box is not None
+    assert box["x"] >= 0  # shown while focused
+    page.keyboard.press("Enter")
+    assert page.url.endswith("#main")
+    watched.close()
+
+
+def test_the_dark_scheme_is_dark(browser: Any, site: Path) -> None:
+    context = browser.new_context(color_scheme="dark")
+    try:
+        page = context.new_page()
+        page.goto((site / RUN_PAGE).as_uri())
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    finally:
+        context.close()
+    assert background == "rgb(13, 17, 23)"

@@ -72,6 +72,31 @@ table.change th[scope=row] { background: #f6f8fa; white-space: nowrap; }
 tr.changed th, tr.changed td { background: #fff8c5; } tr.changed th { border-left: 4px solid #cf222e; }
 .changed-note { color: #a40e26; font-weight: 600; }
 .pager { margin: 6px 0; display: flex; gap: 8px; align-items: center; }
+a.skip { position: absolute; left: -10000px; top: 0; }
+a.skip:focus { left: 8px; top: 8px; z-index: 10; background: #ffffff; color: #0969da;
+  padding: 4px 8px; border: 2px solid #0969da; }
+@media (prefers-color-scheme: dark) {
+  :root { color-scheme: dark; }
+  body { color: #e6edf3; background: #0d1117; }
+  header.top { background: #010409; }
+  nav.crumbs, .note { color: #9198a1; }
+  a, nav.crumbs a { color: #4493f8; }
+  h2 { border-bottom-color: #3d444d; }
+  th, td, pre.json, .filters, figure img { border-color: #3d444d; }
+  th, table.change th[scope=row], .filters, pre.json { background: #151b23; }
+  .verdict.fail { background: #3c1618; border-color: #f85149; }
+  .verdict.inconclusive { background: #3a2d00; border-color: #d29922; }
+  .verdict.pass { background: #12301c; border-color: #3fb950; }
+  .fail, .status-fail, .changed-note { color: #ff7b72; }
+  .status-inconclusive, .status-warn { color: #d29922; }
+  .pass, .status-pass { color: #3fb950; }
+  pre.json .key { color: #79c0ff; } pre.json .s { color: #a5d6ff; }
+  pre.json .n { color: #ffa657; } pre.json .k { color: #d2a8ff; }
+  mark.hl { background: #3b2f00; color: #e6edf3; } mark.hl.near { background: #3d1d00; }
+  mark.hl:target { background: #5a4300; }
+  tr.changed th, tr.changed td { background: #2e2600; }
+  a.skip:focus { background: #0d1117; color: #4493f8; border-color: #4493f8; }
+}
 """
 
 SCRIPT = """
@@ -254,8 +279,9 @@ def page(path: str, title: str, body: str, crumbs: list[tuple[str, str | None]])
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html_text(title)} - scorecard report</title><style>{CSS}</style></head>\n<body>"
+        '<a class="skip" href="#main">Skip to the content</a>'
         f'<header class="top"><a href="{link(path, PAGE_INDEX)}">Scorecard report</a>'
-        f'<a href="{link(path, PAGE_RUNS)}">All runs</a></header>\n<main>'
+        f'<a href="{link(path, PAGE_RUNS)}">All runs</a></header>\n<main id="main">'
         + (f'<nav class="crumbs">{trail}</nav>' if crumbs else "")
         + body
         + "</main>\n"
