@@ -515,6 +515,10 @@ def test_the_change_page_marks_the_checks_that_passed_then_and_fail_now() -> Non
     page = text_of(sample_site(), "changes/campaign-2026-11-22/opencode-glm/final-response.html")
     marked = re.findall(r'<tr class="changed"><th scope="row">check ([^<]+)<br>', page)
     assert marked == expected
+    expected_calls = {tuple(document["base"]["expectedCalls"]) for document in nights[newest]}
+    assert len(expected_calls) == 1  # the night's runs agree: the value is said once
+    said = ", ".join(next(iter(expected_calls)))
+    assert f"all {len(nights[newest])}: {said}</span>" in page
     for bundle in nights:  # every night is a column, this one last
         assert f'<th scope="col">{bundle}' in page
     assert page.index(f'<th scope="col">{newest} (this night)') > page.index(

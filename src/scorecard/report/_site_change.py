@@ -1,7 +1,7 @@
 """What changed in a case: one page per candidate x case x night, the night's runs beside the
 runs of the nights before it (at most :data:`NIGHTS_BEFORE`), aligned row by row.
 
-Rows: each run's outcome and overall (linked to its page); expected, observed and forbidden
+Rows (a night whose runs agree shows the value once, "all N: ..."): each run's outcome and overall (linked to its page); expected, observed and forbidden
 calls; every check of the observation's ``lifecycle``, ``continuation`` and ``presentation``
 sections; each dimension's score, pass and reasons; the audit findings not passed; the failure.
 A row whose value passed on every earlier run that has one (an unscored run has no dimension
@@ -143,13 +143,15 @@ def _row(
     cells = []
     verdicts: list[list[bool | None]] = []
     for runs in columns:
+        values = [value(run) for run in runs]
+        verdicts.append([passed for _, passed in values])
+        names = [f"r{run.facts.repetition}" for run in runs]
+        if len(values) > 1 and len(set(values)) == 1:  # the night's runs agree: said once
+            values, names = values[:1], [f"all {len(runs)}"]
         shown = []
-        verdicts.append([])
-        for run in runs:
-            text, passed = value(run)
-            verdicts[-1].append(passed)
+        for name, (text, passed) in zip(names, values, strict=True):
             css = "" if passed is None else (' class="pass"' if passed else ' class="fail"')
-            shown.append(f"<div><span{css}>r{run.facts.repetition}: {esc(text)}</span></div>")
+            shown.append(f"<div><span{css}>{name}: {esc(text)}</span></div>")
         cells.append("".join(shown) or '<span class="note">no runs</span>')
     then = [passed for night in verdicts[:-1] for passed in night if passed is not None]
     changed = bool(then) and all(then) and False in verdicts[-1]
