@@ -8,9 +8,12 @@
 Pages: ``index.html`` (the gate's verdict on the newest bundle against the previous one, the
 candidates of the newest bundle, the heatmap, trends and cost frontier, the bundles, the cases,
 the newest bundle's gate failures), ``runs.html`` (every run, searchable), one page per
-candidate, per case and per pair of consecutive bundles (the gate on that pair), and one page
-per run (its scorecard, every failing reason linked to the observation field it points at, the
-audit findings, the failure metadata, the observation with those fields highlighted).
+candidate, per case and per pair of consecutive bundles (the gate on that pair), one page per
+candidate x case x night after the first (``changes/``: the night's runs beside the nights
+before, :mod:`._site_change`), and one page per run (its scorecard, every failing reason
+linked to the observation field it points at, the audit findings, the failure metadata, the
+observation with those fields highlighted). The marker file lists every other file, so a later
+``write_site`` replaces only what this one wrote.
 
 Nothing is computed for the site: numbers come from :func:`scorecard.aggregate.analyze_campaign` and
 :func:`scorecard.gate.evaluate_gate` (the gate command's function, on the same runs), plots
@@ -149,10 +152,9 @@ def write_site(files: Mapping[str, bytes], out: str | Path) -> None:
         if added:
             shown = ", ".join(added[:5]) + (f" and {len(added) - 5} more" if len(added) > 5 else "")
             raise InputError(
-                f"the output folder holds {len(added)} file(s) or folder(s) the earlier site did not "
-                f"write "
-                f"({shown}); replacing the site would delete them: move them out of it, or give "
-                "another folder",
+                f"the output folder holds {len(added)} file(s) or folder(s) the earlier site did "
+                f"not write ({shown}); replacing the site would delete them: move them out of it, "
+                "or give another folder",
                 rule="bad_output",
                 source=str(target),
             )
