@@ -30,6 +30,7 @@ __all__ = [
     "anchor_id",
     "candidate_page_path",
     "case_page_path",
+    "change_link",
     "change_page_path",
     "link",
     "pair_page_path",
@@ -84,6 +85,12 @@ def site_link(site_url: str, bundle: str, candidate: str, case: str, run: int) -
     """The address of a run's page on the site published at ``site_url`` (an address or a
     relative path; checked by the command line: no spaces, brackets or control characters)."""
     return f"{site_url.rstrip('/')}/{run_page_path(bundle, candidate, case, run)}"
+
+
+def change_link(site_url: str, bundle: str, candidate: str, case: str) -> str:
+    """The address of the page of ``case`` by ``candidate`` on night ``bundle`` beside the
+    nights before it, on the site published at ``site_url`` (as :func:`site_link`)."""
+    return f"{site_url.rstrip('/')}/{change_page_path(bundle, candidate, case)}"
 
 
 def candidate_page_path(candidate: str) -> str:
