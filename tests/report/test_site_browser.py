@@ -330,3 +330,22 @@ def test_the_dark_scheme_is_dark(browser: Any, site: Path) -> None:
     finally:
         context.close()
     assert background == "rgb(13, 17, 23)"
+
+
+def test_the_search_waits_for_the_typing_to_stop(browser: Any, site: Path) -> None:
+    """Five keys typed 10 ms apart rebuild the table once (debounced), not five times."""
+    watched = Watched(browser)
+    page = watched.page
+    page.goto((site / "runs.html").as_uri())
+    page.evaluate(
+        """() => {
+          window.rebuilt = 0;
+          new MutationObserver(() => { window.rebuilt++; })
+            .observe(document.querySelector("table.runs"), { childList: true });
+        }"""
+    )
+    page.locator("#q").press_sequentially("check", delay=10)
+    playwright_api.expect(page.locator("#shown")).not_to_have_text(re.compile("^560 "))
+    page.wait_for_timeout(400)
+    assert page.evaluate("() => window.rebuilt") == 1
+    watched.close()
