@@ -349,3 +349,25 @@ def test_the_search_waits_for_the_typing_to_stop(browser: Any, site: Path) -> No
     page.wait_for_timeout(400)
     assert page.evaluate("() => window.rebuilt") == 1
     watched.close()
+
+
+def test_hostile_ids_in_the_paged_table_stay_text(browser: Any, tmp_path: Path) -> None:
+    """The script builds rows from the JSON index as text: a candidate id holding markup shows
+    as those characters, no element or dialog comes of it."""
+    from scorecard.contract import load_catalog
+    from scorecard.report import build_site
+    from tests.report.test_site import hostile_records
+
+    folder = tmp_path / "site"
+    write_site(build_site(hostile_records(tmp_path), load_catalog()), folder)
+    watched = Watched(browser)
+    page = watched.page
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto((folder / "runs.html").as_uri())
+    page.locator("th button.sort", has_text="candidate").click()  # rows rebuilt by the script
+    cell = page.locator("table.runs tbody tr").first.locator("td").nth(1)
+    assert '<script>alert("id")</script>' in cell.inner_text()
+    assert page.locator("table.runs tbody script, table.runs tbody img").count() == 0
+    assert dialogs == []
+    watched.close()
