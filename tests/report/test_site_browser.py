@@ -363,7 +363,12 @@ def test_hostile_ids_in_the_paged_table_stay_text(browser: Any, tmp_path: Path) 
     watched = Watched(browser)
     page = watched.page
     dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+
+    def dismissed(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", dismissed)
     page.goto((folder / "runs.html").as_uri())
     page.locator("th button.sort", has_text="candidate").click()  # rows rebuilt by the script
     cell = page.locator("table.runs tbody tr").first.locator("td").nth(1)
