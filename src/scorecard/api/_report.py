@@ -217,12 +217,13 @@ def _site_server(folder: Path, port: int) -> Any:
 
     class SiteServer(http.server.ThreadingHTTPServer):
         def handle_error(self, request: Any, client_address: Any) -> None:
-            """A client that resets or goes away is no error of the server's: nothing printed;
-            anything else one line, never a traceback (the default prints one)."""
+            """A client that resets or goes away (any socket error, also one met while the
+            server stops) is no error of the server's: nothing printed; anything else one line,
+            never a traceback (the default prints one)."""
             import sys
 
             error = sys.exc_info()[1]
-            if not isinstance(error, (ConnectionError, TimeoutError)):
+            if not isinstance(error, OSError):
                 sys.stderr.write(f"a request failed: {type(error).__name__}\n")
 
     try:
