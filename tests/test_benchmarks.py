@@ -57,6 +57,11 @@ RUNS = [
         ["answers identical across engines: True", "reader during commits", "read by dask"],
     ),
     (
+        "report_benchmark.py",
+        ["--repeat", "1"],
+        ["  site: ", "after: load average"],
+    ),
+    (
         "gate_benchmark.py",
         ["--pairs", "2", "--coverage-trials", "2", "--truth-runs", "50"],
         ["12 cases x 2", "sample schedule", "Generator: simulate", "Generator: independent"],

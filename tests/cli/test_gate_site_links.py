@@ -59,8 +59,12 @@ def test_every_markdown_run_link_opens_that_runs_page(
     for row in rows:
         cells = [cell.strip() for cell in row.strip("|").split("|")]
         candidate, case, repetition = cells[0], cells[1], cells[2]
-        match = re.fullmatch(r"\[(\d+)\]\((\S+)\)", repetition)
+        match = re.fullmatch(r"\[(\d+)\]\((\S+)\) \[then and now\]\((\S+)\)", repetition)
         assert match, repetition
+        change = _page(match.group(3))  # the case beside the nights before: a page of the site
+        assert change.is_file(), change
+        assert change.relative_to(site).parts[:3] == ("changes", "campaign-2026-11-22", candidate)
+        assert change.name == f"{case}.html"
         page = _page(match.group(2))
         assert page.is_file(), page
         assert page.is_relative_to(site)
@@ -84,6 +88,16 @@ def test_a_failed_junit_check_lists_the_pages_of_its_gate_failed_runs(
         if line.startswith("page: ")
     ]
     assert pages
+    changes = [
+        line.removeprefix("then and now: ")
+        for case in glm
+        for line in (case.findtext("system-out") or "").splitlines()
+        if line.startswith("then and now: ")
+    ]
+    assert changes
+    for url in changes:
+        assert _page(url).is_file()
+        assert _page(url).is_relative_to(site / "changes" / "campaign-2026-11-22" / "opencode-glm")
     for url in pages:
         page = _page(url)
         assert page.is_file()

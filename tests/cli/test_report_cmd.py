@@ -4,9 +4,12 @@ server started on a free port, answering over HTTP, stopped by SIGTERM, its fold
 from __future__ import annotations
 
 import html
+import http.client
 import os
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import urllib.request
@@ -117,13 +120,16 @@ def test_view_serves_the_site_on_a_free_port_and_stops_on_a_signal(
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {**os.environ, "TMPDIR": str(scratch)}
-    with subprocess.Popen(
-        [sys.executable, "-m", "scorecard", "view", str(campaign), "--workers", "1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    ) as server:
+    with (
+        (tmp_path / "stderr.txt").open("w") as errors,
+        subprocess.Popen(
+            [sys.executable, "-m", "scorecard", "view", str(campaign), "--workers", "1"],
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            env=env,
+        ) as server,
+    ):
         try:
             assert server.stdout is not None
             line = server.stdout.readline()
@@ -140,6 +146,16 @@ def test_view_serves_the_site_on_a_free_port_and_stops_on_a_signal(
             page = address + "runs/campaign-2026-11-22/codex-luna/final-response-r1.html"
             with urllib.request.urlopen(page, timeout=30) as answer:
                 assert b"Observation" in answer.read()
+            # Bad requests get 4xx, the marker and folders are not served, a reset is quiet.
+            for path, status in (("/%00", 400), ("/.scorecard-site", 404), ("/runs/", 404)):
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                connection.request("GET", path)
+                assert connection.getresponse().status == status, path
+                connection.close()
+            client = socket.create_connection(("127.0.0.1", port), timeout=30)
+            client.sendall(b"GET /runs.html HTTP/1.1\r\nHost: x\r\n\r\n")
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            client.close()
             server.send_signal(stop)
             assert server.wait(timeout=30) == 0
         finally:
@@ -147,6 +163,7 @@ def test_view_serves_the_site_on_a_free_port_and_stops_on_a_signal(
                 server.kill()
                 server.wait()
     assert list(scratch.iterdir()) == []
+    assert (tmp_path / "stderr.txt").read_text() == "stopped\n"  # no traceback
 
 
 def test_the_overview_verdict_is_the_gate_commands(campaign: Path, tmp_path: Path) -> None:

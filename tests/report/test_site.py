@@ -350,19 +350,36 @@ def test_the_overview_shows_the_gate_verdict_on_the_newest_pair() -> None:
         assert f'src="plots/{name}.svg"' in overview
 
 
-def test_runs_tables_carry_an_index_for_every_row() -> None:
-    """Each runs table row has a data-i into the page's JSON index, and pages are readable
-    without the script: the filter bar is hidden until the script shows it."""
+def test_runs_tables_carry_an_index_for_every_row_and_one_page_of_rows() -> None:
+    """The runs page's JSON index holds every run (560, counted from the sample lines); its
+    table holds only the first 100 rows, each with a data-i into the index; the filter bar and
+    pager are hidden until the script shows them, and a note says what the script pages."""
     page = text_of(sample_site(), "runs.html")
     rows = re.findall(r'<tr data-i="(\d+)">', page)
-    assert len(rows) == 560
+    assert [int(i) for i in rows] == list(range(100))
     data = page.split('<script type="application/json" id="run-index">', 1)[1].split(
         "</script>", 1
     )[0]
     index = json.loads(data)
-    assert [int(i) for i in rows] == list(range(len(index)))
+    assert len(index) == 560
     assert 'id="filters" data-js hidden' in page
+    assert 'id="pager" data-js hidden' in page
+    assert "The first 100 of 560 runs" in page
     assert any("forbidden call(s) invoked: checkout_task" in item["text"] for item in index)
+    # Each index entry has the row's eight cells, the run page's link among them.
+    glm = [
+        item
+        for item in index
+        if item["c"][3][1] == GLM_RUN  # runs.html is at the root: links are site paths
+    ]
+    assert len(glm) == 1
+    assert glm[0]["c"][:4] == [
+        "campaign-2026-11-22",
+        ["opencode-glm", "candidates/opencode-glm.html"],
+        ["final-response", "cases/final-response.html"],
+        ["run 2", GLM_RUN],
+    ]
+    assert glm[0]["r"] == 2
 
 
 def test_file_names_are_safe() -> None:
@@ -439,7 +456,10 @@ def test_a_repeated_run_is_an_error(tmp_path: Path) -> None:
 
 
 def test_write_site_replaces_a_site_but_no_other_folder(tmp_path: Path) -> None:
-    files = {".scorecard-site": b"x\n", "index.html": b"<p>one</p>", "a/b.html": b"b"}
+    from scorecard.report._site import _MARKER_TEXT
+
+    marker = _MARKER_TEXT + b"a/b.html\nindex.html\n"  # the site's own files, listed
+    files = {".scorecard-site": marker, "index.html": b"<p>one</p>", "a/b.html": b"b"}
     out = tmp_path / "site"
     write_site(files, out)
     assert (out / "a" / "b.html").read_bytes() == b"b"
@@ -454,3 +474,77 @@ def test_write_site_replaces_a_site_but_no_other_folder(tmp_path: Path) -> None:
     assert (other / "keep.txt").read_text() == "mine"
     with pytest.raises(InputError):
         write_site(files, other / "keep.txt")
+
+
+# ---------------------------------------------------------------------------------------------
+# What changed in a case
+
+
+def sample_lines(candidate: str, case: str) -> dict[str, list[dict[str, Any]]]:
+    """The sample observations of ``candidate`` on ``case``, by bundle id (read with json)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for folder in sorted(SAMPLES.iterdir()):
+        bundle = json.loads((folder / "bundle.json").read_text())["id"]
+        for line in (folder / "observations.jsonl").read_text().splitlines():
+            document = json.loads(line)
+            if document["candidateId"] == candidate and document["caseId"] == case:
+                found.setdefault(bundle, []).append(document)
+    return found
+
+
+def test_the_change_page_marks_the_checks_that_passed_then_and_fail_now() -> None:
+    """opencode-glm on final-response, 2026-11-22 beside the nights before: the checks marked
+    are those every earlier run passed and a run of 2026-11-22 failed (from the sample lines)."""
+    nights = sample_lines("opencode-glm", "final-response")
+    newest = "campaign-2026-11-22"
+    assert sorted(nights)[-1] == newest
+    checks: dict[str, list[bool]] = {}
+    failing_now: set[str] = set()
+    for bundle, documents in nights.items():
+        for document in documents:
+            for section in ("lifecycle", "continuation", "presentation"):
+                for check in document.get(section, {}).get("checks", []):
+                    name = f"{section}/{check['id']}"
+                    if bundle == newest:
+                        if check["passed"] is False:
+                            failing_now.add(name)
+                    else:
+                        checks.setdefault(name, []).append(check["passed"])
+    expected = sorted(name for name in failing_now if all(checks.get(name, [False])))
+    assert expected  # the sample has such a check (a forbidden call on run 2)
+    page = text_of(sample_site(), "changes/campaign-2026-11-22/opencode-glm/final-response.html")
+    marked = re.findall(r'<tr class="changed"><th scope="row">check ([^<]+)<br>', page)
+    assert marked == expected
+    expected_calls = {tuple(document["base"]["expectedCalls"]) for document in nights[newest]}
+    assert len(expected_calls) == 1  # the night's runs agree: the value is said once
+    said = ", ".join(next(iter(expected_calls)))
+    assert f"all {len(nights[newest])}: {said}</span>" in page
+    for bundle in nights:  # every night is a column, this one last
+        assert f'<th scope="col">{bundle}' in page
+    assert page.index(f'<th scope="col">{newest} (this night)') > page.index(
+        '<th scope="col">campaign-2026-11-15'
+    )
+
+
+def test_every_gate_failure_and_run_page_links_to_its_change_page() -> None:
+    files = sample_site()
+    overview = text_of(files, "index.html")
+    failures = overview.split('<table class="failures">', 1)[1].split("</table>", 1)[0]
+    links = re.findall(r'<a href="(changes/[^"]+)">then and now</a>', failures)
+    assert links
+    for target in links:
+        assert target in files
+    run = text_of(files, GLM_RUN)
+    assert 'href="../../../changes/campaign-2026-11-22/opencode-glm/final-response.html"' in run
+    first = text_of(files, "runs/campaign-2026-11-01/opencode-glm/final-response-r1.html")
+    assert 'id="then-and-now"' not in first  # the first night has no night before
+
+
+def test_the_script_is_only_on_pages_that_use_it() -> None:
+    """The overview (its search form) and every page with a runs table carry the script; a run
+    page and a change page carry none of its bytes."""
+    files = sample_site()
+    for name in ("index.html", "runs.html", "candidates/opencode-glm.html"):
+        assert text_of(files, name).count("<script>") == 1, name
+    for name in (GLM_RUN, "changes/campaign-2026-11-22/opencode-glm/final-response.html"):
+        assert "<script>" not in text_of(files, name), name

@@ -10,6 +10,7 @@ Skipped when Playwright or Chromium is missing (CI's ``.ci/run`` installs chromi
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 
 from scorecard.report import write_site
 from scorecard.report._site_paths import anchor_id
+from tests.conftest import ROOT
 from tests.report.test_site import sample_site
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -117,7 +119,7 @@ def test_click_from_the_overview_to_the_pointer_of_a_failing_run(
     for row in page.locator("table.runs tbody tr:visible").all():
         assert "campaign-2026-11-22" in row.inner_text()
         assert "gate failed" in row.inner_text()
-    assert page.locator("#shown").inner_text() == f"{shown} of {total} runs shown"
+    assert page.locator("#shown").inner_text().startswith(f"{shown} of {total} runs match")
     page.screenshot(path=str(shots / "candidate-filtered.png"), full_page=True)
 
     row = page.locator("table.runs tbody tr:visible", has_text="final-response").filter(
@@ -143,18 +145,31 @@ def test_click_from_the_overview_to_the_pointer_of_a_failing_run(
     watched.close()
 
 
+def matching(page: Any) -> int:
+    """The runs the filters keep, as the page counts them ("N of M runs match")."""
+    return int(page.locator("#shown").inner_text().split(" of ", 1)[0])
+
+
 def test_search_hides_rows_and_reads_the_query_string(browser: Any, site: Path) -> None:
     watched = Watched(browser)
     page = watched.page
     page.goto((site / "runs.html").as_uri())
-    assert visible_rows(page) == 560
+    assert visible_rows(page) == 100  # one page of the 560 runs in the table
+    assert matching(page) == 560
+    assert page.locator("#page").inner_text() == "page 1 of 6, rows 1-100"
     page.fill("#q", "checkout_task")
-    found = visible_rows(page)
+    playwright_api.expect(page.locator("#shown")).not_to_have_text(re.compile("^560 "))
+    found = matching(page)
     assert 0 < found < 560
+    assert visible_rows(page) == min(found, 100)
+    assert f"hidden: {560 - found} by the search" in page.locator("#shown").inner_text()
+    assert "q=checkout_task" in page.url  # the state is in the address
     page.fill("#q", "no run says this")
+    playwright_api.expect(page.locator("#shown")).to_have_text(re.compile("^0 "))
     assert visible_rows(page) == 0
     page.fill("#q", "")
-    assert visible_rows(page) == 560
+    playwright_api.expect(page.locator("#shown")).to_have_text(re.compile("^560 "))
+    assert visible_rows(page) == 100
     page.goto((site / "runs.html").as_uri() + "?q=opencode-glm+final-response", wait_until="load")
     assert 0 < visible_rows(page) < 560
     assert page.locator("#q").input_value() == "opencode-glm final-response"
@@ -169,13 +184,195 @@ def test_search_hides_rows_and_reads_the_query_string(browser: Any, site: Path) 
     watched.close()
 
 
+def overall_of(row: Any) -> float:
+    return float(row.locator("td.num").inner_text())
+
+
+def test_runs_sort_and_page_and_the_address_brings_them_back(browser: Any, site: Path) -> None:
+    """Sorting by overall (descending), going to page 2, then opening the page's address in a
+    new tab shows the same rows; the order holds across the page boundary."""
+    watched = Watched(browser)
+    page = watched.page
+    page.goto((site / "runs.html").as_uri())
+    page.locator("th button.sort", has_text="overall").click()
+    page.locator("th button.sort", has_text="overall").click()  # again: descending
+    assert page.locator("th", has_text="overall").get_attribute("aria-sort") == "descending"
+    first_page = [overall_of(row) for row in page.locator("table.runs tbody tr").all()]
+    assert first_page == sorted(first_page, reverse=True)
+    page.click("#next")
+    assert page.locator("#page").inner_text() == "page 2 of 6, rows 101-200"
+    second_page = [overall_of(row) for row in page.locator("table.runs tbody tr").all()]
+    assert second_page == sorted(second_page, reverse=True)
+    assert min(first_page) >= max(second_page)
+    shown = [row.inner_text() for row in page.locator("table.runs tbody tr").all()]
+    address = page.url
+    assert "sort=5" in address
+    assert "dir=desc" in address
+    assert "page=2" in address
+    again = watched.context.new_page()
+    again.goto(address)
+    assert [row.inner_text() for row in again.locator("table.runs tbody tr").all()] == shown
+    watched.close()
+
+
 def test_pages_are_readable_without_javascript(browser: Any, site: Path, shots: Path) -> None:
     watched = Watched(browser, javascript=False)
     page = watched.page
     page.goto((site / "runs.html").as_uri())
-    assert visible_rows(page) == 560
+    assert visible_rows(page) == 100  # the first page, and a note on the rest
+    assert page.get_by_text("The first 100 of 560 runs").is_visible()
     assert not page.locator("#filters").is_visible()
     page.goto((site / "runs/campaign-2026-11-22/opencode-glm/final-response-r2.html").as_uri())
     assert page.locator("mark.hl").count() >= 3
     page.screenshot(path=str(shots / "run-no-js.png"))
+    watched.close()
+
+
+def axe_source() -> str | None:
+    """axe-core's script: ``SCORECARD_AXE_CORE`` names it, or ``.ci/run`` installed it with npm
+    under ``.ci/node``."""
+    chosen = os.environ.get("SCORECARD_AXE_CORE")
+    path = Path(chosen) if chosen else ROOT / ".ci/node/node_modules/axe-core/axe.min.js"
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+AXE = axe_source()
+RUN_PAGE = "runs/campaign-2026-11-22/opencode-glm/final-response-r2.html"
+
+
+@pytest.mark.skipif(AXE is None, reason="needs axe-core (.ci/run installs it with npm)")
+@pytest.mark.parametrize(
+    "page_name",
+    [
+        "index.html",
+        "runs.html",
+        "candidates/opencode-glm.html",
+        "cases/final-response.html",
+        "pairs/campaign-2026-11-15--campaign-2026-11-22.html",
+        RUN_PAGE,
+        f"{RUN_PAGE}#{anchor_id(POINTER)}",  # the pointed field highlighted (:target)
+        "changes/campaign-2026-11-22/opencode-glm/final-response.html",
+    ],
+)
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_violation_on_any_page_kind(
+    browser: Any, site: Path, page_name: str, scheme: str
+) -> None:
+    """axe-core on every page kind, in light and dark colour schemes: nothing serious or
+    critical (the highlighted pointer's contrast was 4.42:1), and the overview's headings in
+    order."""
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900}, bypass_csp=True, color_scheme=scheme
+    )
+    try:
+        page = context.new_page()
+        file, _, fragment = page_name.partition("#")
+        assert (site / file).is_file(), file
+        page.goto((site / file).as_uri() + (f"#{fragment}" if fragment else ""))
+        page.add_script_tag(content=AXE)
+        found = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    finally:
+        context.close()
+    problems = [
+        (item["id"], item["impact"], [node["target"] for node in item["nodes"]][:3])
+        for item in found["violations"]
+        if item["impact"] in ("serious", "critical") or item["id"] == "heading-order"
+    ]
+    assert problems == []
+
+
+def test_click_from_a_gate_failure_to_the_case_then_and_now(browser: Any, site: Path) -> None:
+    """From the overview's gate failure of opencode-glm's final-response run 2 to the page of
+    that case on 2026-11-22 beside the nights before: the check that failed is highlighted."""
+    watched = Watched(browser)
+    page = watched.page
+    page.goto((site / "index.html").as_uri())
+    row = page.locator("table.failures tbody tr", has_text="opencode-glm").filter(
+        has_text="final-response"
+    )
+    row.locator("a", has_text="then and now").first.click()
+    assert page.url.endswith("/changes/campaign-2026-11-22/opencode-glm/final-response.html")
+    changed = page.locator("tr.changed", has_text="check continuation/trajectory-restraint")
+    assert changed.count() == 1
+    assert "passed then, failing now" in changed.inner_text()
+    assert "r2: failed" in changed.locator("td").last.inner_text()
+    colour = changed.locator("td").last.evaluate(
+        "element => getComputedStyle(element).backgroundColor"
+    )
+    assert colour not in ("rgba(0, 0, 0, 0)", "transparent", "rgb(255, 255, 255)")
+    watched.close()
+
+
+def test_a_skip_link_leads_the_keyboard_to_the_content(browser: Any, site: Path) -> None:
+    watched = Watched(browser)
+    page = watched.page
+    page.goto((site / "index.html").as_uri())
+    skip = page.locator("a.skip")
+    box = skip.bounding_box()
+    assert box is not None
+    assert box["x"] < 0  # off screen until focused
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip"
+    box = skip.bounding_box()
+    assert box is not None
+    assert box["x"] >= 0  # shown while focused
+    page.keyboard.press("Enter")
+    assert page.url.endswith("#main")
+    watched.close()
+
+
+def test_the_dark_scheme_is_dark(browser: Any, site: Path) -> None:
+    context = browser.new_context(color_scheme="dark")
+    try:
+        page = context.new_page()
+        page.goto((site / RUN_PAGE).as_uri())
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    finally:
+        context.close()
+    assert background == "rgb(13, 17, 23)"
+
+
+def test_the_search_waits_for_the_typing_to_stop(browser: Any, site: Path) -> None:
+    """Five keys typed 10 ms apart rebuild the table once (debounced), not five times."""
+    watched = Watched(browser)
+    page = watched.page
+    page.goto((site / "runs.html").as_uri())
+    page.evaluate(
+        """() => {
+          window.rebuilt = 0;
+          new MutationObserver(() => { window.rebuilt++; })
+            .observe(document.querySelector("table.runs"), { childList: true });
+        }"""
+    )
+    page.locator("#q").press_sequentially("check", delay=10)
+    playwright_api.expect(page.locator("#shown")).not_to_have_text(re.compile("^560 "))
+    page.wait_for_timeout(400)
+    assert page.evaluate("() => window.rebuilt") == 1
+    watched.close()
+
+
+def test_hostile_ids_in_the_paged_table_stay_text(browser: Any, tmp_path: Path) -> None:
+    """The script builds rows from the JSON index as text: a candidate id holding markup shows
+    as those characters, no element or dialog comes of it."""
+    from scorecard.contract import load_catalog
+    from scorecard.report import build_site
+    from tests.report.test_site import hostile_records
+
+    folder = tmp_path / "site"
+    write_site(build_site(hostile_records(tmp_path), load_catalog()), folder)
+    watched = Watched(browser)
+    page = watched.page
+    dialogs: list[str] = []
+
+    def dismissed(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", dismissed)
+    page.goto((folder / "runs.html").as_uri())
+    page.locator("th button.sort", has_text="candidate").click()  # rows rebuilt by the script
+    cell = page.locator("table.runs tbody tr").first.locator("td").nth(1)
+    assert '<script>alert("id")</script>' in cell.inner_text()
+    assert page.locator("table.runs tbody script, table.runs tbody img").count() == 0
+    assert dialogs == []
     watched.close()

@@ -187,24 +187,15 @@ def serve_folder(folder: PathLike, *, port: int = 0, on_ready: Callable[[str], N
     """Serve the files of ``folder`` on 127.0.0.1:``port`` (0: any free port) until Ctrl-C or
     SIGTERM, calling ``on_ready`` with the address first. While serving, Ctrl-C and SIGTERM are
     the normal way to stop; before, they interrupt as anywhere else. A port that cannot be
-    bound raises :class:`InputError`."""
-    import functools
-    import http.server
+    bound raises :class:`InputError`.
+
+    Only regular files inside ``folder`` are served, reached without a symbolic link; no
+    folder is listed (a folder's address serves its ``index.html``), no name starting with a
+    dot (the site's marker) is served; a bad request gets a 4xx answer, and neither it nor a
+    client that goes away prints anything."""
     import signal
 
-    class QuietHandler(http.server.SimpleHTTPRequestHandler):
-        """Static files, no request log on the terminal."""
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-    handler = functools.partial(QuietHandler, directory=os.fspath(folder))
-    try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    except OSError as error:
-        raise InputError(
-            f"cannot serve on 127.0.0.1:{port}: {error.strerror or error}", rule="unservable"
-        ) from None
+    server = _site_server(Path(folder), port)
     previous = {signum: signal.signal(signum, _stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         on_ready(f"http://127.0.0.1:{server.server_port}/")
@@ -215,6 +206,86 @@ def serve_folder(folder: PathLike, *, port: int = 0, on_ready: Callable[[str], N
         server.server_close()
         for signum, before in previous.items():
             signal.signal(signum, before)
+
+
+def _site_server(folder: Path, port: int) -> Any:
+    """The HTTP server of :func:`serve_folder`, bound, not yet serving."""
+    import http.server
+    import stat
+    import urllib.parse
+
+    root = folder.resolve()
+
+    class SiteHandler(http.server.SimpleHTTPRequestHandler):
+        """The site's regular files only; no request log on the terminal."""
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+        def list_directory(self, path: Any) -> None:  # never called; never lists, in any case
+            self.send_error(404)
+
+        def send_head(self) -> Any:
+            raw = urllib.parse.urlsplit(self.path).path
+            try:
+                text = urllib.parse.unquote(raw, errors="strict")
+            except UnicodeDecodeError:
+                self.send_error(400, "Bad request path")
+                return None
+            if not raw.startswith("/") or "\x00" in text or "\\" in text:
+                self.send_error(400, "Bad request path")
+                return None
+            parts = [part for part in text.split("/") if part]
+            if any(part.startswith(".") for part in parts):  # .., the marker, hidden files
+                self.send_error(404)
+                return None
+            path = root.joinpath(*parts)
+            try:
+                for depth in range(1, len(parts) + 1):  # no symbolic link on the way
+                    if stat.S_ISLNK(os.lstat(root.joinpath(*parts[:depth])).st_mode):
+                        raise FileNotFoundError
+                if stat.S_ISDIR(os.lstat(path).st_mode):
+                    if not text.endswith("/"):
+                        self.send_response(301)
+                        self.send_header("Location", urllib.parse.quote(text) + "/")
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return None
+                    path = path / "index.html"
+                handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            except (OSError, ValueError):
+                self.send_error(404)
+                return None
+            file = os.fdopen(handle, "rb")
+            size = os.fstat(handle)
+            if not stat.S_ISREG(size.st_mode):
+                file.close()
+                self.send_error(404)
+                return None
+            self.send_response(200)
+            self.send_header("Content-Type", self.guess_type(os.fspath(path)))
+            self.send_header("Content-Length", str(size.st_size))
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.end_headers()
+            return file
+
+    class SiteServer(http.server.ThreadingHTTPServer):
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            """A client that resets or goes away (any socket error, also one met while the
+            server stops) is no error of the server's: nothing printed; anything else one line,
+            never a traceback (the default prints one)."""
+            import sys
+
+            error = sys.exc_info()[1]
+            if not isinstance(error, OSError):
+                sys.stderr.write(f"a request failed: {type(error).__name__}\n")
+
+    try:
+        return SiteServer(("127.0.0.1", port), SiteHandler)
+    except OSError as error:
+        raise InputError(
+            f"cannot serve on 127.0.0.1:{port}: {error.strerror or error}", rule="unservable"
+        ) from None
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:

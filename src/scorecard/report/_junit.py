@@ -45,7 +45,7 @@ from scorecard.gate import ALL_CANDIDATES, GateCheck, GateResult, RunFacts
 
 from ._common import number_text
 from ._escape import one_line, xml_text
-from ._site_paths import site_link
+from ._site_paths import change_link, site_link
 
 __all__ = ["CHECKS_SUITE", "RUNS_SUITE", "render_junit", "render_junit_runs", "write_junit_runs"]
 
@@ -233,7 +233,9 @@ def _document(root: ElementTree.Element) -> str:
     )
 
 
-def _check_case(suite: ElementTree.Element, check: GateCheck, pages: Sequence[str] = ()) -> str:
+def _check_case(
+    suite: ElementTree.Element, check: GateCheck, pages: Sequence[tuple[str, str]] = ()
+) -> str:
     who = check.candidate or ALL_CANDIDATES
     case = ElementTree.SubElement(
         suite, "testcase", classname=one_line(who, _NAME_LIMIT), name=check.rule
@@ -244,7 +246,7 @@ def _check_case(suite: ElementTree.Element, check: GateCheck, pages: Sequence[st
             ("status", check.status),
             ("required", "true" if check.required else "false"),
             *([("subjects", subjects)] if subjects else []),
-            *(("page", page) for page in pages),
+            *pages,
         ]
     )
     deciding = [outcome for outcome in check.outcomes if outcome.status == check.status]
@@ -265,16 +267,23 @@ def _check_case(suite: ElementTree.Element, check: GateCheck, pages: Sequence[st
     return kind
 
 
-def _failure_pages(result: GateResult, site_url: str | None) -> dict[str | None, list[str]]:
+def _failure_pages(
+    result: GateResult, site_url: str | None
+) -> dict[str | None, list[tuple[str, str]]]:
     """Per candidate, the report-site pages of its runs that failed the gate (none without a
-    site)."""
-    pages: dict[str | None, list[str]] = {}
+    site): each run's ``page``, and with a baseline its case's ``then and now`` page."""
+    pages: dict[str | None, list[tuple[str, str]]] = {}
     if site_url is not None:
         for failure in result.failures:
             run = failure.run
-            pages.setdefault(run.candidate, []).append(
-                site_link(site_url, run.bundle, run.candidate, run.case, run.repetition)
+            listed = pages.setdefault(run.candidate, [])
+            listed.append(
+                ("page", site_link(site_url, run.bundle, run.candidate, run.case, run.repetition))
             )
+            if result.baseline_bundle is not None:
+                change = change_link(site_url, run.bundle, run.candidate, run.case)
+                if ("then and now", change) not in listed:
+                    listed.append(("then and now", change))
     return pages
 
 
@@ -282,7 +291,8 @@ def render_junit(result: GateResult, *, site_url: str | None = None) -> str:
     """``result`` as JUnit XML with one test case per gate check (UTF-8, XML declaration):
     class name the candidate, name the rule. With ``site_url`` (where ``scorecard report``
     publishes its site), a failed check of a candidate lists the pages of that candidate's
-    gate-failed runs as ``page:`` lines of its ``system-out``."""
+    gate-failed runs as ``page:`` lines of its ``system-out`` (with a baseline, each case's
+    page beside the nights before as a ``then and now:`` line)."""
     root = ElementTree.Element("testsuites", name=CHECKS_SUITE)
     gate = ElementTree.SubElement(root, "testsuite", name=CHECKS_SUITE)
     gate.append(_properties(_gate_properties(result)))

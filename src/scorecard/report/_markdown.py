@@ -32,7 +32,7 @@ from ._common import (
 )
 from ._escape import INLINE_LIMIT, markdown_fence, markdown_inline, needs_block
 from ._markdown_budget import LeftOut, MarkdownBudget
-from ._site_paths import site_link
+from ._site_paths import change_link, site_link
 
 __all__ = [
     "DETAILS_KEPT",
@@ -148,11 +148,15 @@ def _candidates(result: GateResult, budget: MarkdownBudget) -> None:
     )
 
 
-def _run_link(run: RunFacts, site_url: str | None) -> str:
-    """The run's repetition, linked to its page of the report site when there is one."""
+def _run_link(run: RunFacts, site_url: str | None, *, baseline: bool = False) -> str:
+    """The run's repetition, linked to its page of the report site when there is one; with a
+    baseline, also to the page of its case beside the nights before (then and now)."""
     if site_url is None:
         return str(run.repetition)
-    return f"[{run.repetition}]({site_link(site_url, run.bundle, run.candidate, run.case, run.repetition)})"
+    linked = f"[{run.repetition}]({site_link(site_url, run.bundle, run.candidate, run.case, run.repetition)})"
+    if baseline:
+        linked += f" [then and now]({change_link(site_url, run.bundle, run.candidate, run.case)})"
+    return linked
 
 
 def _failures(result: GateResult, budget: MarkdownBudget, site_url: str | None) -> None:
@@ -170,7 +174,7 @@ def _failures(result: GateResult, budget: MarkdownBudget, site_url: str | None) 
             [
                 markdown_inline(run.candidate),
                 markdown_inline(run.case),
-                _run_link(run, site_url),
+                _run_link(run, site_url, baseline=result.baseline_bundle is not None),
                 run.classification,
                 ", ".join(f"`{name}`" for name in failure.dimensions),
                 "-" if failure.new is None else ", ".join(f"`{n}`" for n in failure.new) or "no",

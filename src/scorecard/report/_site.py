@@ -8,9 +8,12 @@
 Pages: ``index.html`` (the gate's verdict on the newest bundle against the previous one, the
 candidates of the newest bundle, the heatmap, trends and cost frontier, the bundles, the cases,
 the newest bundle's gate failures), ``runs.html`` (every run, searchable), one page per
-candidate, per case and per pair of consecutive bundles (the gate on that pair), and one page
-per run (its scorecard, every failing reason linked to the observation field it points at, the
-audit findings, the failure metadata, the observation with those fields highlighted).
+candidate, per case and per pair of consecutive bundles (the gate on that pair), one page per
+candidate x case x night after the first (``changes/``: the night's runs beside the nights
+before, :mod:`._site_change`), and one page per run (its scorecard, every failing reason
+linked to the observation field it points at, the audit findings, the failure metadata, the
+observation with those fields highlighted). The marker file lists every other file, so a later
+``write_site`` replaces only what this one wrote.
 
 Nothing is computed for the site: numbers come from :func:`scorecard.aggregate.analyze_campaign` and
 :func:`scorecard.gate.evaluate_gate` (the gate command's function, on the same runs), plots
@@ -21,6 +24,7 @@ from :mod:`scorecard.plots` (:mod:`._site_data`). Every interpolated string goes
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -31,6 +35,7 @@ from scorecard.gate import (
     GateRules,
 )
 
+from ._site_change import change_pages
 from ._site_data import SiteData, draw_plots
 from ._site_pages import all_runs_page, candidate_page, case_page, overview_page, pair_page
 from ._site_paths import (
@@ -45,7 +50,11 @@ __all__ = ["SITE_MARKER", "build_site", "write_site"]
 
 #: The file that marks a folder as a report site (the only kind of folder --out replaces).
 SITE_MARKER = ".scorecard-site"
-_MARKER_TEXT = b"A site written by `scorecard report`; `scorecard report --out` may replace it.\n"
+_MARKER_TEXT = (
+    b"A site written by `scorecard report`; `scorecard report --out` may replace it.\n"
+    b"It wrote the files below and no other; it replaces the site only while the folder holds "
+    b"nothing else.\n"
+)
 
 
 def build_site(
@@ -63,21 +72,56 @@ def build_site(
     """
     site = SiteData(list(records), catalog, rules or GateRules(), seed)
     plots = draw_plots(site)
-    files: dict[str, bytes] = {SITE_MARKER: _MARKER_TEXT}
-    files[PAGE_INDEX] = overview_page(site, plots)
-    files[PAGE_RUNS] = all_runs_page(site)
+    files = _Files()
+    files.put(PAGE_INDEX, overview_page(site, plots), "the overview")
+    files.put(PAGE_RUNS, all_runs_page(site), "the runs")
     for name, (_, image) in plots.items():
         if isinstance(image, bytes):
-            files[f"plots/{name}.svg"] = image
+            files.put(f"plots/{name}.svg", image, f"plot {name}")
     for candidate in site.candidates:
-        files[candidate_page_path(candidate)] = candidate_page(site, candidate)
+        files.put(
+            candidate_page_path(candidate),
+            candidate_page(site, candidate),
+            f"candidate {candidate}",
+        )
     for case in site.cases:
-        files[case_page_path(case)] = case_page(site, case)
+        files.put(case_page_path(case), case_page(site, case), f"case {case}")
     for pair in site.pairs:
-        files[pair.path] = pair_page(site, pair)
+        files.put(pair.path, pair_page(site, pair), f"bundles {pair.baseline} and {pair.current}")
+    for name, data in change_pages(site).items():
+        files.put(name, data, f"the change page {name}")
     for run in site.runs:
-        files[run.path] = run_page(site, run)
-    return dict(sorted(files.items()))
+        facts = run.facts
+        files.put(
+            run.path,
+            run_page(site, run),
+            f"run {facts.repetition} of case {facts.case} by {facts.candidate} in {facts.bundle}",
+        )
+    return files.with_manifest()
+
+
+class _Files:
+    """The site's files by path; a path is given once (two ids whose page names met would
+    otherwise overwrite one page with the other, silently)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+        self.owners: dict[str, str] = {}
+
+    def put(self, path: str, data: bytes, owner: str) -> None:
+        if path in self.files:
+            raise InputError(
+                f"{owner} and {self.owners[path]} would share the page {path}; rename one",
+                rule="page_name_collision",
+            )
+        self.files[path] = data
+        self.owners[path] = owner
+
+    def with_manifest(self) -> dict[str, bytes]:
+        """Every file, the marker (:data:`SITE_MARKER`, listing the others) among them."""
+        names = sorted(self.files)
+        self.files[SITE_MARKER] = _MARKER_TEXT + "".join(f"{name}\n" for name in names).encode()
+        return dict(sorted(self.files.items()))
 
 
 def write_site(files: Mapping[str, bytes], out: str | Path) -> None:
@@ -104,8 +148,55 @@ def write_site(files: Mapping[str, bytes], out: str | Path) -> None:
                 rule="bad_output",
                 source=str(target),
             )
+        added = _not_written_by_site(target)
+        if added:
+            shown = ", ".join(added[:5]) + (f" and {len(added) - 5} more" if len(added) > 5 else "")
+            raise InputError(
+                f"the output folder holds {len(added)} file(s) or folder(s) the earlier site did "
+                f"not write ({shown}); replacing the site would delete them: move them out of it, "
+                "or give another folder",
+                rule="bad_output",
+                source=str(target),
+            )
     with atomic_folder(target) as staging:
         for name, data in files.items():
             destination = staging.joinpath(*name.split("/"))
             destination.parent.mkdir(parents=True, exist_ok=True)
             destination.write_bytes(data)
+
+
+def _not_written_by_site(target: Path) -> list[str]:
+    """The entries of the site folder ``target`` (``/``-separated, sorted) its marker does not
+    list: files, links and empty folders added since (a marker written before the list was
+    kept lists none, so such a site is replaced only when empty of all else)."""
+    try:
+        text = (target / SITE_MARKER).read_bytes()
+        names = set(text.removeprefix(_MARKER_TEXT).decode("utf-8").splitlines())
+        if not text.startswith(_MARKER_TEXT):
+            names = set()
+        names.add(SITE_MARKER)
+        folders = {"/".join(name.split("/")[:depth]) for name in names for depth in
+                   range(1, name.count("/") + 1)}  # fmt: skip
+        added: list[str] = []
+        for root, subfolders, entries in os.walk(target, onerror=_raise):
+            here = Path(root).relative_to(target).as_posix()
+            prefix = "" if here == "." else f"{here}/"
+            for name in subfolders:
+                path = Path(root, name)
+                if path.is_symlink() or f"{prefix}{name}" not in folders:
+                    added.append(f"{prefix}{name}" + ("" if path.is_symlink() else "/"))
+            subfolders[:] = [name for name in subfolders if f"{prefix}{name}" in folders
+                             and not Path(root, name).is_symlink()]  # fmt: skip
+            added.extend(f"{prefix}{name}" for name in entries if f"{prefix}{name}" not in names)
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "an unreadable marker"
+        raise OutputError(
+            f"cannot check what the site folder holds: {reason or type(error).__name__}",
+            rule="unwritable",
+            source=str(target),
+        ) from None
+    return sorted(added)
+
+
+def _raise(error: OSError) -> None:
+    raise error

@@ -77,12 +77,13 @@ class SiteData:
         self.rules = rules
         self.seed = seed
         self.runs: list[SiteRun] = []
-        seen: dict[str, SiteRun] = {}
+        seen: set[tuple[str, str, str, int]] = set()
         loaded = LoadedRecords()
         for record in records:
             facts = run_facts(record.record_json())
-            path = run_page_path(facts.bundle, facts.candidate, facts.case, facts.repetition)
-            if path in seen:
+            key = (facts.bundle, facts.candidate, facts.case, facts.repetition)
+            path = run_page_path(*key)
+            if key in seen:  # by ids, not page names: ids whose slugs met are different runs
                 raise InputError(
                     f"repeats candidate {facts.candidate}, case {facts.case}, repetition "
                     f"{facts.repetition} of bundle {facts.bundle}",
@@ -90,7 +91,7 @@ class SiteData:
                     source=record.source,
                 )
             run = SiteRun(record, facts, path, explain_record(record, catalog))
-            seen[path] = run
+            seen.add(key)
             self.runs.append(run)
             loaded.add(scored_row(record))
         if not self.runs:

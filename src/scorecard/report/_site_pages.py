@@ -154,7 +154,7 @@ def overview_page(site: SiteData, plots: Mapping[str, tuple[str, bytes | str]]) 
         + verdict_block(result)
         + judged
         + (
-            "<h3>Required rules not passed</h3>" + outcomes_table(unresolved, path)
+            '<h2 id="required">Required rules not passed</h2>' + outcomes_table(unresolved, path)
             if unresolved
             else ""
         )

@@ -5,9 +5,16 @@ elsewhere (the gate's markdown or JUnit) finds the page :func:`run_page_path` na
 
 * an id made only of lowercase letters, digits and single inner hyphens is its own slug;
 * any other id (upper case, dots, markup, control characters, an empty or long id, a name
-  Windows reserves) is lowered to those characters and followed by 8 hex digits of the SHA-256
-  of its UTF-8 text, so two ids never share a slug (unless SHA-256 collides) and the file name
-  shows nothing of the id that is not in the id already (ids are redacted by the engine).
+  Windows reserves, or a plain id that ends like a hashed slug: a hyphen, or nothing, then 32
+  hex digits) is lowered to those characters (at most 24 of them) and followed by 32 hex digits
+  (128 bits) of the SHA-256 of its UTF-8 text.
+
+So a plain slug never ends in a group of 32 hex digits and a hashed one always does: two ids
+share a slug only when the first 128 bits of their SHA-256 agree (8 hex digits were used
+before; a colliding pair is found in a few ten thousand tries, and one page overwrote the
+other). The file name shows nothing of the id that is not in the id already (ids are redacted
+by the engine). :func:`~scorecard.report.build_site` still refuses to write two different
+pages to one name rather than let one overwrite the other.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ __all__ = [
     "anchor_id",
     "candidate_page_path",
     "case_page_path",
+    "change_link",
+    "change_page_path",
     "link",
     "pair_page_path",
     "run_page_path",
@@ -36,6 +45,9 @@ PAGE_RUNS = "runs.html"
 _PLAIN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _OTHER = re.compile(r"[^a-z0-9]+")
 _LONGEST = 48
+_BASE = 24
+_DIGITS = 32
+_HASHED_END = re.compile(rf"(?:^|-)[0-9a-f]{{{_DIGITS}}}\Z")
 #: Names Windows will not create as files, whatever the extension.
 _RESERVED = frozenset(
     ["con", "prn", "aux", "nul"]
@@ -44,16 +56,21 @@ _RESERVED = frozenset(
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:_DIGITS]
 
 
 @functools.lru_cache(maxsize=4096)
 def slug(text: str) -> str:
     """``text`` as a file-name part (see the module docstring); the same text, the same slug."""
     text = str(text)
-    if _PLAIN.fullmatch(text) and len(text) <= _LONGEST and text not in _RESERVED:
+    if (
+        _PLAIN.fullmatch(text)
+        and len(text) <= _LONGEST
+        and text not in _RESERVED
+        and not _HASHED_END.search(text)
+    ):
         return text
-    base = _OTHER.sub("-", text.lower()).strip("-")[:_LONGEST].strip("-")
+    base = _OTHER.sub("-", text.lower()).strip("-")[:_BASE].strip("-")
     return f"{base}-{_digest(text)}" if base else _digest(text)
 
 
@@ -70,6 +87,12 @@ def site_link(site_url: str, bundle: str, candidate: str, case: str, run: int) -
     return f"{site_url.rstrip('/')}/{run_page_path(bundle, candidate, case, run)}"
 
 
+def change_link(site_url: str, bundle: str, candidate: str, case: str) -> str:
+    """The address of the page of ``case`` by ``candidate`` on night ``bundle`` beside the
+    nights before it, on the site published at ``site_url`` (as :func:`site_link`)."""
+    return f"{site_url.rstrip('/')}/{change_page_path(bundle, candidate, case)}"
+
+
 def candidate_page_path(candidate: str) -> str:
     """The page of one candidate across every bundle."""
     return f"candidates/{slug(candidate)}.html"
@@ -78,6 +101,12 @@ def candidate_page_path(candidate: str) -> str:
 def case_page_path(case: str) -> str:
     """The page of one case: every candidate's runs of it."""
     return f"cases/{slug(case)}.html"
+
+
+def change_page_path(bundle: str, candidate: str, case: str) -> str:
+    """The page of ``case`` by ``candidate`` on night ``bundle`` beside the nights before it
+    (what changed in the case)."""
+    return f"changes/{slug(bundle)}/{slug(candidate)}/{slug(case)}.html"
 
 
 def pair_page_path(baseline: str, current: str) -> str:

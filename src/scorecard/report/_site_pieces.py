@@ -24,6 +24,7 @@ from ._site_data import SiteData, SiteRun
 from ._site_paths import (
     candidate_page_path,
     case_page_path,
+    change_page_path,
     link,
 )
 
@@ -145,6 +146,10 @@ def outcome_cell(run: SiteRun) -> str:
     return f'<span class="{css}">{esc(outcome)}</span>'
 
 
+#: Rows a runs table shows at once (the page's HTML holds the first ones; the script pages).
+RUNS_PER_PAGE = 100
+
+
 def runs_table(page_path: str, runs: Sequence[SiteRun], site: SiteData) -> str:
     """Runs with the filter bar (shown by the script) and the JSON index it filters by."""
     if not runs:
@@ -152,6 +157,7 @@ def runs_table(page_path: str, runs: Sequence[SiteRun], site: SiteData) -> str:
     index = []
     rows = []
     attributes = []
+    bundle_order = {bundle: position for position, bundle in enumerate(site.bundles)}
     for position, run in enumerate(runs):
         facts = run.facts
         tags = [
@@ -178,25 +184,43 @@ def runs_table(page_path: str, runs: Sequence[SiteRun], site: SiteData) -> str:
         ]
         # As the select options show them (esc: shortened past DISPLAY_LIMIT), so a filter by
         # an id of any length still finds its runs; searched words are bounded alike.
+        cells = [
+            esc(facts.bundle),
+            link_to(page_path, candidate_page_path(facts.candidate), facts.candidate),
+            link_to(page_path, case_page_path(facts.case), facts.case),
+            link_to(page_path, run.path, f"run {facts.repetition}"),
+            esc(facts.classification),
+            esc(number_text(facts.overall)),
+            outcome_cell(run),
+            esc(", ".join(run.failing) or "-"),
+        ]
+        overall = facts.overall
+        css = {"passed": "pass", "gate failed": "fail", "not passed": "status-warn"}
         index.append(
             {
                 "tags": [shown(tag) for tag in tags],
                 "text": clean(" ".join(shown(word) for word in words)).lower(),
+                # The row's cells for the script, which puts one page of rows in the table
+                # (as text: a string, a link [text, href] or a styled [text, null, class]).
+                "c": [
+                    shown(facts.bundle),
+                    [shown(facts.candidate), link(page_path, candidate_page_path(facts.candidate))],
+                    [shown(facts.case), link(page_path, case_page_path(facts.case))],
+                    [f"run {facts.repetition}", link(page_path, run.path)],
+                    shown(facts.classification),
+                    number_text(overall),
+                    [run.outcome, None, css.get(run.outcome, "note")],
+                    shown(", ".join(run.failing) or "-"),
+                ],
+                # What the bundle, run and overall columns sort by (others: their text).
+                "b": bundle_order.get(facts.bundle, len(bundle_order)),
+                "r": facts.repetition,
+                "o": overall if overall is not None and math.isfinite(overall) else None,
             }
         )
-        attributes.append(f' data-i="{position}"')
-        rows.append(
-            [
-                esc(facts.bundle),
-                link_to(page_path, candidate_page_path(facts.candidate), facts.candidate),
-                link_to(page_path, case_page_path(facts.case), facts.case),
-                link_to(page_path, run.path, f"run {facts.repetition}"),
-                esc(facts.classification),
-                esc(number_text(facts.overall)),
-                outcome_cell(run),
-                esc(", ".join(run.failing) or "-"),
-            ]
-        )
+        if position < RUNS_PER_PAGE:  # the first page, also without the script
+            attributes.append(f' data-i="{position}"')
+            rows.append(cells)
     selects = []
     for name, label, values in (
         (
@@ -227,7 +251,20 @@ def runs_table(page_path: str, runs: Sequence[SiteRun], site: SiteData) -> str:
         '<label>search <input type="search" id="q" name="q" placeholder="id, reason, code..." '
         'aria-label="search runs"></label>'
         + "".join(selects)
-        + '<span id="shown" class="note"></span></div>'
+        + '<span id="shown" class="note" role="status"></span></div>'
+    )
+    pager = (
+        '<div class="pager" id="pager" data-js hidden>'
+        '<button type="button" id="previous">previous page</button> '
+        '<span id="page" class="note"></span> '
+        '<button type="button" id="next">next page</button></div>'
+    )
+    rest = (
+        f'<p class="note" data-no-js>The first {RUNS_PER_PAGE} of {len(runs)} runs; with '
+        "JavaScript on, this table pages, sorts and filters them all (each candidate's and "
+        "case's page lists theirs).</p>"
+        if len(runs) > RUNS_PER_PAGE
+        else ""
     )
     table = html_table(
         [
@@ -245,7 +282,7 @@ def runs_table(page_path: str, runs: Sequence[SiteRun], site: SiteData) -> str:
         css="runs",
         row_attributes=attributes,
     )
-    return bar + table + json_script("run-index", index)
+    return bar + table + pager + rest + json_script("run-index", index)
 
 
 def verdict_block(result: GateResult) -> str:
@@ -281,18 +318,31 @@ def gate_failures_table(result: GateResult, site: SiteData, page_path: str) -> s
             if found is not None
             else esc(f"run {run.repetition}")
         )
+        earlier = site.bundles.index(run.bundle) > 0 if run.bundle in site.bundles else False
+        then = (
+            link_to(
+                page_path,
+                change_page_path(run.bundle, run.candidate, run.case),
+                "then and now",
+            )
+            if found is not None and earlier
+            else "-"
+        )
         rows.append(
             [
                 link_to(page_path, candidate_page_path(run.candidate), run.candidate),
                 link_to(page_path, case_page_path(run.case), run.case),
                 where,
+                then,
                 esc(", ".join(failure.dimensions)),
                 "-" if failure.new is None else esc(", ".join(failure.new) or "no"),
                 "yes" if failure.counted else "no",
             ]
         )
     return html_table(
-        ["candidate", "case", "run", "failed", "new", "counted"], rows, css="failures"
+        ["candidate", "case", "run", "nights before", "failed", "new", "counted"],
+        rows,
+        css="failures",
     )
 
 

@@ -3,6 +3,7 @@ Pointers, audit findings, and the observation with those fields highlighted."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
@@ -16,6 +17,8 @@ from ._site_paths import (
     anchor_id,
     candidate_page_path,
     case_page_path,
+    change_page_path,
+    link,
 )
 from ._site_pieces import esc, flag_cell, html_table, status_cell
 
@@ -162,6 +165,12 @@ def run_page(site: SiteData, run: SiteRun) -> bytes:
         '<p class="note">The agent\'s observation (untrusted, redacted); highlighted: the fields '
         "the reasons and findings point at.</p>" + f'<pre class="json">{observation}</pre>'
     )
+    if site.bundles.index(facts.bundle) > 0:
+        change = change_page_path(facts.bundle, facts.candidate, facts.case)
+        body = (
+            f'<p><a href="{html.escape(link(path, change), quote=True)}" id="then-and-now">'
+            "This case on the nights before, beside this night</a></p>" + body
+        )
     pair = site.pair_into(facts.bundle)
     crumbs: list[tuple[str, str | None]] = [
         ("Overview", PAGE_INDEX),

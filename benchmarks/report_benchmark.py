@@ -1,0 +1,102 @@
+"""Time ``scorecard report`` end to end and measure the site it writes.
+
+Usage: ``python benchmarks/report_benchmark.py [PATH...] [--repeat N] [--compare-with CHECKOUT]``
+(default PATH: the sample campaign, ``observations/``).
+
+Each round is a fresh ``python -m scorecard report PATH... --out SITE`` process writing a new
+folder; the script prints, per configuration, the fastest round's wall time, the CPU seconds of
+that process (user + system) and its peak resident memory, then the site's size in bytes, its
+file count, its largest file and ``runs.html``. ``--compare-with CHECKOUT`` also runs another
+checkout of this repository (its ``src`` imported instead; build its C extension first, or it
+scores in pure Python), the two taking turns. The machine's load (``os.getloadavg``, as
+``uptime`` shows it) is printed before and after: quote it with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} ({os.cpu_count()} CPUs)"
+
+
+def one_round(paths: list[str], out: Path, source: Path | None) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS MiB) of one report process."""
+    environment = dict(os.environ)
+    if source is not None:
+        environment["PYTHONPATH"] = str(source.resolve() / "src")
+    command = [sys.executable, "-m", "scorecard", "report", *paths, "--out", str(out)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"scorecard report exited {done.returncode}: {done.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # ru_maxrss of children is the largest child so far: rounds run one at a time, so it is
+    # this round's only if no earlier round was bigger (said so in the output).
+    return elapsed, cpu, after.ru_maxrss / 1024
+
+
+def site_figures(folder: Path) -> str:
+    sizes = {
+        path.relative_to(folder).as_posix(): path.stat().st_size
+        for path in folder.rglob("*")
+        if path.is_file()
+    }
+    largest = max(sizes, key=lambda name: sizes[name])
+    return (
+        f"{sum(sizes.values()):,} bytes in {len(sizes):,} files; largest {largest} "
+        f"({sizes[largest]:,} bytes); runs.html {sizes.get('runs.html', 0):,} bytes"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="*", default=[str(ROOT / "observations")])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--compare-with", type=Path, default=None)
+    arguments = parser.parse_args()
+    configurations: list[tuple[str, Path | None]] = [("this checkout", None)]
+    if arguments.compare_with is not None:
+        configurations.append((f"checkout {arguments.compare_with}", arguments.compare_with))
+    print(f"before: {load()}")
+    best: dict[str, tuple[float, float, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="report-benchmark-") as scratch:
+        sites: dict[str, Path] = {}
+        for round_number in range(arguments.repeat):
+            for label, source in configurations:
+                out = Path(scratch) / f"{label.replace('/', '_')}-{round_number}"
+                measured = one_round(arguments.paths, out, source)
+                if label not in best or measured[0] < best[label][0]:
+                    best[label] = measured
+                    if label in sites:
+                        shutil.rmtree(sites[label])
+                    sites[label] = out
+                else:
+                    shutil.rmtree(out)
+        for label, _ in configurations:
+            wall, cpu, peak = best[label]
+            print(
+                f"{label}: fastest of {arguments.repeat}: {wall:.2f} s wall, {cpu:.2f} s CPU, "
+                f"peak RSS (largest child so far) {peak:.0f} MiB"
+            )
+            print(f"  site: {site_figures(sites[label])}")
+    print(f"after: {load()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,232 @@
+"""What changed in a case: one page per candidate x case x night, the night's runs beside the
+runs of the nights before it (at most :data:`NIGHTS_BEFORE`), aligned row by row.
+
+Rows (a night whose runs agree shows the value once, "all N: ..."): each run's outcome and overall (linked to its page); expected, observed and forbidden
+calls; every check of the observation's ``lifecycle``, ``continuation`` and ``presentation``
+sections; each dimension's score, pass and reasons; the audit findings not passed; the failure.
+A row whose value passed on every earlier run that has one (an unscored run has no dimension
+verdicts) and fails on a run of the night is marked ``changed`` ("passed then, failing now"). Every value comes from the scored records and their
+explanations, as the run pages show them; every string is escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from scorecard.contract import DIMENSIONS
+
+from ._common import number_text
+from ._site_assets import page
+from ._site_data import SiteData, SiteRun
+from ._site_paths import (
+    PAGE_INDEX,
+    candidate_page_path,
+    case_page_path,
+    change_page_path,
+)
+from ._site_pieces import esc, link_to
+
+__all__ = ["NIGHTS_BEFORE", "change_pages", "nights_before"]
+
+#: Earlier nights a change page shows beside its night.
+NIGHTS_BEFORE = 7
+_SECTIONS = ("lifecycle", "continuation", "presentation")
+
+
+def nights_before(site: SiteData, bundle: str) -> list[str]:
+    """The nights before ``bundle`` a change page shows (oldest first)."""
+    position = site.bundles.index(bundle)
+    return list(site.bundles[max(0, position - NIGHTS_BEFORE) : position])
+
+
+def change_pages(site: SiteData) -> dict[str, bytes]:
+    """Every change page: each candidate x case of each night that has a night before it."""
+    grouped: dict[tuple[str, str, str], list[SiteRun]] = {}
+    for run in site.runs:
+        facts = run.facts
+        grouped.setdefault((facts.bundle, facts.candidate, facts.case), []).append(run)
+    pages: dict[str, bytes] = {}
+    for bundle, candidate, case in grouped:
+        before = nights_before(site, bundle)
+        if not before:
+            continue
+        nights = [*before, bundle]
+        columns = [
+            sorted(grouped.get((night, candidate, case), []), key=lambda r: r.facts.repetition)
+            for night in nights
+        ]
+        pages[change_page_path(bundle, candidate, case)] = _page(
+            site, bundle, candidate, case, nights, columns
+        )
+    return pages
+
+
+def _observation(run: SiteRun) -> dict[str, Any]:
+    document: Any = run.record.observation
+    return document if isinstance(document, dict) else {}
+
+
+def _calls(run: SiteRun, field: str) -> str:
+    base = _observation(run).get("base")
+    calls = base.get(field) if isinstance(base, dict) else None
+    if not isinstance(calls, list):
+        return "-"
+    return ", ".join(str(call) for call in calls) or "none"
+
+
+def _forbidden_invoked(run: SiteRun) -> tuple[str, bool | None]:
+    base = _observation(run).get("base")
+    if not isinstance(base, dict):
+        return "-", None
+    observed = base.get("observedCalls")
+    forbidden = base.get("forbiddenCalls")
+    if not isinstance(observed, list) or not isinstance(forbidden, list):
+        return "-", None
+    invoked = [str(call) for call in observed if call in forbidden]
+    return (", ".join(invoked) or "none"), not invoked
+
+
+def _checks(run: SiteRun) -> dict[str, bool | None]:
+    found: dict[str, bool | None] = {}
+    document = _observation(run)
+    for section in _SECTIONS:
+        part = document.get(section)
+        checks = part.get("checks") if isinstance(part, dict) else None
+        if not isinstance(checks, list):
+            continue
+        for check in checks:
+            if isinstance(check, dict) and "id" in check:
+                passed = check.get("passed")
+                found[f"{section}/{check['id']}"] = passed if isinstance(passed, bool) else None
+    return found
+
+
+def _check_value(name: str) -> Callable[[SiteRun], tuple[str, bool | None]]:
+    def value(run: SiteRun) -> tuple[str, bool | None]:
+        passed = _checks(run).get(name)
+        return {True: "passed", False: "failed", None: "-"}[passed], passed
+
+    return value
+
+
+def _dimension_value(name: str) -> Callable[[SiteRun], tuple[str, bool | None]]:
+    return lambda run: _dimension(run, name)
+
+
+def _dimension(run: SiteRun, name: str) -> tuple[str, bool | None]:
+    card = run.record.scorecard_json()["dimensions"].get(name)
+    if not isinstance(card, dict):
+        return "-", None
+    reasons = "; ".join(str(reason) for reason in card.get("reasons") or [])
+    passed = card.get("passed")
+    text = f"{number_text(card.get('score'))} {'pass' if passed else 'fail'}"
+    return (f"{text}: {reasons}" if reasons else text), passed if isinstance(passed, bool) else None
+
+
+def _findings(run: SiteRun) -> tuple[str, bool | None]:
+    findings = [
+        f"{item['code']} ({item['status']})"
+        for item in run.explanation["audit"]["findings"]
+        if item["status"] != "passed"
+    ]
+    return (", ".join(findings) or "none"), not findings
+
+
+def _row(
+    label: str,
+    columns: Sequence[Sequence[SiteRun]],
+    value: Callable[[SiteRun], tuple[str, bool | None]],
+) -> str:
+    """One aligned row: per night, each run's value; marked when every earlier run passed and
+    a run of the night fails."""
+    cells = []
+    verdicts: list[list[bool | None]] = []
+    for runs in columns:
+        values = [value(run) for run in runs]
+        verdicts.append([passed for _, passed in values])
+        names = [f"r{run.facts.repetition}" for run in runs]
+        if len(values) > 1 and len(set(values)) == 1:  # the night's runs agree: said once
+            values, names = values[:1], [f"all {len(runs)}"]
+        shown = []
+        for name, (text, passed) in zip(names, values, strict=True):
+            css = "" if passed is None else (' class="pass"' if passed else ' class="fail"')
+            shown.append(f"<div><span{css}>{name}: {esc(text)}</span></div>")
+        cells.append("".join(shown) or '<span class="note">no runs</span>')
+    then = [passed for night in verdicts[:-1] for passed in night if passed is not None]
+    changed = bool(then) and all(then) and False in verdicts[-1]
+    mark = ' class="changed"' if changed else ""
+    note = '<br><span class="changed-note">passed then, failing now</span>' if changed else ""
+    return (
+        f'<tr{mark}><th scope="row">{esc(label)}{note}</th>'
+        + "".join(f"<td>{cell}</td>" for cell in cells)
+        + "</tr>"
+    )
+
+
+def _page(
+    site: SiteData,
+    bundle: str,
+    candidate: str,
+    case: str,
+    nights: list[str],
+    columns: list[list[SiteRun]],
+) -> bytes:
+    path = change_page_path(bundle, candidate, case)
+    everyone = [run for runs in columns for run in runs]
+    checks = sorted({name for run in everyone for name in _checks(run)})
+    head = "".join(
+        f'<th scope="col">{esc(night)}{" (this night)" if night == bundle else ""}</th>'
+        for night in nights
+    )
+
+    def outcome(run: SiteRun) -> tuple[str, bool | None]:
+        return f"{run.outcome}, overall {number_text(run.facts.overall)}", (
+            None if run.outcome == "not scored" else run.outcome == "passed"
+        )
+
+    run_links = "".join(
+        "<td>"
+        + (
+            "".join(
+                f"<div>{link_to(path, run.path, f'run {run.facts.repetition}')}</div>"
+                for run in runs
+            )
+            or '<span class="note">no runs</span>'
+        )
+        + "</td>"
+        for runs in columns
+    )
+    rows = [
+        f'<tr><th scope="row">runs</th>{run_links}</tr>',
+        _row("outcome", columns, outcome),
+        _row("expected calls", columns, lambda run: (_calls(run, "expectedCalls"), None)),
+        _row("observed calls", columns, lambda run: (_calls(run, "observedCalls"), None)),
+        _row("forbidden calls invoked", columns, _forbidden_invoked),
+        *(_row(f"check {name}", columns, _check_value(name)) for name in checks),
+        *(_row(f"dimension {name}", columns, _dimension_value(name)) for name in DIMENSIONS),
+        _row("audit findings not passed", columns, _findings),
+        _row(
+            "failure",
+            columns,
+            lambda run: (run.facts.failure or "none", run.facts.failure is None),
+        ),
+    ]
+    changed = sum(1 for row in rows if row.startswith('<tr class="changed">'))
+    body = (
+        f"<h1>{esc(case)} | {esc(candidate)} | {esc(bundle)} beside the nights before</h1>"
+        f'<p id="changed-count">{changed} row(s) passed on every earlier run that has a verdict '
+        "and fail on a run of this night (marked).</p>"
+        '<table class="change"><thead><tr><th scope="col">aspect</th>'
+        + head
+        + "</tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+    )
+    crumbs: list[tuple[str, str | None]] = [
+        ("Overview", PAGE_INDEX),
+        (f"candidate {candidate}", candidate_page_path(candidate)),
+        (f"case {case}", case_page_path(case)),
+        (f"{bundle} beside the nights before", None),
+    ]
+    return page(path, f"{case} | {candidate} | {bundle} then and now", body, crumbs)
