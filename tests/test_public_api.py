@@ -449,6 +449,7 @@ PACKAGES = {
         "rows_table",
         "run_page_path",
         "scorecard_table",
+        "site_listing",
         "trend_view",
         "verdict_line",
         "view_csv",

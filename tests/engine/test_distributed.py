@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas.testing
+import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner, Result
 
@@ -34,7 +35,7 @@ from scorecard.engine.distributed import (
     _range_bytes,
     score_on_dask,
 )
-from scorecard.engine.parquet import read_parquet_rows
+from scorecard.engine.parquet import read_parquet_rows, write_parquet
 from tests.conftest import ROOT
 
 # scorecard.engine.distributed imports Dask only when used: without the extra, skip the whole module.
@@ -262,10 +263,12 @@ def test_dataset_rows_are_those_of_the_local_dataset(
 
 
 def test_dataset_is_the_local_dataset_byte_for_byte(
-    on_dask: DaskOutput, local_dataset: Path
+    on_dask: DaskOutput, local_dataset: Path, tmp_path: Path
 ) -> None:
-    """One ``bundle=<id>/part-0.parquet`` per bundle, each file the bytes the local run writes
-    (files cut into many ranges included), and nothing else: no temporary file beside it."""
+    """One ``bundle=<id>/part-0.parquet`` per bundle, each file the bytes the local writer
+    writes for the same rows (files cut into many ranges included; ``score`` also stamps its
+    receipt in the metadata, which a cluster run does not yet), and nothing else: no temporary
+    file beside it."""
     files = sorted(path.relative_to(on_dask.dataset) for path in on_dask.dataset.rglob("*"))
     assert files == sorted(path.relative_to(local_dataset) for path in local_dataset.rglob("*"))
     assert [str(path) for path in files if path.suffix] == [
@@ -275,9 +278,14 @@ def test_dataset_is_the_local_dataset_byte_for_byte(
         "bundle=campaign-2026-11-22/part-0.parquet",
         "bundle=local-bad-inputs/part-0.parquet",
     ]
+    unstamped = tmp_path / "local.parquet"  # the local rows, through the local writer alone
+    write_parquet(read_parquet_rows(local_dataset), unstamped, partition_by_bundle=True)
     for path in files:
         if path.suffix:
-            assert (on_dask.dataset / path).read_bytes() == (local_dataset / path).read_bytes()
+            assert (on_dask.dataset / path).read_bytes() == (unstamped / path).read_bytes()
+            stamped = pq.ParquetFile(local_dataset / path)
+            assert stamped.read().equals(pq.ParquetFile(on_dask.dataset / path).read())
+            assert b"scorecard.receipt" in (stamped.metadata.metadata or {})
     assert on_dask.run.tasks > len(files)  # the sample files were cut into several ranges
     assert not [path for path in on_dask.dataset.parent.iterdir() if path.name.startswith(".")]
 

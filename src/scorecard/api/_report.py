@@ -142,7 +142,9 @@ def with_site_receipt(files: dict[str, bytes], receipt: Receipt) -> dict[str, by
     import dataclasses
 
     from scorecard.contract import js_json, site_payload_digest
+    from scorecard.report import site_listing
 
+    files = site_listing(files, SITE_RECEIPT)  # the marker lists it: report --out replaces it
     receipted = dataclasses.replace(receipt, payload=site_payload_digest(files))
     document = {"receipt": receipted.to_json()}
     return dict(sorted({**files, SITE_RECEIPT: (js_json(document, 2) + "\n").encode()}.items()))

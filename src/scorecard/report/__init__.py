@@ -44,6 +44,7 @@ _EXPORTS = {
     "history_json": "_history",
     "render_history": "_history",
     "build_site": "_site",
+    "site_listing": "_site",
     "write_site": "_site",
     "run_page_path": "_site_paths",
     "scorecard_table": "_terminal",
@@ -76,6 +77,7 @@ __all__ = [
     "rows_table",
     "run_page_path",
     "scorecard_table",
+    "site_listing",
     "trend_view",
     "verdict_line",
     "view_csv",
@@ -109,7 +111,7 @@ if TYPE_CHECKING:
     from ._junit import render_junit, render_junit_runs, write_junit_runs
     from ._markdown import render_markdown
     from ._pr_comment import render_pr_comment
-    from ._site import build_site, write_site
+    from ._site import build_site, site_listing, write_site
     from ._site_paths import run_page_path
     from ._table_text import rows_csv, rows_json_lines, rows_table
     from ._terminal import scorecard_table

@@ -46,7 +46,7 @@ from ._site_paths import (
 )
 from ._site_run import run_page
 
-__all__ = ["SITE_MARKER", "build_site", "write_site"]
+__all__ = ["SITE_MARKER", "build_site", "site_listing", "write_site"]
 
 #: The file that marks a folder as a report site (the only kind of folder --out replaces).
 SITE_MARKER = ".scorecard-site"
@@ -122,6 +122,14 @@ class _Files:
         names = sorted(self.files)
         self.files[SITE_MARKER] = _MARKER_TEXT + "".join(f"{name}\n" for name in names).encode()
         return dict(sorted(self.files.items()))
+
+
+def site_listing(files: Mapping[str, bytes], *added: str) -> dict[str, bytes]:
+    """``files`` (a built site) with its marker listing ``added`` too: files a caller adds to
+    the site after it is built (its receipt), which a later ``report --out`` may then replace."""
+    names = sorted({*files, *added} - {SITE_MARKER})
+    marker = _MARKER_TEXT + "".join(f"{name}\n" for name in names).encode()
+    return dict(sorted({**files, SITE_MARKER: marker}.items()))
 
 
 def write_site(files: Mapping[str, bytes], out: str | Path) -> None:
