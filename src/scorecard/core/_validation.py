@@ -112,7 +112,9 @@ def _wrapped(document: dict[str, Any]) -> tuple[str, int] | None:
     return None
 
 
-_SCHEMA_LIKE = re.compile(r"[a-z0-9][a-z0-9.\-]{0,99}")
+_SCHEMA_LIKE = re.compile(r"(?=.{1,100}$)[a-z][a-z0-9\-]*(?:\.[a-z0-9\-]+)+")
+"""A schema name as contracts spell them (``paperclip.runner.workflow-observation.v1``):
+lowercase dotted words, at most 100 characters; anything else is named by its JSON type."""
 
 
 def _schema_seen(document: dict[str, Any]) -> str:
