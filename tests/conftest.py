@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import faulthandler
 import importlib.abc
+import importlib.util
 import json
 import os
 import shutil
@@ -136,6 +137,17 @@ def without_receipt(text: str) -> str:
 SHARED = ROOT.parent / "shared"
 CONFORMANCE = SHARED / "conformance"
 SCHEMAS = SHARED / "upstream-schemas"
+
+
+def load_script(path: Path) -> Any:
+    """A script of the repository (``dev/``, ``benchmarks/``) loaded as a module, for tests of
+    its functions."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def load_schema(name: str) -> Draft202012Validator:

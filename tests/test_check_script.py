@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
+
+from tests.conftest import load_script
 
 CHECK_SCRIPT = Path(__file__).resolve().parents[1] / "dev" / "check.py"
 
 
 def _check_script() -> Any:
-    spec = importlib.util.spec_from_file_location("check", CHECK_SCRIPT)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(CHECK_SCRIPT)
 
 
 def test_the_default_checks_measure_no_coverage() -> None:

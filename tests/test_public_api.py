@@ -7,7 +7,6 @@ underscore), except the optional heavy backends, which are public submodules imp
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import re
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 
 import scorecard
+from tests.conftest import load_script
 
 PUBLIC = [
     "BundleInfo",
@@ -506,12 +506,7 @@ GENERATOR = API_PAGE.parents[1] / "dev" / "api_reference.py"
 
 
 def _generator() -> Any:
-    spec = importlib.util.spec_from_file_location("api_reference", GENERATOR)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(GENERATOR)
 
 
 def test_the_api_reference_covers_every_public_module() -> None:
