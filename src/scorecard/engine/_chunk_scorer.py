@@ -122,7 +122,8 @@ class ChunkScorer:
         summary = RunSummary()
         array = self._array_block(chunk)
         if array is not None and self.fast is not None:
-            scored, counts = self._fast_rows_of(self.fast, array, chunk, detail=0)
+            gates = self.policy.audit_gate
+            scored, counts = self._rows_of_block(self.fast, array, 1, chunk, 0, gates)
             rows = [piece[0] for piece in scored if len(piece) == 3]
             if len(rows) == len(scored):  # every element scored in C
                 _count_block(summary, counts, chunk.bundle.id)
@@ -153,21 +154,18 @@ class ChunkScorer:
             return None
         return self.fast.array_block(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
 
-    def _fast_rows_of(
-        self, fast: FastScorer, block: bytes, chunk: Chunk, *, detail: int
+    @staticmethod
+    def _rows_of_block(
+        fast: FastScorer, block: bytes, first_line: int, chunk: Chunk, detail: int, gates: bool
     ) -> tuple[list[RowPiece], Counts]:
-        """``block``'s lines scored as rows by the C scorer, for ``chunk``'s bundle."""
+        """``block``'s lines (numbered from ``first_line``) scored as rows by the C scorer, for
+        ``chunk``'s bundle and its candidates' labels."""
         labels: dict[str, tuple[str | None, str | None]] = {
             candidate: (spec.model, spec.tier)
             for candidate, spec in chunk.bundle.candidates.items()
         }
         return fast.score_rows(
-            block,
-            1 if chunk.whole_file is not None else chunk.first_line,
-            chunk.bundle.id,
-            labels,
-            detail,
-            audit_gates=self.policy.audit_gate,
+            block, first_line, chunk.bundle.id, labels, detail, audit_gates=gates
         )
 
     @staticmethod
@@ -193,12 +191,8 @@ class ChunkScorer:
         block = _block_of(chunk, summary)
         if isinstance(block, InputError):
             return block
-        labels: dict[str, tuple[str | None, str | None]] = {
-            candidate: (spec.model, spec.tier)
-            for candidate, spec in chunk.bundle.candidates.items()
-        }
-        pieces, counts = fast.score_rows(
-            block, chunk.first_line, chunk.bundle.id, labels, detail, audit_gates=audit_gates
+        pieces, counts = ChunkScorer._rows_of_block(
+            fast, block, chunk.first_line, chunk, detail, audit_gates
         )
         _count_block(summary, counts, chunk.bundle.id)
         return pieces
