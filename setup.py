@@ -10,8 +10,14 @@ copy in git). A built package carries it as package data, ``scorecard/cases/``, 
 by ``build_py``, so that an installed wheel scores without a checkout
 (``scorecard.contract.default_cases_dir``). An editable install reads the checkout's
 ``cases/`` in place instead, so nothing is copied for it.
+
+The C code's field names come from ``src/fastscore/fields.h``, generated from the observation
+models (``src/scorecard/contract/_observation.py``) by ``dev/generate_contract.py``. Making it
+needs pydantic, which a build does not have, so the header records the models' file's SHA-256
+and the build stops when that file has changed since (docs/architecture.md).
 """
 
+import hashlib
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -20,6 +26,28 @@ from setuptools.command.build_py import build_py
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "cases"
 CASE_SUFFIXES = (".yaml", ".yml", ".json")  # as scorecard.contract._catalog reads them
+MODELS = HERE / "src" / "scorecard" / "contract" / "_observation.py"
+FIELDS = HERE / "src" / "fastscore" / "fields.h"
+DIGEST_LINE = "   source SHA-256: "  # as dev/generate_contract.py writes it
+
+
+def check_generated_fields() -> None:
+    """Stop the build when fields.h was not generated from the models as they are now."""
+    if not FIELDS.exists():
+        raise SystemExit(
+            f"{FIELDS.relative_to(HERE)} is missing: run python dev/generate_contract.py"
+        )
+    digest = hashlib.sha256(MODELS.read_bytes()).hexdigest()
+    recorded = [
+        line.removeprefix(DIGEST_LINE).split()[0]
+        for line in FIELDS.read_text(encoding="utf-8").splitlines()
+        if line.startswith(DIGEST_LINE)
+    ]
+    if recorded != [digest]:
+        raise SystemExit(
+            f"{FIELDS.relative_to(HERE)} was generated from another version of "
+            f"{MODELS.relative_to(HERE)}: run python dev/generate_contract.py"
+        )
 
 
 class build_py_with_cases(build_py):
@@ -51,13 +79,14 @@ class build_py_with_cases(build_py):
         return outputs + [str(target) for _, target in self._case_files()]
 
 
+check_generated_fields()
 setup(
     cmdclass={"build_py": build_py_with_cases},
     ext_modules=[
         Extension(
             "scorecard.fast._fastscore",
             sources=sorted(str(path) for path in Path("src/fastscore").glob("*.c")),
-            depends=["src/fastscore/fastscore.h"],
+            depends=["src/fastscore/fastscore.h", "src/fastscore/fields.h"],
             extra_compile_args=["-O2", "-fvisibility=hidden"],
             optional=True,
         )

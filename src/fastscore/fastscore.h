@@ -34,20 +34,9 @@ extern PyObject *comma_space;  /* ", " */
 extern PyObject *reason_cache; /* reason -> its JSON text */
 extern PyObject *string_cache; /* id -> its JSON text */
 
-/* Field names of the structs: s_<name>, interned. */
-#define NAMES(X)                                                                                 \
-    X(base) X(lifecycle) X(continuation) X(presentation) X(traceLineage) X(metrics)             \
-    X(observedPrpEventTypes) X(artifactDigests) X(classification) X(candidateId) X(provider)    \
-    X(observedCalls) X(expectedCalls) X(forbiddenCalls) X(controlPlaneOwned) X(authorization)   \
-    X(expected) X(observed) X(finalState) X(trace) X(wireEvents) X(runId) X(sessionId)         \
-    X(turnId) X(itemId) X(receiptIds) X(terminalPresent) X(eventType) X(payload)                \
-    X(normalizedSessionId) X(budget) X(efficiency) X(checks) X(id) X(passed) X(reason)          \
-    X(capture) X(frameCount) X(byteCount) X(traceRef) X(digestVerified) X(ordered)             \
-    X(dispositions) X(lineage) X(issueStatus) X(runStatus) X(semanticDisposition)              \
-    X(recoveryOwner) X(attempts) X(runs) X(commentCount) X(responseSource) X(markers)          \
-    X(activityFamilies) X(latencyMs) X(totalTokens) X(costUsd) X(maxLatencyMs)                 \
-    X(maxTotalTokens) X(maxCostUsd) X(maxAttempts) X(caseId) X(failure) X(message)             \
-    X(toolCount) X(timeToFirstVisibleProgressMs) X(settlementMs)
+/* Field names of the structs: s_<key>, interned, for every wire key of the observation contract
+   (NAMES, generated from the models into fields.h; docs/architecture.md). */
+#include "fields.h"
 
 #define DECLARE(name) extern PyObject *s_##name;
 NAMES(DECLARE)

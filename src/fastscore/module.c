@@ -497,8 +497,8 @@ PyInit__fastscore(void)
     if (module == NULL) {
         return NULL;
     }
-    /* FIELD_NAMES: the observation fields the C code reads, for the test that checks them
-       against the models (tests/contract/test_mirrors.py). */
+    /* FIELD_NAMES: every wire key of the contract (fields.h), for the test that checks this
+       build was made from the current models (tests/contract/test_generated.py). */
 #define NAME(name) s_##name,
     PyObject *names[] = {NAMES(NAME)};
 #undef NAME

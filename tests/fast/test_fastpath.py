@@ -46,7 +46,7 @@ from tests.conftest import (
     must_be_scored_in_c,
     runner_line,
 )
-from tests.contract.test_mirrors import all_keys, model_fields
+from tests.contract.shapes import all_keys, model_fields
 from tests.strategies import corrupted, observations
 
 # Each test here compares the C fast path with the Python path (whose side the suite's first

@@ -69,26 +69,25 @@ class _OpenModel(_WireModel):
 
 
 class WireEvent(_OpenModel):
-    """One PRP wire event as the runner emitted it (open: envelopes carry many more fields)."""
+    """One PRP wire event as the runner emitted it (open: envelopes carry many more fields).
 
+    Fields are in the order runners write them, as in every model here: the recogniser's structs
+    are generated from these models (dev/generate_contract.py), and plain lines decode fastest
+    in their structs' order.
+    """
+
+    event_type: str
+    """PRP event type, e.g. ``mcp_app.tool_result`` or ``run.terminal``."""
     schema_: str | None = Field(default=None, alias="schema")
     """Envelope contract id, e.g. ``paperclip.prp.event.v1``."""
-    schema_version: Integer | None = None
-    """Envelope version."""
     source_event_id: str | None = None
     """Id of the event at its source."""
-    source_seq: Integer | None = None
-    """Sequence number at the source."""
     source_instance_id: str | None = None
     """Source instance that emitted the event."""
     source_kind: str | None = None
     """Kind of source (``runner``, ``provider``...)."""
-    priority: Integer | None = None
-    """Delivery priority."""
     emitted_at: str | None = None
     """Emission time as the source wrote it (never read by the scorer)."""
-    event_type: str
-    """PRP event type, e.g. ``mcp_app.tool_result`` or ``run.terminal``."""
     run_id: str | None = None
     """Run the event belongs to; the first event's value is the trace run id."""
     normalized_session_id: str | None = None
@@ -97,6 +96,12 @@ class WireEvent(_OpenModel):
     """Turn the event belongs to."""
     item_id: str | None = None
     """Item (tool call, message) the event belongs to."""
+    schema_version: Integer | None = None
+    """Envelope version."""
+    source_seq: Integer | None = None
+    """Sequence number at the source."""
+    priority: Integer | None = None
+    """Delivery priority."""
     payload: dict[str, Any] | None = None
     """Event payload as raw JSON; only a few well-known shapes are read by the scorer."""
 

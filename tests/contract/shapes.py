@@ -1,10 +1,8 @@
-"""The observation contract has one source, the pydantic models; every restatement matches it.
+"""Shapes of pydantic models and ``TypedDict`` views, for tests that walk a contract.
 
-The recogniser's closed msgspec structs (``core/_recognize.py``), the ``TypedDict`` views the
-scorer reads (``contract/_wire.py``) and the fields the C fast path reads (``NAMES`` in
-``src/fastscore/fastscore.h``) are each compared with the models, field by field: same wire
-key, same presence (required or optional), same kind of value. A field added to one of them only
-makes these tests fail, naming it.
+``model_fields`` gives a model's fields by wire key with their presence and kind (the
+observation test that fills in every field uses it); ``differences`` names, by JSON Pointer,
+every way a view differs from a model (the scorecard's views against its models).
 """
 
 from __future__ import annotations
@@ -13,15 +11,8 @@ import types
 import typing
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, is_typeddict
 
-import msgspec
 from annotated_types import Ge, MinLen
 from pydantic import BaseModel
-
-from scorecard.contract._models import DimensionName, WorkflowObservation
-from scorecard.contract._scorecards import DimensionScore, Overall, ScorecardV2
-from scorecard.contract._wire import DimensionDict, ObservationDict, OverallDict, ScorecardDict
-from scorecard.core._recognize import PlainObservation
-from tests.conftest import c_only
 
 
 def _without_none(annotation: Any) -> Any:
@@ -62,34 +53,6 @@ def model_fields(model: type[BaseModel]) -> dict[str, tuple[bool, Any]]:
         field.alias or name: (field.is_required(), model_shape(field.annotation, field.metadata))
         for name, field in model.model_fields.items()
     }
-
-
-def struct_shape(info: Any) -> Any:
-    """A recogniser struct field's value in the same terms (its extra upper bounds aside)."""
-    inspect = msgspec.inspect
-    if isinstance(info, inspect.UnionType):
-        kinds = [struct_shape(member) for member in info.types]
-        assert {kind for kind, _ in kinds} == {"integer", "number"}, info
-        return ("number", all(nonnegative for _, nonnegative in kinds))
-    if isinstance(info, inspect.StrType):
-        return ("string", info.min_length or 0)
-    if isinstance(info, inspect.BoolType):
-        return ("boolean", None)
-    if isinstance(info, inspect.IntType | inspect.FloatType):
-        kind = "integer" if isinstance(info, inspect.IntType) else "number"
-        return (kind, info.ge is not None and info.ge >= 0)
-    if isinstance(info, inspect.LiteralType):
-        return ("literal", frozenset(info.values))
-    if isinstance(info, inspect.ListType):
-        return ("list", struct_shape(info.item_type))
-    if isinstance(info, inspect.DictType):
-        return ("object", None)
-    assert isinstance(info, inspect.StructType), info
-    return ("fields", info)
-
-
-def struct_fields(info: Any) -> dict[str, tuple[bool, Any]]:
-    return {field.encode_name: (field.required, struct_shape(field.type)) for field in info.fields}
 
 
 def view_shape(annotation: Any) -> Any:
@@ -175,74 +138,3 @@ def all_keys(model: type[BaseModel]) -> set[str]:
                 keys.add(key)
                 pending.append(shape)
     return keys
-
-
-def test_the_recogniser_restates_the_observation_models_exactly() -> None:
-    """Same keys, presence, kinds, enum values, lower bounds and non-empty strings."""
-    info = msgspec.inspect.type_info(PlainObservation)
-    assert differences(WorkflowObservation, info, struct_fields, "", exact=True) == []
-
-
-def test_the_typed_views_list_every_model_field() -> None:
-    """The scorer's TypedDict views have every field of the models, no other, with its kind."""
-    assert differences(WorkflowObservation, ObservationDict, view_fields, "", exact=False) == []
-
-
-def test_the_scorecard_views_list_every_scorecard_model_field_in_contract_order() -> None:
-    """What the scorer builds (``ScorecardDict``) is what ``ScorecardV2`` reads back: the same
-    keys at every level, with their kinds, in the order the contract writes them."""
-    assert differences(ScorecardV2, ScorecardDict, view_fields, "", exact=False) == []
-    pairs: list[tuple[type[BaseModel], Any]] = [
-        (ScorecardV2, ScorecardDict),
-        (DimensionScore, DimensionDict),
-    ]
-    for model, view in pairs:
-        assert list(view_fields(view)) == list(model_fields(model))
-    assert (
-        list(view_fields(OverallDict))
-        == list(model_fields(Overall))
-        == [
-            "score",
-            "gatePassed",
-            "passed",
-        ]
-    )
-
-
-@c_only("the C extension's field table is read from the extension")
-def test_the_c_code_reads_only_fields_the_models_define() -> None:
-    """Every field name the C fast path looks up is a field of the observation models."""
-    from scorecard.fast import _fastscore
-
-    names = set(_fastscore.FIELD_NAMES)
-    assert len(names) == len(_fastscore.FIELD_NAMES) > 50
-    assert names - all_keys(WorkflowObservation) == set()
-
-
-def test_a_field_added_to_a_model_only_is_named() -> None:
-    """The comparison finds a model field that the others lack (what these tests rely on)."""
-
-    class Grown(WorkflowObservation):
-        extra_field: int | None = None
-
-    info = msgspec.inspect.type_info(PlainObservation)
-    assert differences(Grown, info, struct_fields, "", exact=True) == [
-        "/extraField: in the models only"
-    ]
-    assert differences(Grown, ObservationDict, view_fields, "", exact=False) == [
-        "/extraField: in the models only"
-    ]
-
-
-def test_a_field_added_to_a_scorecard_dimension_only_is_named() -> None:
-    """The comparison looks inside the dimensions' map, not only at its keys' container."""
-
-    class GrownDimension(DimensionScore):
-        extra_field: int | None = None
-
-    class GrownScorecard(ScorecardV2):
-        dimensions: dict[DimensionName, GrownDimension]  # type: ignore[assignment]
-
-    assert differences(GrownScorecard, ScorecardDict, view_fields, "", exact=False) == [
-        "/dimensions/*/extraField: in the models only"
-    ]
