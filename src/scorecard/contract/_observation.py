@@ -2,6 +2,13 @@
 family of :mod:`scorecard.contract._models`: unknown fields are kept (``model_extra``) and
 reported as notices, never dropped.
 
+These models are the one definition of the observation contract. Its other forms (the
+recogniser's msgspec structs, the scorer's ``TypedDict`` views, the C code's field names) are
+generated from them by ``dev/generate_contract.py``: after changing a field here, run it
+(``tests/contract/test_generated.py`` and ``setup.py`` fail until then). Types are limited to
+what the script can restate exactly (docs/architecture.md, "One definition of the observation
+contract").
+
 Only the general path needs them (a line the compiled fast path declines, ``--format json`` and
 ``table``, and the validation errors of a bad line): they live apart from the case models every
 run validates, and are imported where they are used, so a run whose lines all take the fast path
