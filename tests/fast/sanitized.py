@@ -67,12 +67,13 @@ def runtime() -> str | None:
     return path if done.returncode == 0 and os.path.isabs(path) and os.path.exists(path) else None
 
 
-def build(folder: Path) -> Path:
-    """The sanitized extension, built from ``src/fastscore/*.c`` into ``folder``."""
+def build(folder: Path, source_folder: Path = SOURCES) -> Path:
+    """The sanitized extension, built from ``src/fastscore/*.c`` (or the C files of another
+    ``source_folder``: a copy with a planted bug) into ``folder``."""
     cc = compiler()
     assert cc is not None, "no C compiler"
     target = folder / f"_fastscore{sysconfig.get_config_var('EXT_SUFFIX')}"
-    sources = sorted(str(path) for path in SOURCES.glob("*.c"))
+    sources = sorted(str(path) for path in source_folder.glob("*.c"))
     include = sysconfig.get_paths()["include"]
     subprocess.run([cc, *FLAGS, f"-I{include}", *sources, "-o", str(target)], check=True)
     return target
@@ -93,13 +94,14 @@ def environment(library: str) -> dict[str, str]:
 
 @dataclasses.dataclass(frozen=True)
 class Sizes:
-    """How much the program checks: conformance rows and sample lines always; these many
-    corrupted observations, mutated lines and blocks of mutated lines."""
+    """How much the program checks: conformance rows and sample lines (unless ``references``
+    is False); these many corrupted observations, mutated lines and blocks of mutated lines."""
 
     corrupted: int = 60
     lines: int = 300
     blocks: int = 40
     seed: int = 0
+    references: bool = True
 
 
 def run(
@@ -110,6 +112,8 @@ def run(
     command = [sys.executable, "-m", "tests.fast.sanitized", "--last", str(last)]
     command += ["--corrupted", str(sizes.corrupted), "--lines", str(sizes.lines)]
     command += ["--blocks", str(sizes.blocks), "--seed", str(sizes.seed)]
+    if not sizes.references:
+        command.append("--no-references")
     if extension is None:
         env = {**os.environ, "SCORECARD_ENGINE": "c"}
     else:
@@ -162,7 +166,9 @@ def _checks(sizes: Sizes, last: Path) -> dict[str, int]:
         counts["blocks"] += 1
 
     writers = list(WRITERS.values())
-    for index, row in enumerate(conformance_rows()):
+    rows = conformance_rows() if sizes.references else []
+    samples = sorted((ROOT / "observations").rglob("*.jsonl")) if sizes.references else []
+    for index, row in enumerate(rows):
         options = row["options"]
         policy = Policy.from_overrides(
             options.get("weights"), options.get("thresholds"), require_positive_total=False
@@ -174,7 +180,7 @@ def _checks(sizes: Sizes, last: Path) -> dict[str, int]:
         ):
             line(raw, "conformance", policy)
     _done("conformance", counts)
-    for path in sorted((ROOT / "observations").rglob("*.jsonl")):
+    for path in samples:
         lines = path.read_bytes().splitlines()
         for raw in lines:
             line(raw, "samples")
@@ -227,6 +233,12 @@ def main(arguments: list[str] | None = None) -> int:
     defaults = Sizes()
     for name in ("corrupted", "lines", "blocks", "seed"):
         parser.add_argument(f"--{name}", type=int, default=getattr(defaults, name))
+    parser.add_argument(
+        "--no-references",
+        dest="references",
+        action="store_false",
+        help="skip the conformance rows and the samples (the generated inputs alone)",
+    )
     options = parser.parse_args(arguments)
     if options.extension is not None:
         _load(options.extension)
@@ -236,7 +248,9 @@ def main(arguments: list[str] | None = None) -> int:
     expected = options.extension or Path(loaded.__file__ or "")
     assert Path(loaded.__file__ or "") == expected, loaded.__file__
     started = time.monotonic()
-    sizes = Sizes(options.corrupted, options.lines, options.blocks, options.seed)
+    sizes = Sizes(
+        options.corrupted, options.lines, options.blocks, options.seed, options.references
+    )
     counts = _checks(sizes, options.last)
     counts["seconds"] = round(time.monotonic() - started)
     print(json.dumps({"extension": str(expected), **counts}))
