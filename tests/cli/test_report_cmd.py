@@ -116,7 +116,12 @@ def test_view_serves_the_site_on_a_free_port_and_stops_on_a_signal(
     campaign: Path, tmp_path: Path, stop: signal.Signals
 ) -> None:
     """`view` (port 0 by default) prints its address, serves the overview and the run pages
-    over HTTP, and on SIGTERM or Ctrl-C exits 0 and removes its temporary folder."""
+    the library builds (``api.build_report``) over HTTP, and on SIGTERM or Ctrl-C exits 0 and
+    removes its temporary folder."""
+    from scorecard import api
+
+    built = api.build_report([campaign], workers=1)
+    run_page = "runs/campaign-2026-11-22/codex-luna/final-response-r1.html"
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {**os.environ, "TMPDIR": str(scratch)}
@@ -140,12 +145,15 @@ def test_view_serves_the_site_on_a_free_port_and_stops_on_a_signal(
             assert len(list(scratch.iterdir())) == 1  # the site's folder, while it serves
             with urllib.request.urlopen(address, timeout=30) as answer:
                 assert answer.status == 200
-                body = answer.read().decode("utf-8")
+                served = answer.read()
+            body = served.decode("utf-8")
             assert "<h1>Scorecard report</h1>" in body
             assert 'class="verdict ' in body
-            page = address + "runs/campaign-2026-11-22/codex-luna/final-response-r1.html"
-            with urllib.request.urlopen(page, timeout=30) as answer:
-                assert b"Observation" in answer.read()
+            assert served == built["index.html"]
+            with urllib.request.urlopen(address + run_page, timeout=30) as answer:
+                served = answer.read()
+            assert b"Observation" in served
+            assert served == built[run_page]
             # Bad requests get 4xx, the marker and folders are not served, a reset is quiet.
             for path, status in (("/%00", 400), ("/.scorecard-site", 404), ("/runs/", 404)):
                 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)

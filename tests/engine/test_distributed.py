@@ -356,6 +356,42 @@ def test_command_writes_dataset_errors_and_summary(
     assert comparable(read_parquet_rows(out)) == comparable(read_parquet_rows(local_dataset))
 
 
+def test_the_command_writes_what_score_on_cluster_writes(
+    client: Any, inputs: Inputs, tmp_path: Path
+) -> None:
+    """``score-dask`` is ``api.score_on_cluster``: the same dataset, byte for byte, and the same
+    rejected records."""
+    from scorecard import api
+
+    by_command, by_library = tmp_path / "command", tmp_path / "library"
+    options = ["--scheduler", client.scheduler.address, "--cases", str(CASES)]
+    options += ["--split-bytes", str(SPLIT)]
+    command_files = ["--out", str(by_command / "out.parquet")]
+    command_files += ["--errors", str(by_command / "errors.jsonl")]
+    result = invoke_score_dask(*inputs.paths, *options, *command_files)
+    assert result.exit_code == 2
+    run = api.score_on_cluster(
+        inputs.paths,
+        scheduler=client.scheduler.address,
+        out=by_library / "out.parquet",
+        errors_out=by_library / "errors.jsonl",
+        cases=CASES,
+        split_bytes=SPLIT,
+    )
+    assert run.errors
+    written = {
+        side: {
+            path.relative_to(side).as_posix(): path.read_bytes()
+            for path in sorted(side.rglob("*"))
+            if path.is_file()
+        }
+        for side in (by_command, by_library)
+    }
+    assert "errors.jsonl" in written[by_command]
+    assert any(name.endswith(".parquet") for name in written[by_command])
+    assert written[by_command] == written[by_library]
+
+
 def test_command_reports_an_unreachable_scheduler(tmp_path: Path) -> None:
     """A scheduler that does not answer is a clean usage error, not a traceback."""
     arguments = ["--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path / "x.parquet")]
