@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -162,6 +163,33 @@ def test_report_builds_the_files_the_command_writes(tmp_path: Path) -> None:
     }
     assert {name: data for name, data in written.items() if name in files} == files
     assert result.stdout == f"{site / 'index.html'}\n"
+
+
+def test_report_site_writes_the_folder_the_command_writes(tmp_path: Path) -> None:
+    by_command, by_library = tmp_path / "command", tmp_path / "library"
+    result = invoke("report", NIGHTS[-2], NIGHTS[-1], "--out", by_command)
+    assert result.exit_code == 0, result.output
+    pages = api.report_site([NIGHTS[-2], NIGHTS[-1]], out=by_library, workers=1)
+    written = {
+        side: {
+            path.relative_to(side).as_posix(): path.read_bytes()
+            for path in sorted(side.rglob("*"))
+            if path.is_file()
+        }
+        for side in (by_command, by_library)
+    }
+    assert written[by_command] == written[by_library]
+    assert pages == sum(1 for name in written[by_library] if name.endswith(".html")) > 10
+    assert result.stderr == f"wrote {pages} pages to {by_command}\n"
+
+
+def test_report_site_refuses_a_folder_holding_an_input_before_reading(tmp_path: Path) -> None:
+    night = tmp_path / "night"
+    shutil.copytree(NIGHTS[-1], night)
+    with pytest.raises(InputError) as raised:
+        api.report_site([night], out=tmp_path)
+    assert (raised.value.rule, raised.value.source) == ("bad_output", "--out")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["night"]
 
 
 def test_bundle_id_is_the_manifests_id() -> None:

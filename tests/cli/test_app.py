@@ -79,12 +79,19 @@ def test_other_arguments_run_the_full_app() -> None:
         assert app_for(args) is app
 
 
+RENDERERS = {"explanation_text", "write_gate_reports"}
+"""Library functions a command may call besides its one call: they render that call's result
+(the explanation as text, the verdict's reports), deciding nothing."""
+
+
 def test_every_command_function_is_a_thin_veneer() -> None:
-    """Each registered command is under 60 lines and calls one ``scorecard.api`` function: the
-    logic lives in the library, where Python callers reach it too."""
+    """Each registered command is under 60 lines and calls one ``scorecard.api`` function
+    (and at most a renderer of its result): the logic lives in the library, where Python
+    callers reach it too."""
     import ast
     import inspect
 
+    import scorecard.api
     from scorecard.cli._app import COMMANDS, full_app
 
     registered = full_app()
@@ -111,6 +118,7 @@ def test_every_command_function_is_a_thin_veneer() -> None:
             if isinstance(node, ast.ImportFrom) and node.module == "scorecard.api"
             for alias in node.names
         }
-        assert called, f"{command.name} calls no scorecard.api function"
+        functions = {name for name in called if inspect.isfunction(getattr(scorecard.api, name))}
+        assert len(functions - RENDERERS) == 1, f"{command.name} calls {sorted(functions)}"
     names = {command.name for command in registered.registered_commands}
     assert names | {group.name for group in registered.registered_groups} == set(COMMANDS)

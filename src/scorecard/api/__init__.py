@@ -15,7 +15,8 @@ command line (``scorecard.cli``) parses, calls one of these, renders and picks t
     write_gate_reports(judgement, reports)                        markdown, JUnit, JSON, HTML
     draw_plots(kinds, paths, ...) / plot(kind, out, paths, ...)   figures, images
     history(paths, ...)                      -> History           nights and the flakiness ledger
-    build_report(paths, ...) / write_report(files, out)           the static report site
+    report_site(paths, out=...) / view_site(paths, on_ready=...)  the static report site, written or served
+    build_report(paths, ...) / write_report(files, out)           its files, and their writing
     ingest(paths, store) / query(store, sql) / add_label / approve_baseline   the campaign store
     verify(output, ...)                      -> Verification      an output's receipt checked
 
@@ -68,6 +69,8 @@ _EXPORTS = {
     "SITE_RECEIPT": "_report",
     "build_report": "_report",
     "check_site_folder": "_report",
+    "report_site": "_report",
+    "view_site": "_report",
     "serve_folder": "_report",
     "write_report": "_report",
     "Verification": "_verify",
@@ -125,12 +128,14 @@ __all__ = [
     "policy_file",
     "query",
     "remove_labels",
+    "report_site",
     "score",
     "score_on_cluster",
     "serve_folder",
     "store_campaign",
     "store_labels",
     "verify",
+    "view_site",
     "write_gate_reports",
     "write_report",
 ]
@@ -154,7 +159,15 @@ if TYPE_CHECKING:
         policy_file,
     )
     from ._plot import IMAGE_FORMATS, PLOT_NAMES, PlotErrors, Plots, draw_plots, plot
-    from ._report import SITE_RECEIPT, build_report, check_site_folder, serve_folder, write_report
+    from ._report import (
+        SITE_RECEIPT,
+        build_report,
+        check_site_folder,
+        report_site,
+        serve_folder,
+        view_site,
+        write_report,
+    )
     from ._score import OUTPUT_FORMATS, OutputFormat, Scored, output_format_for, score
     from ._store import (
         add_label,

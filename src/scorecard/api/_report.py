@@ -19,7 +19,15 @@ if TYPE_CHECKING:
     from scorecard.core import ScoredRecord
     from scorecard.store import Store
 
-__all__ = ["SITE_RECEIPT", "build_report", "check_site_folder", "serve_folder", "write_report"]
+__all__ = [
+    "SITE_RECEIPT",
+    "build_report",
+    "check_site_folder",
+    "report_site",
+    "serve_folder",
+    "view_site",
+    "write_report",
+]
 
 SITE_RECEIPT = "receipt.json"
 """The site's receipt: what it was computed from (``docs/receipts.md``)."""
@@ -208,6 +216,76 @@ def serve_folder(folder: PathLike, *, port: int = 0, on_ready: Callable[[str], N
         server.server_close()
         for signum, before in previous.items():
             signal.signal(signum, before)
+
+
+@arguments(
+    paths=Takes.paths,
+    out=Takes.path,
+    policy=Takes.policy_source,
+    seed=Takes.seed,
+    bundle_id=Takes.optional_text,
+    cases=Takes.optional_path,
+    workers=Takes.workers,
+)
+def report_site(
+    paths: Sequence[PathLike] = (),
+    *,
+    out: PathLike,
+    store: PathLike | Store | None = None,
+    current: str | None = None,
+    baseline: str | Sequence[str] = "previous",
+    policy: PolicySource = None,
+    seed: int = 0,
+    bundle_id: str | None = None,
+    cases: PathLike | None = None,
+    workers: int | None = None,
+) -> int:
+    """``scorecard report``: the report site of :func:`build_report` written to the folder
+    ``out`` (:func:`write_report`); returns the number of pages. A folder that is or holds one
+    of the inputs is refused before anything is read (:func:`check_site_folder`)."""
+    store_folder = [store] if isinstance(store, str | os.PathLike) else []
+    check_site_folder(out, [*paths, *store_folder])
+    files = build_report(
+        paths, store=store, current=current, baseline=baseline, policy=policy, seed=seed,
+        bundle_id=bundle_id, cases=cases, workers=workers,
+    )  # fmt: skip
+    return write_report(files, out)
+
+
+@arguments(
+    paths=Takes.paths,
+    policy=Takes.policy_source,
+    seed=Takes.seed,
+    bundle_id=Takes.optional_text,
+    cases=Takes.optional_path,
+    workers=Takes.workers,
+)
+def view_site(
+    paths: Sequence[PathLike] = (),
+    *,
+    on_ready: Callable[[str], None],
+    port: int = 0,
+    store: PathLike | Store | None = None,
+    current: str | None = None,
+    baseline: str | Sequence[str] = "previous",
+    policy: PolicySource = None,
+    seed: int = 0,
+    bundle_id: str | None = None,
+    cases: PathLike | None = None,
+    workers: int | None = None,
+) -> None:
+    """``scorecard view``: the report site of :func:`build_report` written to a temporary
+    folder and served from it (:func:`serve_folder`) until Ctrl-C or SIGTERM; the folder is
+    removed then."""
+    import tempfile
+
+    files = build_report(
+        paths, store=store, current=current, baseline=baseline, policy=policy, seed=seed,
+        bundle_id=bundle_id, cases=cases, workers=workers,
+    )  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="scorecard-view-") as folder:
+        write_report(files, Path(folder) / "site")
+        serve_folder(Path(folder) / "site", port=port, on_ready=on_ready)
 
 
 def _site_server(folder: Path, port: int) -> Any:

@@ -86,15 +86,13 @@ def report(
     """
     given = paths_or_store(paths, store)
     check_outputs({"--out": out}, given, folders=["--out"])
-    from scorecard.api import build_report, check_site_folder, write_report
+    from scorecard.api import report_site
 
     with library_errors():
-        check_site_folder(out, [*given, *([store] if store else [])])
-        files = build_report(
-            given, policy=policy_file, seed=seed, bundle_id=bundle_id, cases=cases,
+        pages = report_site(
+            given, out=out, policy=policy_file, seed=seed, bundle_id=bundle_id, cases=cases,
             workers=workers, store=store, current=current, baseline=baseline,
         )  # fmt: skip
-        pages = write_report(files, out)
     sys.stderr.write(f"wrote {pages} pages to {out}\n")
     sys.stdout.write(f"{out / 'index.html'}\n")
 
@@ -113,23 +111,19 @@ def view(
 ) -> None:
     """Build the report site in a temporary folder and serve it on 127.0.0.1 until Ctrl-C (or
     SIGTERM); the folder is removed then. Prints the address."""
-    import tempfile
-
-    from scorecard.api import build_report, serve_folder, write_report
+    from scorecard.api import view_site
 
     def ready(address: str) -> None:
         sys.stdout.write(f"serving the report at {address} (Ctrl-C to stop)\n")
         sys.stdout.flush()
 
     given = paths_or_store(paths, store)
-    with library_errors(), tempfile.TemporaryDirectory(prefix="scorecard-view-") as folder:
-        files = build_report(
-            given, policy=policy_file, seed=seed, bundle_id=bundle_id, cases=cases,
-            workers=workers, store=store, current=current, baseline=baseline,
+    with library_errors():
+        view_site(
+            given, port=port, on_ready=ready, policy=policy_file, seed=seed, bundle_id=bundle_id,
+            cases=cases, workers=workers, store=store, current=current, baseline=baseline,
         )  # fmt: skip
-        write_report(files, Path(folder) / "site")
-        serve_folder(Path(folder) / "site", port=port, on_ready=ready)
-        sys.stderr.write("stopped\n")
+    sys.stderr.write("stopped\n")
 
 
 def register(app: typer.Typer) -> None:
