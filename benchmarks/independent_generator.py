@@ -103,6 +103,18 @@ class Change:
     """A provider whose runs are 90% infrastructure failures."""
 
 
+@dataclass(frozen=True)
+class Night:
+    """What one night shares: its effects on every run's failure logit, and its outages."""
+
+    shared: float
+    """Added to every candidate's logits (the environment that night)."""
+    provider: dict[str, float]
+    """Added to the logits of each provider's candidates."""
+    out: frozenset[str]
+    """Providers with an outage (most runs infrastructure failures)."""
+
+
 @dataclass
 class Campaign:
     """The fixed parts of one campaign: candidates, abilities, difficulties, schedules."""
@@ -124,10 +136,9 @@ class Campaign:
             for name, _ in self.candidates
         }
 
-    def night(
-        self, index: int, change: Change | None = None, *, outages: bool = True
-    ) -> list[dict[str, Any]]:
-        """Night ``index``'s observations; ``outages``: draw the background provider outages."""
+    def effects(self, index: int, change: Change | None = None, *, outages: bool = True) -> Night:
+        """Night ``index``'s shared and provider effects and its outages (what :meth:`night`
+        draws first); ``outages``: draw the background provider outages."""
         change = change or Change()
         rng = random.Random(_seed("night", self.seed, index))
         shared = rng.gauss(0.0, NIGHT_SD)
@@ -135,50 +146,83 @@ class Campaign:
         out = {p for p in PROVIDERS if outages and rng.random() < OUTAGE_NIGHT_CHANCE}
         if change.outage:
             out.add(change.outage)
+        return Night(shared, provider_effect, frozenset(out))
+
+    def chances(
+        self, night: Night, name: str, provider: str, case: str, change: Change | None = None
+    ) -> tuple[dict[str, float], float]:
+        """(each aspect's failure chance, the candidate-failure chance) of a run of ``case`` by
+        ``name`` on ``night``: what a run draws its failures from."""
+        change = change or Change()
+        logit = self.difficulty[case] - self.ability[name] + night.shared
+        logit += night.provider[provider] + change.everyone
+        offsets = dict(ASPECTS)
+        target = name == TARGET
+        if target:
+            offsets = {aspect: value + change.worse for aspect, value in offsets.items()}
+            if change.aspect is not None:
+                offsets[change.aspect] += change.aspect_worse
+        broken = target and change.broken_case == case
+        failure = 0.9 if broken else _chance(-3.4 + logit)
+        return {aspect: _chance(offset + logit) for aspect, offset in offsets.items()}, failure
+
+    def night(
+        self,
+        index: int,
+        change: Change | None = None,
+        *,
+        outages: bool = True,
+        schedule: Sequence[tuple[str, int]] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Night ``index``'s observations; ``outages``: draw the background provider outages;
+        ``schedule``: the (case id, repetition) runs of every candidate, instead of each one's
+        own uneven schedule (the interval-coverage designs)."""
+        change = change or Change()
+        effects = self.effects(index, change, outages=outages)
         bundle = f"independent-{self.seed}-night-{index:02d}"
+        by_id = {case.id: case for case in self.cases}
         observations = []
         for name, provider in self.candidates:
             runs = random.Random(_seed("runs", self.seed, index, name))
-            schedule = [
-                (case, repetition)
-                for case in self.cases
-                if runs.random() > 0.05  # a case skipped on some nights
-                for repetition in range(1, self.repeats[name][case.id] + 1)
-            ]
+            planned = (
+                [(by_id[case], repetition) for case, repetition in schedule]
+                if schedule is not None
+                else [
+                    (case, repetition)
+                    for case in self.cases
+                    if runs.random() > 0.05  # a case skipped on some nights
+                    for repetition in range(1, self.repeats[name][case.id] + 1)
+                ]
+            )
             target = name == TARGET
             planted = (
-                set(runs.sample(range(len(schedule)), change.forbidden))
+                set(runs.sample(range(len(planned)), change.forbidden))
                 if target and change.forbidden
                 else set()
             )
-            for position, (case, repetition) in enumerate(schedule):
-                logit = self.difficulty[case.id] - self.ability[name] + shared
-                logit += provider_effect[provider] + change.everyone
-                offsets = dict(ASPECTS)
-                if target:
-                    offsets = {aspect: value + change.worse for aspect, value in offsets.items()}
-                    if change.aspect is not None:
-                        offsets[change.aspect] += change.aspect_worse
-                infrastructure = BACKGROUND_INFRASTRUCTURE + (0.9 if provider in out else 0.0)
-                broken = target and change.broken_case == case.id
+            for position, (case, repetition) in enumerate(planned):
+                fails, failure = self.chances(effects, name, provider, case.id, change)
+                infrastructure = BACKGROUND_INFRASTRUCTURE + (
+                    0.9 if provider in effects.out else 0.0
+                )
                 observations.append(
-                    _observation(
+                    write_observation(
                         runs,
                         bundle,
                         name,
                         provider,
                         case,
                         repetition,
-                        {aspect: _chance(offset + logit) for aspect, offset in offsets.items()},
+                        fails,
                         infrastructure=infrastructure,
-                        candidate_failure=0.9 if broken else _chance(-3.4 + logit),
+                        candidate_failure=failure,
                         forbidden=position in planted,
                     )
                 )
         return observations
 
 
-def _observation(
+def write_observation(
     rng: random.Random,
     bundle: str,
     candidate: str,

@@ -62,6 +62,11 @@ RUNS = [
         ["  site: ", "after: load average"],
     ),
     (
+        "interval_coverage.py",
+        ["--trials", "1", "--truth-runs", "20", "--designs", "12 x 1"],
+        ["Generator simulate", "Generator independent", "paired difference"],
+    ),
+    (
         "gate_benchmark.py",
         ["--pairs", "2", "--coverage-trials", "2", "--truth-runs", "50"],
         ["12 cases x 2", "sample schedule", "Generator: simulate", "Generator: independent"],
@@ -70,7 +75,10 @@ RUNS = [
 
 
 #: Modules of benchmarks/ that are not scripts of their own, and what runs them.
-HELPERS = {"independent_generator.py": "gate_benchmark.py --generator independent|both"}
+HELPERS = {
+    "independent_generator.py": "gate_benchmark.py --generator independent|both, "
+    "interval_coverage.py"
+}
 
 
 def test_every_benchmark_is_run_here() -> None:

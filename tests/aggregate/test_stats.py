@@ -274,15 +274,41 @@ def test_student_t_quantile_matches_scipy(df: int, probability: float) -> None:
     )
 
 
-def test_the_inverted_sign_flip_interval_is_where_the_test_stops_rejecting() -> None:
-    """Just inside each bound the shifted test accepts at 5%, just outside it rejects."""
-    differences = np.array([-0.8, 0.05, 0.1, 0.02, -0.03, 0.07, 0.0, 0.04, -0.02, 0.06, 0.01, 0.03])
-    low, high = sign_flip_interval(differences, seed=0)
-    for bound, inward in ((low[0], 1e-6), (high[0], -1e-6)):
-        inside, _ = sign_flip_test(differences - (bound + inward), seed=0)
-        outside, _ = sign_flip_test(differences - (bound - inward), seed=0)
-        assert inside[0] > 0.05 >= outside[0]
-    assert low[0] < differences.mean() < high[0]
+def mid_p_sign_flip(differences: list[float], shift: float) -> float:
+    """The two-sided mid-p sign-flip p-value of ``differences - shift``, by enumerating every
+    sign vector: sums farther from 0 than the observed one count 1, equally far (within
+    1e-9) count 1/2."""
+    values = np.array(differences) - shift
+    signs = np.array(list(itertools.product((1.0, -1.0), repeat=len(values))))
+    far = np.abs(signs @ values)
+    observed = abs(values.sum())
+    weight = (far > observed + 1e-9).sum() + 0.5 * (np.abs(far - observed) <= 1e-9).sum()
+    return float(weight / len(signs))
+
+
+@pytest.mark.parametrize(
+    "differences",
+    [
+        [-0.8, 0.05, 0.1, 0.02, -0.03, 0.07, 0.0, 0.04, -0.02, 0.06, 0.01, 0.03],
+        # half the cases scored the same on both nights (a common tie in nightly data)
+        [0.0, -0.017, 0.0, 0.0, -0.052, 0.0, -0.062, -0.13, -0.092, 0.0, 0.0, 0.005],
+        [0.0, 0.467, 0.96, -0.07, 0.254, 1.0, 0.189, 0.0],
+    ],
+)
+def test_the_interval_is_the_hull_of_the_shifts_the_mid_p_test_accepts(
+    differences: list[float],
+) -> None:
+    """Every shift the mid-p test accepts at 5% lies in the interval (the shifts making a
+    difference 0 among them), and just outside each bound the test rejects."""
+    low, high = sign_flip_interval(np.array(differences), seed=0)
+    grid = [-1 + k / 200 for k in range(401)]
+    accepted = [
+        shift for shift in [*grid, *differences] if mid_p_sign_flip(differences, shift) > 0.05
+    ]
+    assert low[0] <= min(accepted)
+    assert max(accepted) <= high[0]
+    assert mid_p_sign_flip(differences, low[0] - 1e-6) <= 0.05
+    assert mid_p_sign_flip(differences, high[0] + 1e-6) <= 0.05
 
 
 def test_too_few_units_give_the_whole_range() -> None:

@@ -409,8 +409,12 @@ def sign_flip_interval(
     def accepted(delta: FloatArray) -> npt.NDArray[np.bool_]:
         observed = np.abs(clean.sum(axis=0) - n * delta)
         sums = np.abs(flipped - totals[:, None] * delta[None, :])
-        hits = (sums >= observed - 1e-12 * scale).sum(axis=0)
-        return (extra + hits) / (extra + signs.shape[0]) > alpha  # type: ignore[no-any-return]
+        tolerance = 1e-12 * scale
+        beyond = (sums > observed + tolerance).sum(axis=0)
+        ties = (np.abs(sums - observed) <= tolerance).sum(axis=0)
+        # mid-p: a tie counts half (the observed sign vector among them, or the draws' +1)
+        p_values = (extra / 2 + beyond + ties / 2) / (extra + signs.shape[0])
+        return p_values > alpha  # type: ignore[no-any-return]
 
     for side, bound in ((low, bounds[0]), (high, bounds[1])):
         outer = np.full(width, bound)
@@ -422,6 +426,17 @@ def sign_flip_interval(
             inner = np.where(keep, middle, inner)
             outer = np.where(keep, outer, middle)
         side[:] = np.where(edge, bound, inner)
+    # A shift equal to a difference makes it 0, and a 0 cannot be flipped: the test counts
+    # the tie as extreme and accepts there although it rejects on either side (common: two
+    # runs of a case often score the same, and the truth is then often exactly such a
+    # shift). The interval is the hull of every accepted shift, so it reaches those too.
+    for unit in range(n):
+        shift = clean[unit]
+        outside = (shift < low) | (shift > high)
+        if outside.any():
+            keep = outside & accepted(shift) & (shift >= bounds[0]) & (shift <= bounds[1])
+            low = np.where(keep, np.minimum(low, shift), low)
+            high = np.where(keep, np.maximum(high, shift), high)
     low[missing] = np.nan
     high[missing] = np.nan
     return low, high
@@ -511,9 +526,9 @@ def gated_mean_interval(
     (``passing_sums``) and sum of squares (``passing_squares``) of their overall scores. The
     mean is g x m, g the gate-pass rate and m the mean score of gate-passing runs; its target
     is the mean over these runs of their cases' expected scores (the cases are fixed). Each
-    replicate multiplies a draw of g from its Jeffreys posterior Beta(G + 1/2, N - G + 1/2) (as
-    good as Wilson's interval at small n, and unlike a bootstrap it sees failures the sample
-    happened not to hold) by a normal draw of m around m_hat with variance v / G: v the spread
+    replicate multiplies a draw of g from Beta(G + 1/2, N - G + 1) (Jeffreys' half a pass and a
+    whole failure: unlike a bootstrap it sees failures the sample happened not to hold, and
+    reaches far enough below a sample without any) by a normal draw of m around m_hat with variance v / G: v the spread
     of passing scores around their own case's mean, pooled over the cases with two passing
     runs or more (for fixed cases, their differences in difficulty are no error). Without such
     a case v is the spread around the pooled mean (with one run a case the two cannot be told
@@ -529,7 +544,9 @@ def gated_mean_interval(
     if total <= 0:
         return Interval(math.nan, math.nan, math.nan)
     estimate = float(s.sum()) / total
-    rates = rng.beta(passing + 0.5, total - passing + 0.5, size=resamples)
+    # Jeffreys' half for the passes, a whole one for the failures: a sample that happened to
+    # hold none (or few) reaches the rates that often give none (docs/aggregation.md section 3).
+    rates = rng.beta(passing + 0.5, total - passing + 1.0, size=resamples)
     quality = _passing_quality_draws(g, s, q, rng=rng, resamples=resamples)
     products = np.clip(rates * quality, 0.0, 1.0)
     low, high = percentile_interval(products[:, None], confidence)
