@@ -29,7 +29,9 @@ def reason_evidence(reason: Reason) -> Evidence:
     """The runner output contract of a dimension reason: its first pointer (into the
     observation, whose schema's ``$id`` it names), expected, observed, the case assertion."""
     pointer = reason.pointers[0] if reason.pointers else ""
-    return Evidence(pointer, reason.expected, reason.observed, reason.assertion, OBSERVATION_SCHEMA_ID)
+    return Evidence(
+        pointer, reason.expected, reason.observed, reason.assertion, OBSERVATION_SCHEMA_ID
+    )
 
 
 def reason_json(reason: Reason) -> dict[str, Any]:
