@@ -34,7 +34,7 @@ def reason_evidence(reason: Reason) -> Evidence:
     )
 
 
-def reason_json(reason: Reason) -> dict[str, Any]:
+def explained_reason(reason: Reason) -> dict[str, Any]:
     """A reason as explanations and reports write it: its text, every pointer, and its
     :class:`~scorecard.contract.Evidence` keys (secret-shaped text redacted)."""
     return {
@@ -70,7 +70,7 @@ def explain_record(record: ScoredRecord, catalog: Catalog) -> dict[str, Any]:
                     "dimension": name,
                     "score": dimension.score,
                     "gate": dimension.gate,
-                    "reasons": [reason_json(reason) for reason in results[name].reasons],
+                    "reasons": [explained_reason(reason) for reason in results[name].reasons],
                 }
             )
     return {
