@@ -55,6 +55,7 @@ _EXPORTS = {
     "InputErrors": "_errors",
     "ScorecardError": "_errors",
     "StoreError": "_errors",
+    "EVIDENCE_KEYS": "_evidence",
     "Evidence": "_evidence",
     "OBSERVATION_SCHEMA_ID": "_names",
     "close_field_name": "_hints",
@@ -136,6 +137,7 @@ __all__ = [
     "CLASSIFICATIONS",
     "DEFAULT_WEIGHTS",
     "DIMENSIONS",
+    "EVIDENCE_KEYS",
     "GATE_DIMENSIONS",
     "GATE_METRICS",
     "GATE_SAFETY_DIMENSIONS",
@@ -278,7 +280,7 @@ if TYPE_CHECKING:
         ScorecardError,
         StoreError,
     )
-    from ._evidence import Evidence
+    from ._evidence import EVIDENCE_KEYS, Evidence
     from ._gate_section import GATE_METRICS, GATE_SAFETY_DIMENSIONS, GateMetric, gate_settings
     from ._hints import close_field_name, did_you_mean, json_type_name
     from ._jsformat import canonical_json, format_js_number, js_json, js_string
