@@ -14,8 +14,8 @@ from scorecard.aggregate._frames import records_frame, select_rows
 from scorecard.contract._catalog import load_catalog
 from scorecard.contract._errors import InputError
 from scorecard.contract._policy import Policy
-from scorecard.engine._rows import LoadedRecords
 from scorecard.engine._detail import run_evidence
+from scorecard.engine._rows import LoadedRecords
 from scorecard.engine._run import score_run
 from scorecard.gate._evaluate import evaluate_gate
 from scorecard.gate._input import (
