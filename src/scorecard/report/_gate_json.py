@@ -18,6 +18,7 @@ from scorecard.contract import (
     EVIDENCE_KEYS,
     OBSERVATION_SCHEMA_ID,
     js_json,
+    printable,
     redact,
 )
 from scorecard.gate import GateCheck, GateFailure, GateResult, RuleOutcome
@@ -116,24 +117,35 @@ def _failure(failure: GateFailure) -> dict[str, Any]:
         "dimensions": list(failure.dimensions),
         "new": None if failure.new is None else list(failure.new),
         "counted": failure.counted,
-        "source": source,
-        "reasons": reasons,
+        "source": None if source is None else _inert(source),
+        "reasons": [_inert(reason) for reason in reasons],
         "findings": [
-            {
-                "code": finding.code,
-                "pointer": finding.pointer,
-                "expected": finding.expected,
-                "observed": finding.actual,
-                "assertion": finding.assertion or None,
-                "schema": OBSERVATION_SCHEMA_ID,
-                "hint": finding.hint,
-            }
+            _inert(
+                {
+                    "code": finding.code,
+                    "pointer": finding.pointer,
+                    "expected": finding.expected,
+                    "observed": finding.actual,
+                    "assertion": finding.assertion or None,
+                    "schema": OBSERVATION_SCHEMA_ID,
+                    "hint": finding.hint,
+                }
+            )
             for finding in run.findings
         ],
     }
 
 
 _NO_EVIDENCE = dict.fromkeys(EVIDENCE_KEYS)
+
+
+def _inert(item: dict[str, Any]) -> dict[str, Any]:
+    """``item`` with its text made inert as every gate report makes the agent's text
+    (``contract.printable``: controls, bidi and zero-width characters spelt as escapes), so a
+    reason cannot reorder or recolour a terminal that shows the JSON."""
+    return {
+        key: printable(value) if isinstance(value, str) else value for key, value in item.items()
+    }
 
 
 def gate_document(result: GateResult) -> dict[str, Any]:
