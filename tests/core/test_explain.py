@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from scorecard.contract._catalog import Catalog
 from scorecard.core._explain import explain_record, render_explanation
 from scorecard.core._record import ScoredRecord
@@ -22,6 +24,9 @@ def resolve(document: Any, pointer: str) -> Any:
         token = token.replace("~1", "/").replace("~0", "~")
         node = node[int(token)] if isinstance(node, list) else node[token]
     return node
+
+
+OBSERVATION_ID = "https://paperclip.dev/schemas/runner-workflow-observation.v1.schema.json"
 
 
 def failing(observation: dict[str, Any]) -> dict[str, Any]:
@@ -67,11 +72,21 @@ def test_every_reason_points_at_fields_that_exist(
     assert forbidden == {
         "reason": "forbidden call(s) invoked: request_review",
         "pointers": [f"/base/observedCalls/{position}", "/base/forbiddenCalls"],
+        "pointer": f"/base/observedCalls/{position}",
+        "expected": "no call of /base/forbiddenCalls (request_review)",
+        "observed": "request_review",
+        "assertion": None,
+        "schema": OBSERVATION_ID,
     }
     cost = by_dimension["quality_efficiency"]["reasons"][0]
     assert cost == {
         "reason": "costUsd 0.75 exceeds budget 0.5",
         "pointers": ["/base/efficiency/costUsd", "/base/budget/maxCostUsd"],
+        "pointer": "/base/efficiency/costUsd",
+        "expected": "<= 0.5",
+        "observed": "0.75",
+        "assertion": None,
+        "schema": OBSERVATION_ID,
     }
     assert by_dimension["presentation_fidelity"]["reasons"][0]["pointers"] == [
         "/presentation/checks/0"
@@ -146,3 +161,120 @@ def test_explain_command_filters_and_prints_json(
     assert only_good.returncode == 0
     assert "the-bad-one" not in only_good.stdout
     assert good["candidateId"] in only_good.stdout
+
+
+def _set(document: dict[str, Any], pointer: str, value: Any) -> None:
+    *parents, last = pointer.split("/")[1:]
+    node: Any = document
+    for token in parents:
+        node = node[int(token)] if isinstance(node, list) else node[token]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+
+
+#: One change to a passing observation per kind of reason, and the reason's contract words
+#: (pointer, expected, observed, case assertion), written out by hand.
+REASON_CASES = [
+    (
+        [("/base/finalState/observed", "mutated")],
+        "semantic_outcome",
+        ("/base/finalState/observed", "unchanged", "mutated", None),
+    ),
+    (
+        [("/base/authorization/expected", "denied"), ("/base/authorization/observed", "allowed")],
+        "hard_invariants",
+        ("/base/authorization/observed", "denied", "allowed", None),
+    ),
+    (
+        [("/base/budget", {"maxAttempts": 1}), ("/base/efficiency", {})],
+        "quality_efficiency",
+        ("/base/efficiency/attempts", "<= 1", "missing", None),
+    ),
+    (
+        [("/base/trace/runId", "")],
+        "trace_completeness",
+        ("/base/trace/runId", "a non-empty runId", "missing", None),
+    ),
+    (
+        [("/traceLineage/frameCount", 0)],
+        "trace_completeness",
+        (
+            "/traceLineage/capture",
+            "capture on, frameCount > 0, byteCount > 0",
+            "capture on, frameCount 0, byteCount 2048, a traceRef",
+            "/assertions/trace/capture",
+        ),
+    ),
+    (
+        [("/lifecycle/checks/0/passed", False)],
+        "lifecycle_integrity",
+        ("/lifecycle/checks/0", "passed: true", "passed: false", None),
+    ),
+    (
+        [("/classification", "candidate_failure")],
+        "lifecycle_integrity",
+        ("/classification", "completed", "candidate_failure", None),
+    ),
+]
+
+
+@pytest.mark.parametrize(("changes", "dimension", "words"), REASON_CASES)
+def test_each_kind_of_reason_carries_the_output_contract(
+    tmp_path: Path,
+    observation: dict[str, Any],
+    catalog: Catalog,
+    changes: list[tuple[str, Any]],
+    dimension: str,
+    words: tuple[str, str, str, str | None],
+) -> None:
+    """A failing reason says its field, what was expected, what was observed, the case
+    assertion (where one is checked) and the observation schema's $id."""
+    document = copy.deepcopy(observation)
+    for pointer, value in changes:
+        _set(document, pointer, value)
+    explanation = explained(tmp_path, document, catalog)
+    reasons = next(
+        d["reasons"] for d in explanation["failingDimensions"] if d["dimension"] == dimension
+    )
+    found = [(r["pointer"], r["expected"], r["observed"], r["assertion"]) for r in reasons]
+    assert words in found
+    assert {r["schema"] for r in reasons} == {OBSERVATION_ID}
+
+
+def test_a_lineage_reason_names_the_case_assertion_it_checks(
+    tmp_path: Path, observation: dict[str, Any], catalog: Catalog
+) -> None:
+    """A trace-lineage case's missing disposition points at the case's assertion for it."""
+    assert observation["caseId"] == "trace-lineage"
+    document = copy.deepcopy(observation)
+    document["traceLineage"]["dispositions"] = [
+        item for item in document["traceLineage"]["dispositions"] if item != "generic"
+    ]
+    explanation = explained(tmp_path, document, catalog)
+    (trace,) = [
+        d for d in explanation["failingDimensions"] if d["dimension"] == "trace_completeness"
+    ]
+    assert {
+        "reason": "provider trace did not exercise generic mapping",
+        "pointers": ["/traceLineage/dispositions"],
+        "pointer": "/traceLineage/dispositions",
+        "expected": "generic among the dispositions",
+        "observed": "absent",
+        "assertion": "/assertions/trace/dispositions/1",
+        "schema": OBSERVATION_ID,
+    } in trace["reasons"]
+
+
+def test_a_secret_shaped_call_name_is_withheld_in_the_contract_words(
+    tmp_path: Path, observation: dict[str, Any], catalog: Catalog
+) -> None:
+    """The observed words are written as --errors writes text: a secret-shaped call redacted."""
+    secret = "sk-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
+    document = copy.deepcopy(observation)
+    document["base"]["forbiddenCalls"] = [secret]
+    document["base"]["observedCalls"] = [*document["base"]["observedCalls"], secret]
+    text = json.dumps(explained(tmp_path, document, catalog))
+    assert secret not in text
+    assert "[redacted]" in text

@@ -28,9 +28,19 @@ def failed(audit: Any) -> list[Any]:
 
 
 def same_detail(detail: RecordDetail, record: dict[str, Any]) -> None:
-    """The detail is what the record holds: reasons, failed findings, failure and source."""
-    assert detail == record_detail(record)
-    reasons, findings, _, failure, source = detail
+    """The detail is what the record holds: reasons, failed findings, failure and source; its
+    evidence is where the record was read and its failing dimensions' reasons."""
+    assert detail[:5] == record_detail(record)[:5]
+    reasons, findings, _, failure, source, evidence = detail
+    assert evidence is not None
+    assert (evidence.file, evidence.line) == (record["source"]["file"], record["source"]["line"])
+    failing = [
+        (name, reason)
+        for name, dimension in record["scorecard"]["dimensions"].items()
+        if dimension["passed"] is False
+        for reason in dimension["reasons"]
+    ]
+    assert [(name, text) for name, text, _ in evidence.reasons] == failing
     assert reasons == tuple(
         tuple(dimension["reasons"]) for dimension in record["scorecard"]["dimensions"].values()
     )
@@ -139,4 +149,23 @@ def test_the_detail_is_the_records_under_an_audit_gating_policy(
         if not isinstance(record, InputError)
     ]
     items = ok(list(score_run(paths, catalog=catalog, policy=policy).detailed_rows(every=True)))
-    assert [detail for _, detail in items] == [record_detail(record) for record in records]
+    assert [detail[:5] for _, detail in items if detail is not None] == [
+        record_detail(record)[:5] for record in records
+    ]
+    assert len(items) == len(records)
+
+
+def test_the_evidence_is_the_same_on_both_engines(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each shown run's evidence (where it was read, each failing reason's contract) is the
+    same whether C or Python scored the line."""
+    paths = [str(NIGHTLIES[3])]
+    compiled = ok(list(score_run(paths, catalog=catalog).detailed_rows()))
+    monkeypatch.setattr(fastpath, "_fastscore", None)
+    general = ok(list(score_run(paths, catalog=catalog).detailed_rows()))
+    found = [detail[5] for _, detail in compiled if detail is not None]
+    assert found == [detail[5] for _, detail in general if detail is not None]
+    reasons = [reason for evidence in found if evidence for reason in evidence.reasons]
+    assert reasons  # the night has failing runs
+    assert all(contract.pointer.startswith("/") for _, _, contract in reasons)

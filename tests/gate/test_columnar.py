@@ -14,6 +14,7 @@ from scorecard.aggregate._frames import records_frame, select_rows
 from scorecard.contract._catalog import load_catalog
 from scorecard.contract._errors import InputError
 from scorecard.contract._policy import Policy
+from scorecard.engine._detail import run_evidence
 from scorecard.engine._rows import LoadedRecords
 from scorecard.engine._run import score_run
 from scorecard.gate._evaluate import evaluate_gate
@@ -71,7 +72,29 @@ def new(campaign: list[Path]) -> list[GateSide]:
 def per_record_side(folder: Path, policy: Policy | None = None) -> GateSide:
     """The side as the gate read it before: one RunFacts per scored record (general path)."""
     records = list(score_run([folder], catalog=CATALOG, policy=policy).records())
-    return gate_side([run_facts(record.record_json()) for record in good(records)])
+    return gate_side([with_evidence(record) for record in good(records)])
+
+
+def without_evidence(run: Any) -> Any:
+    return dataclasses.replace(run, evidence=None)
+
+
+def with_evidence(record: Any) -> Any:
+    """The record's run with the evidence a scored observation gives its failing reasons (a
+    records file holds none), made from the record's own observation and scorecard."""
+    made = record.record_json()
+    facts = run_facts(made)
+    if facts.gate_passed is not False and not facts.findings:
+        return facts  # the detail a verdict shows is made for these runs only
+    evidence = run_evidence(
+        record.observation,
+        made["scorecard"],
+        CATALOG,
+        file=record.source,
+        line=record.line,
+        index=record.index,
+    )
+    return dataclasses.replace(facts, evidence=evidence)
 
 
 def good(items: list[Any]) -> list[Any]:
@@ -138,9 +161,12 @@ def test_with_every_detail_the_runs_are_the_records_runs(
     """Detail for every run: each run made from the columns equals its record's RunFacts, so
     the per-run JUnit is the same too."""
     before, now = old[2], columnar_side(campaign[2], every=True)
-    assert list(before.runs) == list(now.runs)
-    assert now.runs[5] == before.runs[5]
-    assert list(now.runs[3:7]) == list(before.runs[3:7])
+    # Every run has evidence here; the per-record side gives it to the runs a verdict shows.
+    then = [without_evidence(run) for run in before.runs]
+    made = [without_evidence(run) for run in now.runs]
+    assert then == made
+    assert made[5] == then[5]
+    assert made[3:7] == then[3:7]
     assert render_junit_runs(evaluate_gate(before, None), site_url=None) == render_junit_runs(
         evaluate_gate(now, None), site_url=None
     )

@@ -51,10 +51,10 @@ def _detail(rng: random.Random) -> tuple[Any, ...]:
         tuple(rng.sample(["late", "ошибка", "x"], rng.randint(0, 2))) for _ in DIMENSIONS
     )
     findings = tuple(
-        AuditFinding("code", f"/p/{index}", "1", "2", rng.choice(["", "hint"]))
+        AuditFinding("code", f"/p/{index}", "1", "2", rng.choice(["", "hint"]), "/assertions/x")
         for index in range(rng.randint(0, 2))
     )
-    return (reasons, findings, rng.random() < 0.5, rng.choice([None, "boom: 💥"]), "f.json:3")
+    return (reasons, findings, rng.random() < 0.5, rng.choice([None, "boom: 💥"]), "f.json:3", None)
 
 
 def _one_by_one(rows: list[tuple[Any, ...]], details: list[tuple[Any, ...]]) -> list[Any]:
@@ -68,6 +68,7 @@ def _one_by_one(rows: list[tuple[Any, ...]], details: list[tuple[Any, ...]]) -> 
             audit_gates=detail[2],
             failure=detail[3],
             source=detail[4],
+            evidence=detail[5],
         )
         for row, detail in zip(rows, details, strict=True)
     ]
@@ -102,7 +103,7 @@ def test_runs_of_no_columns() -> None:
     assert facts_of_columns({name: [] for name in ROW_FIELDS}, iter(())) == []
 
 
-def test_a_detail_without_five_parts_is_refused() -> None:
+def test_a_detail_without_six_parts_is_refused() -> None:
     rng = random.Random(1)
     row = _row(rng)
     columns = {name: [row[index]] for index, name in enumerate(ROW_FIELDS)}
@@ -111,16 +112,16 @@ def test_a_detail_without_five_parts_is_refused() -> None:
 
 
 def test_findings_met_before_are_the_same_objects_and_equal_fresh_ones() -> None:
-    found = (("code-a", "/p", "1", "2", "hint"), ("код", "/q", "[]", "{}", ""))
-    detail = ((), found, True, None, "f:1")
+    found = (("code-a", "/p", "1", "2", "hint", "/assertions/a"), ("код", "/q", "[]", "{}", "", ""))
+    detail = ((), found, True, None, "f:1", None)
     made: dict[Any, Any] = {}
     first = _gate_detail(detail, made)
-    second = _gate_detail(((), tuple(found), False, "x", None), made)
+    second = _gate_detail(((), tuple(found), False, "x", None, None), made)
     fresh = _gate_detail(detail)
     assert first == fresh
     assert first[1] is second[1]
-    assert second[2:] == (False, "x", None)
-    assert _gate_detail(((), (), False, None, None), made)[1] == ()
+    assert second[2:] == (False, "x", None, None)
+    assert _gate_detail(((), (), False, None, None, None), made)[1] == ()
     assert fresh[1] == (AuditFinding(*found[0]), AuditFinding(*found[1]))
 
 
@@ -170,13 +171,14 @@ def _side_pairs(rng: random.Random, size: int) -> list[tuple[tuple[Any, ...], An
         row = ("night-1", *row[1:])
         raw = None
         if rng.random() < 0.3:
-            reasons, findings, audit_gates, failure, source = _detail(rng)
+            reasons, findings, audit_gates, failure, source, evidence = _detail(rng)
             raw = (
                 reasons,
                 tuple(dataclasses.astuple(finding) for finding in findings),
                 audit_gates,
                 failure,
                 source,
+                evidence,
             )
         pairs.append((row, raw))
     return pairs
@@ -194,7 +196,7 @@ def test_a_side_of_rows_keeps_each_runs_detail(shown: bool) -> None:
         row, _ = pairs[edge]
         pairs[edge] = (
             row,
-            ((("edge",),) * len(DIMENSIONS), (("c", "/", "1", "2", ""),), True, "f", "s"),
+            ((("edge",),) * len(DIMENSIONS), (("c", "/", "1", "2", "", ""),), True, "f", "s", None),
         )
     side = rows_side(iter(pairs), shown=shown)
     order = {case: index for index, case in enumerate(CASE_IDS)}
@@ -202,13 +204,15 @@ def test_a_side_of_rows_keeps_each_runs_detail(shown: bool) -> None:
     expected_details: list[tuple[Any, ...]] = []
     for _, raw in ordered:
         if raw is None:
-            expected_details.append((tuple(() for _ in DIMENSIONS), (), False, None, None))
+            expected_details.append((tuple(() for _ in DIMENSIONS), (), False, None, None, None))
             continue
         findings = tuple(AuditFinding(*item) for item in raw[1])
         if shown:
-            expected_details.append((raw[0], findings, raw[2], raw[3], raw[4]))
+            expected_details.append((raw[0], findings, raw[2], raw[3], raw[4], raw[5]))
         else:
-            expected_details.append((tuple(() for _ in DIMENSIONS), findings, raw[2], None, None))
+            expected_details.append(
+                (tuple(() for _ in DIMENSIONS), findings, raw[2], None, None, None)
+            )
     expected = _one_by_one([row for row, _ in ordered], expected_details)
     assert list(side.runs) == expected
 

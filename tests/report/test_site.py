@@ -31,6 +31,7 @@ from tests.conftest import ROOT
 
 SAMPLES = ROOT / "observations"
 NEWEST = SAMPLES / "2026-11-22-nightly"
+SCHEMA_ID = "https://paperclip.dev/schemas/runner-workflow-observation.v1.schema.json"
 GLM_RUN = "runs/campaign-2026-11-22/opencode-glm/final-response-r2.html"
 
 
@@ -277,8 +278,9 @@ def test_no_page_references_anything_outside_the_site() -> None:
             assert hosts <= {"www.w3.org", "purl.org", "creativecommons.org"}, (name, hosts)
             assert "<script" not in text, name
             assert not re.findall(r'href="(?!data:|#)', text), name  # images inline only
-        else:
-            assert not names.findall(text), name
+        else:  # the schema's $id is an identifier shown as text, never fetched or linked
+            assert set(names.findall(text)) <= {SCHEMA_ID}, name
+            assert f'href="{SCHEMA_ID}' not in text, name
             for needle in ("<link", "@import", "url("):
                 assert needle not in text, (name, needle)
 
@@ -303,6 +305,39 @@ def test_the_glm_run_page_highlights_each_reason_pointer() -> None:
     # The audit finding and its pointer, and the scorecard's gate failure.
     assert "required_prp_event_missing" in page
     assert "hard_invariants" in page
+
+
+def test_the_run_page_says_each_reasons_contract() -> None:
+    """The glm run's forbidden call: the reason says expected, observed and the observation
+    schema's $id beside its pointer (the runner output contract); the audit table names each
+    finding's case assertion."""
+    page = text_of(sample_site(), GLM_RUN)
+    reasons = page.split('<h2 id="reasons">', 1)[1].split('<h2 id="audit">', 1)[0]
+    item = reasons.split("forbidden call(s) invoked: checkout_task", 1)[1].split("</li>", 1)[0]
+    assert "<dt>expected</dt><dd><code>no call of /base/forbiddenCalls (" in item
+    assert "<dt>observed</dt><dd><code>checkout_task</code></dd>" in item
+    assert (
+        "<dt>schema</dt><dd><code>"
+        "https://paperclip.dev/schemas/runner-workflow-observation.v1.schema.json</code></dd>"
+    ) in item
+    audit = page.split('<h2 id="audit">', 1)[1].split('<h2 id="observation">', 1)[0]
+    assert '<th scope="col">case assertion</th>' in audit or ">case assertion<" in audit
+    assert "<code>/assertions/requiredPrpEventTypes</code>" in audit
+
+
+def test_the_change_page_says_each_failing_reasons_contract() -> None:
+    """The then-and-now page's hard_invariants row says where, expected and observed."""
+    page = text_of(sample_site(), "changes/campaign-2026-11-22/opencode-glm/final-response.html")
+    row = page.split("dimension hard_invariants", 1)[1].split("</tr>", 1)[0]
+    assert (
+        "forbidden call(s) invoked: checkout_task (at /base/observedCalls/0, expected no call"
+        in row
+    )
+    assert "observed checkout_task)" in row
+    assert "runner-workflow-observation.v1.schema.json" in page
+    findings = page.split("audit findings not passed", 1)[1].split("</tr>", 1)[0]
+    assert "required_prp_event_missing (failed) at /" in findings
+    assert "(case assertion /assertions/requiredPrpEventTypes" in findings
 
 
 def test_infrastructure_failures_show_code_and_message() -> None:

@@ -55,6 +55,9 @@ _EXPORTS = {
     "InputErrors": "_errors",
     "ScorecardError": "_errors",
     "StoreError": "_errors",
+    "EVIDENCE_KEYS": "_evidence",
+    "Evidence": "_evidence",
+    "OBSERVATION_SCHEMA_ID": "_names",
     "close_field_name": "_hints",
     "did_you_mean": "_hints",
     "canonical_json": "_jsformat",
@@ -134,6 +137,7 @@ __all__ = [
     "CLASSIFICATIONS",
     "DEFAULT_WEIGHTS",
     "DIMENSIONS",
+    "EVIDENCE_KEYS",
     "GATE_DIMENSIONS",
     "GATE_METRICS",
     "GATE_SAFETY_DIMENSIONS",
@@ -142,6 +146,7 @@ __all__ = [
     "METRIC_KEYS",
     "NOT_PLAIN",
     "OBSERVATION_SCHEMA",
+    "OBSERVATION_SCHEMA_ID",
     "RECEIPT_METADATA_KEY",
     "RECEIPT_SCHEMA",
     "RECORD_KEYS",
@@ -166,6 +171,7 @@ __all__ = [
     "ColumnKind",
     "DimensionDict",
     "DimensionName",
+    "Evidence",
     "FramedDigest",
     "GateMetric",
     "InputError",
@@ -274,6 +280,7 @@ if TYPE_CHECKING:
         ScorecardError,
         StoreError,
     )
+    from ._evidence import EVIDENCE_KEYS, Evidence
     from ._gate_section import GATE_METRICS, GATE_SAFETY_DIMENSIONS, GateMetric, gate_settings
     from ._hints import close_field_name, did_you_mean, json_type_name
     from ._jsformat import canonical_json, format_js_number, js_json, js_string
@@ -284,6 +291,7 @@ if TYPE_CHECKING:
         DIMENSIONS,
         GATE_DIMENSIONS,
         OBSERVATION_SCHEMA,
+        OBSERVATION_SCHEMA_ID,
         SCORECARD_V2_SCHEMA,
         Classification,
         DimensionName,

@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Self
 
+from ._evidence import Evidence
 from ._names import OBSERVATION_SCHEMA_ID
 from ._printable import printable, written_name
 from ._secrets import redact
@@ -142,17 +143,23 @@ class ScorecardError(Exception):
         """The ``--errors`` JSON line for this error (secret-shaped text redacted): where, which
         rule, the message, and the runner output contract's ``expected``, ``observed`` and
         ``schema`` (null where the rule does not know them)."""
+        evidence = self.evidence().to_json()
         return {
             "source": None if self.source is None else written_name(self.source),
             "line": self.line,
             "index": self.index,
-            "pointer": written_name(self.pointer),
+            "pointer": evidence["pointer"],
             "rule": self.rule,
             "message": written_name(self.message),
-            "expected": _written(self.expected),
-            "observed": _written(self.observed),
-            "schema": self.schema,
+            "expected": evidence["expected"],
+            "observed": evidence["observed"],
+            "schema": evidence["schema"],
         }
+
+    def evidence(self) -> Evidence:
+        """The runner output contract of this error (:class:`Evidence`, no case assertion: an
+        input error is about the input), which every output that reports it writes."""
+        return Evidence(self.pointer, self.expected, self.observed, None, self.schema)
 
 
 class InputError(ScorecardError):
@@ -209,10 +216,6 @@ class InputErrors(InputError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (InputErrors, (self.errors,))
-
-
-def _written(text: str | None) -> str | None:
-    return None if text is None else written_name(redact(text))
 
 
 def _rebuild(

@@ -18,6 +18,8 @@ _EXPORTS = {
     "audit_observation": "_audit",
     "summarize_findings": "_audit",
     "explain_record": "_explain",
+    "failing_reasons": "_explain",
+    "reason_evidence": "_explain",
     "render_explanation": "_explain",
     "dimension_json": "_lines",
     "json_scalar": "_lines",
@@ -56,9 +58,11 @@ __all__ = [
     "audit_observation",
     "dimension_json",
     "explain_record",
+    "failing_reasons",
     "identifier_secret",
     "json_scalar",
     "json_string",
+    "reason_evidence",
     "reason_json",
     "record_failure",
     "record_line",
@@ -76,7 +80,7 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 
 if TYPE_CHECKING:
     from ._audit import AuditSummary, Finding, audit_observation, summarize_findings
-    from ._explain import explain_record, render_explanation
+    from ._explain import explain_record, failing_reasons, reason_evidence, render_explanation
     from ._lines import dimension_json, json_scalar, json_string, reason_json, scorecard_line
     from ._notice import Notice
     from ._recognize import NOT_PLAIN_ERRORS, OBSERVATION_DECODER

@@ -4,14 +4,55 @@ and the audit findings, as data and as readable text."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from scorecard.contract import DIMENSIONS, Catalog, printable, redact
+from scorecard.contract import (
+    DIMENSIONS,
+    OBSERVATION_SCHEMA_ID,
+    Catalog,
+    Evidence,
+    printable,
+    redact,
+)
 
 from ._record import ScoredRecord
-from ._scoring import raw_dimension_results
+from ._scoring import Reason, raw_dimension_results
 
-__all__ = ["explain_record", "render_explanation"]
+if TYPE_CHECKING:
+    from scorecard.contract import ObservationDict, WorkflowCase
+
+__all__ = ["explain_record", "failing_reasons", "reason_evidence", "render_explanation"]
+
+
+def reason_evidence(reason: Reason) -> Evidence:
+    """The runner output contract of a dimension reason: its first pointer (into the
+    observation, whose schema's ``$id`` it names), expected, observed, the case assertion."""
+    pointer = reason.pointers[0] if reason.pointers else ""
+    return Evidence(
+        pointer, reason.expected, reason.observed, reason.assertion, OBSERVATION_SCHEMA_ID
+    )
+
+
+def explained_reason(reason: Reason) -> dict[str, Any]:
+    """A reason as explanations and reports write it: its text, every pointer, and its
+    :class:`~scorecard.contract.Evidence` keys (secret-shaped text redacted)."""
+    return {
+        "reason": redact(reason.text),
+        "pointers": list(reason.pointers),
+        **reason_evidence(reason).to_json(),
+    }
+
+
+def failing_reasons(
+    observation: ObservationDict, case: WorkflowCase, failing: Sequence[str]
+) -> list[tuple[str, Reason]]:
+    """Each reason of the dimensions named in ``failing`` (a scoreable observation), as
+    (dimension, reason), in canonical dimension order."""
+    results = raw_dimension_results(observation, case)
+    return [
+        (name, reason) for name in DIMENSIONS if name in failing for reason in results[name].reasons
+    ]
 
 
 def explain_record(record: ScoredRecord, catalog: Catalog) -> dict[str, Any]:
@@ -29,10 +70,7 @@ def explain_record(record: ScoredRecord, catalog: Catalog) -> dict[str, Any]:
                     "dimension": name,
                     "score": dimension.score,
                     "gate": dimension.gate,
-                    "reasons": [
-                        {"reason": redact(reason.text), "pointers": list(reason.pointers)}
-                        for reason in results[name].reasons
-                    ],
+                    "reasons": [explained_reason(reason) for reason in results[name].reasons],
                 }
             )
     return {
@@ -45,9 +83,15 @@ def explain_record(record: ScoredRecord, catalog: Catalog) -> dict[str, Any]:
         "overall": card.overall.model_dump(by_alias=True),
         "gatePassed": record.gate_passed,
         "failingDimensions": failing,
-        "audit": record.audit_json(),
+        "audit": _audit_with_schema(record.audit_json()),
         "scorecard": record.scorecard_json(),
     }
+
+
+def _audit_with_schema(audit: dict[str, Any]) -> dict[str, Any]:
+    """The record's audit, each finding naming the schema its pointer is read under."""
+    findings = [{**finding, "schema": OBSERVATION_SCHEMA_ID} for finding in audit["findings"]]
+    return {**audit, "findings": findings}
 
 
 def _number(value: float | None) -> str:
@@ -84,6 +128,13 @@ def render_explanation(explanation: dict[str, Any]) -> str:
             lines.append(f"      {json.dumps(reason['reason'], ensure_ascii=False)}")
             if reason["pointers"]:
                 lines.append(f"        at {', '.join(reason['pointers'])}")
+            if reason["expected"] is not None or reason["observed"] is not None:
+                lines.append(
+                    f"        expected {reason['expected'] or '-'}, observed"
+                    f" {reason['observed'] or '-'}"
+                )
+            if reason["assertion"]:
+                lines.append(f"        case assertion {reason['assertion']}")
     audit = explanation["audit"]
     lines.append(
         f"  audit: {audit['failed']} failed, {audit['notObserved']} not observed,"

@@ -59,11 +59,18 @@ V1_DIMENSIONS: tuple[DimensionName, ...] = (
 
 
 class Reason(NamedTuple):
-    """A reason text (reference wording) and the observation fields it came from."""
+    """A reason text (reference wording), the observation fields it came from, and the runner
+    output contract's words for it (``contract.Evidence``: the first pointer is its field)."""
 
     text: str
     pointers: tuple[str, ...]
     """RFC 6901 JSON Pointers into the observation."""
+    expected: str | None = None
+    """What the observation should have held there, in words."""
+    observed: str | None = None
+    """What it held, in words."""
+    assertion: str | None = None
+    """JSON Pointer of the case assertion the reason checks, if any (``/assertions/...``)."""
 
 
 class DimensionResult(NamedTuple):
@@ -104,6 +111,8 @@ def score_hard_invariants(base: BaseDict) -> DimensionResult:
             Reason(
                 f"forbidden call(s) invoked: {_joined([observed[i] for i in invoked])}",
                 (*_indices("/base/observedCalls", invoked), "/base/forbiddenCalls"),
+                f"no call of /base/forbiddenCalls ({_joined(base['forbiddenCalls'])})",
+                _joined([observed[i] for i in invoked]),
             )
         )
     if base["controlPlaneOwned"] and observed:
@@ -111,6 +120,8 @@ def score_hard_invariants(base: BaseDict) -> DimensionResult:
             Reason(
                 f"control-plane-owned action taken by tool call(s): {_joined(observed)}",
                 ("/base/controlPlaneOwned", "/base/observedCalls"),
+                "no tool call (the action is control-plane-owned)",
+                f"{len(observed)} call(s): {_joined(observed)}",
             )
         )
     authorization = base["authorization"]
@@ -119,6 +130,8 @@ def score_hard_invariants(base: BaseDict) -> DimensionResult:
             Reason(
                 f"operation allowed but should be {authorization['expected']}",
                 ("/base/authorization/observed", "/base/authorization/expected"),
+                authorization["expected"],
+                "allowed",
             )
         )
     return _all_or_nothing(reasons)
@@ -133,6 +146,8 @@ def score_semantic_outcome(base: BaseDict) -> DimensionResult:
             Reason(
                 f"control-plane state {state['observed']}, expected {state['expected']}",
                 ("/base/finalState/observed", "/base/finalState/expected"),
+                state["expected"],
+                state["observed"],
             )
         )
     authorization = base["authorization"]
@@ -141,6 +156,8 @@ def score_semantic_outcome(base: BaseDict) -> DimensionResult:
             Reason(
                 f"operation {authorization['observed']} but the case declared it allowed",
                 ("/base/authorization/observed", "/base/authorization/expected"),
+                "allowed",
+                authorization["observed"],
             )
         )
     return _all_or_nothing(reasons)
@@ -160,6 +177,8 @@ def score_trajectory_restraint(base: BaseDict) -> DimensionResult:
             Reason(
                 f"missing required call(s): {_joined([expected[i] for i in missing])}",
                 (*_indices("/base/expectedCalls", missing), "/base/observedCalls"),
+                f"called: {_joined([expected[i] for i in missing])}",
+                "not in /base/observedCalls",
             )
         )
     if extra:
@@ -167,6 +186,8 @@ def score_trajectory_restraint(base: BaseDict) -> DimensionResult:
             Reason(
                 f"unexpected call(s): {_joined([observed[i] for i in extra])}",
                 _indices("/base/observedCalls", extra),
+                f"only calls of /base/expectedCalls ({_joined(expected) or 'none'})",
+                _joined([observed[i] for i in extra]),
             )
         )
     if not expected and not observed:
@@ -301,6 +322,17 @@ def _flat_trace_checks(trace: TraceDict, observed_calls: list[str]) -> list[Trac
     return checks
 
 
+_TRACE_EXPECTED = {
+    "runId": "a non-empty runId",
+    "sessionId": "a non-empty session id",
+    "turnId": "a non-empty turnId",
+    "itemId": "a non-empty itemId",
+    "terminal": "a run.terminal event",
+    "receipt-per-call": "a non-empty operation receipt per observed call",
+    "stop-reason-receipt": f"a {STOP_REASON_SCHEMA} receipt with receiptId and decisionId",
+}
+
+
 def score_trace_completeness_v1(base: BaseDict) -> DimensionResult:
     """Share of trace identifiers, terminal and receipts present (wire events win when present)."""
     trace = base["trace"]
@@ -311,7 +343,9 @@ def score_trace_completeness_v1(base: BaseDict) -> DimensionResult:
         checks = _flat_trace_checks(trace, base["observedCalls"])
     passed = sum(1 for _, ok, _ in checks if ok)
     reasons = [
-        Reason(f"trace missing {label}", pointers) for label, ok, pointers in checks if not ok
+        Reason(f"trace missing {label}", pointers, _TRACE_EXPECTED.get(label, label), "missing")
+        for label, ok, pointers in checks
+        if not ok
     ]
     return DimensionResult(passed / len(checks), reasons)
 
@@ -341,11 +375,13 @@ def score_quality_efficiency(base: BaseDict) -> DimensionResult:
             within += 1
             continue
         pointers = (f"/base/efficiency/{label}", f"/base/budget/{limit_label}")
+        bound = f"<= {format_js_number(limit)}"
         if observed is None:
-            reasons.append(Reason(f"no observed {label} to check against budget", pointers))
+            text = f"no observed {label} to check against budget"
+            reasons.append(Reason(text, pointers, bound, "missing"))
         else:
             text = f"{label} {format_js_number(observed)} exceeds budget {format_js_number(limit)}"
-            reasons.append(Reason(text, pointers))
+            reasons.append(Reason(text, pointers, bound, format_js_number(observed)))
     if declared == 0:
         return DimensionResult(1.0, [Reason("no efficiency budget declared", ("/base/budget",))])
     return DimensionResult(within / declared, reasons)
@@ -372,11 +408,20 @@ def score_checks(checks: list[CheckDict], pointer: str) -> DimensionResult:
         if not check["passed"]:
             reason = check.get("reason")
             text = reason if reason is not None else f"check failed: {check['id']}"
-            reasons.append(Reason(text, (f"{pointer}/{index}",)))
+            reasons.append(Reason(text, (f"{pointer}/{index}",), "passed: true", "passed: false"))
     return DimensionResult((len(checks) - len(reasons)) / len(checks), reasons)
 
 
 _LINEAGE = "/traceLineage"
+
+
+def _capture_words(lineage: TraceLineageDict) -> str:
+    """What a lineage held of its capture, in words (for a failing reason only)."""
+    return (
+        f"capture {lineage['capture']}, frameCount {format_js_number(lineage['frameCount'])},"
+        f" byteCount {format_js_number(lineage['byteCount'])}"
+        + (", a traceRef" if lineage.get("traceRef") else "")
+    )
 
 
 def score_trace_lineage(
@@ -393,7 +438,16 @@ def score_trace_lineage(
             and not lineage.get("traceRef")
         )
         checks.append(
-            (isolated, Reason("capture-off execution retained provider trace data", (_LINEAGE,)))
+            (
+                isolated,
+                Reason(
+                    "capture-off execution retained provider trace data",
+                    (_LINEAGE,),
+                    "capture off, frameCount 0, byteCount 0, no traceRef",
+                    None if isolated else _capture_words(lineage),
+                    "/assertions/trace/capture",
+                ),
+            )
         )
     elif capture == "on" or lineage["capture"] == "on":
         present = (
@@ -405,6 +459,9 @@ def score_trace_lineage(
                 Reason(
                     "provider trace capture is empty",
                     (f"{_LINEAGE}/capture", f"{_LINEAGE}/frameCount", f"{_LINEAGE}/byteCount"),
+                    "capture on, frameCount > 0, byteCount > 0",
+                    None if present else _capture_words(lineage),
+                    "/assertions/trace/capture" if capture == "on" else None,
                 ),
             )
         )
@@ -414,6 +471,8 @@ def score_trace_lineage(
                 Reason(
                     "provider trace frame digest or byte length did not verify",
                     (f"{_LINEAGE}/digestVerified",),
+                    "true",
+                    "false",
                 ),
             )
         )
@@ -423,6 +482,8 @@ def score_trace_lineage(
                 Reason(
                     "provider trace frame or debug sequence is not strictly ordered",
                     (f"{_LINEAGE}/ordered",),
+                    "true",
+                    "false",
                 ),
             )
         )
@@ -430,13 +491,27 @@ def score_trace_lineage(
         checks.append((True, Reason("", ())))  # capture-optional
     if expectation is not None:
         exercised = set(lineage["dispositions"])
-        for disposition in expectation.dispositions:
+        for position, disposition in enumerate(expectation.dispositions):
             text = f"provider trace did not exercise {disposition} mapping"
-            checks.append((disposition in exercised, Reason(text, (f"{_LINEAGE}/dispositions",))))
+            reason = Reason(
+                text,
+                (f"{_LINEAGE}/dispositions",),
+                f"{disposition} among the dispositions",
+                "absent",
+                f"/assertions/trace/dispositions/{position}",
+            )
+            checks.append((disposition in exercised, reason))
         shapes = set(lineage["lineage"])
-        for shape in expectation.lineage:
+        for position, shape in enumerate(expectation.lineage):
             text = f"provider trace did not exercise {shape} lineage"
-            checks.append((shape in shapes, Reason(text, (f"{_LINEAGE}/lineage",))))
+            reason = Reason(
+                text,
+                (f"{_LINEAGE}/lineage",),
+                f"{shape} among the lineage shapes",
+                "absent",
+                f"/assertions/trace/lineage/{position}",
+            )
+            checks.append((shape in shapes, reason))
     passed = sum(1 for ok, _ in checks if ok)
     return DimensionResult(passed / len(checks), [reason for ok, reason in checks if not ok])
 
@@ -451,7 +526,9 @@ def raw_dimension_results(
     v1 = score_base_v1(observation["base"])
     lifecycle = score_checks(observation["lifecycle"]["checks"], "/lifecycle/checks")
     if observation["classification"] == "candidate_failure":
-        failed = Reason(CANDIDATE_FAILURE_REASON, ("/classification",))
+        failed = Reason(
+            CANDIDATE_FAILURE_REASON, ("/classification",), "completed", "candidate_failure"
+        )
         lifecycle = DimensionResult(0.0, [*lifecycle.reasons, failed])
     lineage = score_trace_lineage(observation["traceLineage"], case.assertions.trace)
     trace = v1["trace_completeness"]

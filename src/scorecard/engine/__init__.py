@@ -36,7 +36,9 @@ _EXPORTS = {
     "score_rows_parallel": "_parallel",
     "score_text": "_parallel",
     "RecordDetail": "_detail",
+    "RunEvidence": "_detail",
     "record_detail": "_detail",
+    "run_evidence": "_detail",
     "RunSummary": "_pipeline",
     "score_records": "_pipeline",
     "CLASSIFICATIONS": "_rows",
@@ -64,6 +66,7 @@ __all__ = [
     "LoadedRecords",
     "RecordDetail",
     "Row",
+    "RunEvidence",
     "RunSummary",
     "ScoringRun",
     "StoredBlock",
@@ -89,6 +92,7 @@ __all__ = [
     "read_records",
     "record_detail",
     "record_row",
+    "run_evidence",
     "score_paths",
     "score_records",
     "score_rows_parallel",
@@ -107,7 +111,7 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 if TYPE_CHECKING:
     from ._bundle_files import BundleFiles, bundle_files, file_state, input_digest
     from ._catalog import scoring_catalog
-    from ._detail import RecordDetail, record_detail
+    from ._detail import RecordDetail, RunEvidence, record_detail, run_evidence
     from ._io import (
         check_bundle_id,
         empty_input_notices,

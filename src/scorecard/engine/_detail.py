@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from scorecard.contract import DIMENSIONS, InputError, redact, written_name
-from scorecard.core import ScoredRecord, audit_observation
+from scorecard.contract import DIMENSIONS, Evidence, InputError, redact, written_name
+from scorecard.core import ScoredRecord, audit_observation, failing_reasons, reason_evidence
+
+if TYPE_CHECKING:
+    from scorecard.contract import Catalog
 
 from ._chunk_scorer import ROWS, ChunkScorer, RunKey, run_key
 from ._chunks import Chunk
@@ -32,18 +36,37 @@ from ._pipeline import RunSummary, score_record
 from ._pool import Run
 from ._rows import ROW_FIELDS, Row, scored_row
 
-__all__ = ["RecordDetail", "detailed_rows", "record_detail"]
+__all__ = ["RecordDetail", "RunEvidence", "detailed_rows", "record_detail", "run_evidence"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunEvidence:
+    """Where a run was read and, for each reason of its failing dimensions, the runner output
+    contract (:class:`~scorecard.contract.Evidence`): what a gate failure shows of the run.
+    Made where the observation is at hand (scoring, a store's kept observation); a records
+    file or Parquet holds no observation, so runs read from them have none."""
+
+    file: str | None
+    """The file the observation was read from, as outputs write names."""
+    line: int | None
+    """Its 1-based line (JSON Lines)."""
+    index: int | None
+    """Its 0-based index (a JSON array)."""
+    reasons: tuple[tuple[str, str, Evidence], ...]
+    """(dimension, reason text redacted, evidence) per reason, canonical dimension order."""
 
 
 #: What a scored record holds of a run beyond its row: reasons per dimension (canonical
-#: order), failed findings as (code, pointer, expected, actual, hint) with the values as compact
-#: JSON, whether failed findings gated, ``code: message`` of the failure, ``file:line``.
+#: order), failed findings as (code, pointer, expected, actual, hint, assertion) with the values as compact
+#: JSON, whether failed findings gated, ``code: message`` of the failure, ``file:line``, and the
+#: run's :class:`RunEvidence` where the observation was at hand (else None).
 RecordDetail = tuple[
     tuple[tuple[str, ...], ...],
-    tuple[tuple[str, str, str, str, str], ...],
+    tuple[tuple[str, str, str, str, str, str], ...],
     bool,
     str | None,
     str | None,
+    RunEvidence | None,
 ]
 
 DetailedItem = tuple[RunKey, Row, RecordDetail | None] | InputError
@@ -57,7 +80,7 @@ def _compact(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _findings(audit: Any) -> tuple[tuple[tuple[str, str, str, str, str], ...], bool]:
+def _findings(audit: Any) -> tuple[tuple[tuple[str, str, str, str, str, str], ...], bool]:
     if audit is None:
         return (), False
     if not isinstance(audit, Mapping) or not isinstance(audit.get("findings", []), list):
@@ -78,6 +101,7 @@ def _findings(audit: Any) -> tuple[tuple[tuple[str, str, str, str, str], ...], b
                     _compact(item.get("expected")),
                     _compact(item.get("actual")),
                     str(item.get("hint", "")),
+                    str(item.get("assertion", "")),
                 )
             )
     return tuple(found), audit.get("gates") is True
@@ -92,10 +116,35 @@ def _reasons(card: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
     return tuple(found)
 
 
-def record_detail(record: Mapping[str, Any]) -> RecordDetail:
+def run_evidence(
+    observation: Mapping[str, Any],
+    card: Mapping[str, Any],
+    catalog: Catalog,
+    *,
+    file: str | None,
+    line: int | None,
+    index: int | None,
+) -> RunEvidence:
+    """The :class:`RunEvidence` of a scored observation (valid: it was scored) and its
+    scorecard (JSON): each reason of the dimensions the scorecard failed, with its contract."""
+    failing: list[str] = []
+    if card.get("overall", {}).get("score") is not None:
+        dimensions = card.get("dimensions", {})
+        failing = [name for name in DIMENSIONS if dimensions.get(name, {}).get("passed") is False]
+    reasons: tuple[tuple[str, str, Evidence], ...] = ()
+    if failing:
+        case = catalog[observation["caseId"]]
+        reasons = tuple(
+            (name, redact(reason.text), reason_evidence(reason))
+            for name, reason in failing_reasons(observation, case, failing)  # type: ignore[arg-type]
+        )
+    return RunEvidence(None if file is None else written_name(file), line, index, reasons)
+
+
+def record_detail(record: Mapping[str, Any], evidence: RunEvidence | None = None) -> RecordDetail:
     """What a ``scorecard.record.v1`` (or a dict with its ``scorecard``, ``audit``, ``failure``
-    and ``source`` keys) holds of its run beyond the row; a bad audit raises a pointed
-    :class:`InputError`."""
+    and ``source`` keys) holds of its run beyond the row, with ``evidence`` when the caller
+    had the observation; a bad audit raises a pointed :class:`InputError`."""
     findings, audit_gates = _findings(record.get("audit"))
     failure = record.get("failure")
     failure_text = None
@@ -105,11 +154,20 @@ def record_detail(record: Mapping[str, Any]) -> RecordDetail:
     source = None
     if isinstance(where, Mapping) and where.get("file"):
         source = str(where["file"]) + (f":{where['line']}" if where.get("line") else "")
-    return _reasons(record["scorecard"]), findings, audit_gates, failure_text, source
+    return _reasons(record["scorecard"]), findings, audit_gates, failure_text, source, evidence
 
 
-def _of_record(record: ScoredRecord) -> RecordDetail:
-    return record_detail(record.record_json())
+def _of_record(record: ScoredRecord, catalog: Catalog) -> RecordDetail:
+    made = record.record_json()
+    evidence = run_evidence(
+        record.observation,
+        made["scorecard"],
+        catalog,
+        file=record.source,
+        line=record.line,
+        index=record.index,
+    )
+    return record_detail(made, evidence)
 
 
 def _needs_detail(row: Row, findings: int, every: bool) -> bool:
@@ -124,7 +182,11 @@ def _general(scorer: ChunkScorer, record: Any, summary: RunSummary, every: bool)
     tally = result.tally()
     summary.count(tally)
     row = scored_row(result.numbered(1))  # the main process renumbers it
-    detail = _of_record(result) if _needs_detail(row, tally.audit_failed, every) else None
+    detail = (
+        _of_record(result, scorer.catalog)
+        if _needs_detail(row, tally.audit_failed, every)
+        else None
+    )
     return tally.run_key, row, detail
 
 
@@ -136,13 +198,12 @@ def _fast_detail(
     # As the general path's record has it: the findings that failed (none: no audit needed)
     # and whether they gate, whatever the count.
     audit: dict[str, Any] = {"findings": [], "gates": scorer.policy.audit_gate}
+    observation = _DECODER.decode(raw)
     if findings:
-        observation = _DECODER.decode(raw)
         found = audit_observation(scorer.catalog[observation["caseId"]], observation)
         audit["findings"] = [item.to_json() for item in found if item.status == "failed"]
-        failure = observation.get("failure")
-    else:
-        failure = _FAILURE.decode(raw).failure
+    failure = observation.get("failure")
+    evidence = run_evidence(observation, card, scorer.catalog, file=source, line=number, index=None)
     return record_detail(
         {
             "scorecard": card,
@@ -151,17 +212,9 @@ def _fast_detail(
             if failure is None
             else {"code": redact(failure["code"]), "message": redact(failure["message"])},
             "source": {"file": written_name(source), "line": number},
-        }
+        },
+        evidence,
     )
-
-
-class _Failure(msgspec.Struct):
-    """The one field a gate-failed line's detail reads besides its scorecard."""
-
-    failure: dict[str, Any] | None = None
-
-
-_FAILURE = msgspec.json.Decoder(_Failure)
 
 
 def _detailed(scorer: ChunkScorer, chunk: Chunk, every: bool) -> DetailedRows:

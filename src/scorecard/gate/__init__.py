@@ -20,6 +20,7 @@ from ._input import (
 from ._results import (
     Estimate,
     GateCheck,
+    GateFailure,
     GateResult,
     MetricComparison,
     ResidualDrop,
@@ -35,6 +36,7 @@ __all__ = [
     "CaseFinding",
     "Estimate",
     "GateCheck",
+    "GateFailure",
     "GateResult",
     "GateRules",
     "GateSide",

@@ -85,12 +85,12 @@ def _gate_detail(
     """``detail`` with its findings as :class:`AuditFinding`; with ``made``, findings met
     before (by their values: a campaign's runs fail the same few findings) are the same
     objects, made once."""
-    reasons, found, audit_gates, failure, source = detail
+    reasons, found, audit_gates, failure, source, evidence = detail
     if made is None:
         findings = tuple(AuditFinding(*item) for item in found)
     else:
         findings = _findings(found, made)
-    return reasons, findings, audit_gates, failure, source
+    return reasons, findings, audit_gates, failure, source, evidence
 
 
 def _findings(found: Any, made: dict[Any, tuple[AuditFinding, ...]]) -> tuple[AuditFinding, ...]:
@@ -108,7 +108,7 @@ def run_facts(record: Any) -> RunFacts:
     gate = record.get("gatePassed", row[_FIELD["gate_passed"]])
     if gate is not None and not isinstance(gate, bool):
         raise InputError("must be true, false or null", rule="record_field", pointer="/gatePassed")
-    reasons, findings, audit_gates, failure, source = record_detail(record)
+    reasons, findings, audit_gates, failure, source, evidence = record_detail(record)
     return facts_of_row(
         row,
         gate_passed=gate,
@@ -117,6 +117,7 @@ def run_facts(record: Any) -> RunFacts:
         audit_gates=audit_gates,
         failure=failure,
         source=source,
+        evidence=evidence,
     )
 
 
@@ -269,7 +270,7 @@ def findings_side(
     of the same runs, without a Python row per run."""
     made: dict[Any, tuple[AuditFinding, ...]] = {}
     kept = {
-        index: (_NO_REASONS, _findings(detail[1], made), detail[2], None, None)
+        index: (_NO_REASONS, _findings(detail[1], made), detail[2], None, None, None)
         for index, detail in details.items()
     }
     if not len(frame):
@@ -302,7 +303,7 @@ def rows_side(
                     found[start + offset] = _gate_detail(detail, made)
                 else:  # what the rules read, not what a report of the run shows
                     findings = _findings(detail[1], made)
-                    found[start + offset] = (_NO_REASONS, findings, detail[2], None, None)
+                    found[start + offset] = (_NO_REASONS, findings, detail[2], None, None, None)
             start += len(block)
             yield from map(_FIRST, block)
 

@@ -9,12 +9,15 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, Row, row_of
 from scorecard.engine import ROW_FIELDS
+
+if TYPE_CHECKING:
+    from scorecard.engine import RunEvidence
 
 __all__ = [
     "AuditFinding",
@@ -43,6 +46,8 @@ class AuditFinding:
     """Observed value as compact JSON."""
     hint: str
     """What to look at."""
+    assertion: str = ""
+    """JSON Pointer of the case assertion checked (``/assertions/runStatus``)."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,9 @@ class RunFacts:
     """Tier from the roster."""
     source: str | None = None
     """``file:line`` of the record or observation."""
+    evidence: RunEvidence | None = None
+    """Where the run was read and each failing reason's runner output contract, when the
+    observation was at hand (scored here or kept by a store; not from records or Parquet)."""
 
     @property
     def scoreable(self) -> bool:
@@ -141,6 +149,7 @@ def facts_of_row(
     audit_gates: bool,
     failure: str | None,
     source: str | None,
+    evidence: RunEvidence | None = None,
 ) -> RunFacts:
     """The run of ``row`` (its columns) with what only a record holds."""
     return RunFacts(
@@ -166,6 +175,7 @@ def facts_of_row(
         model=row[_FIELD["model"]],
         tier=row[_FIELD["tier"]],
         source=source,
+        evidence=evidence,
     )
 
 
@@ -196,12 +206,12 @@ def facts_of_columns(
         return cast(list[Any], values.tolist()) if isinstance(values, np.ndarray) else values
 
     size = len(columns["bundle"])
-    detail_columns: Sequence[Sequence[Any]] = [()] * 5
+    detail_columns: Sequence[Sequence[Any]] = [()] * 6
     if size:
         detail_columns = list(zip(*details, strict=True))
-    if len(detail_columns) != 5:
-        raise ValueError("a detail is reasons, findings, audit_gates, failure and source")
-    reasons, findings, audit_gates, failure, source = detail_columns
+    if len(detail_columns) != 6:
+        raise ValueError("a detail is reasons, findings, audit_gates, failure, source and evidence")
+    reasons, findings, audit_gates, failure, source, evidence = detail_columns
     values = zip(
         plain("bundle"),
         plain("candidate"),
@@ -225,6 +235,7 @@ def facts_of_columns(
         plain("model"),
         plain("tier"),
         source,
+        evidence,
         strict=True,
     )
     made = []

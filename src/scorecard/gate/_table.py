@@ -20,7 +20,7 @@ import numpy as np
 
 from scorecard.aggregate import column_values, records_frame
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, ROW_COLUMNS, ROW_FIELDS
-from scorecard.engine import LoadedRecords
+from scorecard.engine import LoadedRecords, RunEvidence
 
 from ._runs import AuditFinding, RunFacts, facts_of_columns, frame_row
 
@@ -29,8 +29,15 @@ __all__ = ["Detail", "RunTable"]
 #: What a run holds beyond its row: reasons per dimension, failed findings, whether they gated,
 #: failure text, source (``file:line``); :data:`scorecard.engine.RecordDetail` with the findings
 #: as :class:`AuditFinding`.
-Detail = tuple[tuple[tuple[str, ...], ...], tuple[AuditFinding, ...], bool, str | None, str | None]
-_NO_DETAIL: Detail = (tuple(() for _ in DIMENSIONS), (), False, None, None)
+Detail = tuple[
+    tuple[tuple[str, ...], ...],
+    tuple[AuditFinding, ...],
+    bool,
+    str | None,
+    str | None,
+    RunEvidence | None,
+]
+_NO_DETAIL: Detail = (tuple(() for _ in DIMENSIONS), (), False, None, None, None)
 _GATES = tuple(name for name in DIMENSIONS if name in GATE_DIMENSIONS)
 _BLOCK = 4096
 _NUMBERS = tuple(column.name for column in ROW_COLUMNS if column.arrow_type == "float64")

@@ -13,8 +13,15 @@ import math
 from typing import Any
 
 from scorecard.aggregate import Alert
-from scorecard.contract import js_json, redact
-from scorecard.gate import GateCheck, GateResult, RuleOutcome
+from scorecard.contract import (
+    DIMENSIONS,
+    EVIDENCE_KEYS,
+    OBSERVATION_SCHEMA_ID,
+    js_json,
+    printable,
+    redact,
+)
+from scorecard.gate import GateCheck, GateFailure, GateResult, RuleOutcome
 
 __all__ = ["GATE_SCHEMA", "gate_document", "render_gate_json"]
 
@@ -74,6 +81,73 @@ def _check(check: GateCheck) -> dict[str, Any]:
     }
 
 
+def _failure(failure: GateFailure) -> dict[str, Any]:
+    """A gate failure with where its run was read and why it failed: each reason of its
+    failing dimensions and each failed audit finding, with the runner output contract
+    (``contract.Evidence``'s keys). A run read from records or Parquet (no observation to
+    point into) has its reasons' texts with null contract keys."""
+    run = failure.run
+    evidence = run.evidence
+    if evidence is not None:
+        source: dict[str, Any] | None = {
+            "file": evidence.file,
+            "line": evidence.line,
+            "index": evidence.index,
+        }
+        reasons = [
+            {"dimension": dimension, "reason": text, **found.to_json()}
+            for dimension, text, found in evidence.reasons
+        ]
+    else:
+        source = None if run.source is None else {"file": run.source, "line": None, "index": None}
+        failing = [
+            name
+            for name, flag in zip(DIMENSIONS, run.dimension_passed, strict=True)
+            if flag is False
+        ]
+        reasons = [
+            {"dimension": name, "reason": text, **_NO_EVIDENCE}
+            for name in failing
+            for text in run.reasons_for(name)
+        ]
+    return {
+        "candidate": run.candidate,
+        "case": run.case,
+        "repetition": run.repetition,
+        "dimensions": list(failure.dimensions),
+        "new": None if failure.new is None else list(failure.new),
+        "counted": failure.counted,
+        "source": None if source is None else _inert(source),
+        "reasons": [_inert(reason) for reason in reasons],
+        "findings": [
+            _inert(
+                {
+                    "code": finding.code,
+                    "pointer": finding.pointer,
+                    "expected": finding.expected,
+                    "observed": finding.actual,
+                    "assertion": finding.assertion or None,
+                    "schema": OBSERVATION_SCHEMA_ID,
+                    "hint": finding.hint,
+                }
+            )
+            for finding in run.findings
+        ],
+    }
+
+
+_NO_EVIDENCE = dict.fromkeys(EVIDENCE_KEYS)
+
+
+def _inert(item: dict[str, Any]) -> dict[str, Any]:
+    """``item`` with its text made inert as every gate report makes the agent's text
+    (``contract.printable``: controls, bidi and zero-width characters spelt as escapes), so a
+    reason cannot reorder or recolour a terminal that shows the JSON."""
+    return {
+        key: printable(value) if isinstance(value, str) else value for key, value in item.items()
+    }
+
+
 def gate_document(result: GateResult) -> dict[str, Any]:
     """The JSON-ready document of ``result`` (see the module docstring)."""
     settings = result.analysis.settings if result.analysis is not None else None
@@ -107,17 +181,7 @@ def gate_document(result: GateResult) -> dict[str, Any]:
                 }
                 for item in result.comparisons
             ],
-            "failures": [
-                {
-                    "candidate": failure.run.candidate,
-                    "case": failure.run.case,
-                    "repetition": failure.run.repetition,
-                    "dimensions": list(failure.dimensions),
-                    "new": None if failure.new is None else list(failure.new),
-                    "counted": failure.counted,
-                }
-                for failure in result.failures
-            ],
+            "failures": [_failure(failure) for failure in result.failures],
             "shared_shifts": [
                 {**dataclasses.asdict(found), "name": found.name} for found in result.shifts
             ],

@@ -63,6 +63,8 @@ mark.hl:target { background: #ffd33d; outline: 3px solid #cf222e; }
 figure { margin: 12px 0; } figure img { max-width: 100%; height: auto; border: 1px solid #d0d7de; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 8px 0; }
 .facts dt { font-weight: 600; } .facts dd { margin: 0; overflow-wrap: anywhere; }
+.evidence { display: grid; grid-template-columns: max-content 1fr; gap: 0 12px; margin: 2px 0 6px; }
+.evidence dt { font-style: italic; } .evidence dd { margin: 0; overflow-wrap: anywhere; }
 [hidden] { display: none !important; }
 th button.sort { font: inherit; font-weight: 600; color: inherit; background: none; border: 0;
   padding: 0; cursor: pointer; text-align: left; }

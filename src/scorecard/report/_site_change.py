@@ -11,10 +11,11 @@ explanations, as the run pages show them; every string is escaped.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from scorecard.contract import DIMENSIONS
+from scorecard.contract import DIMENSIONS, OBSERVATION_SCHEMA_ID
 
 from ._common import number_text
 from ._site_assets import page
@@ -118,15 +119,49 @@ def _dimension(run: SiteRun, name: str) -> tuple[str, bool | None]:
     card = run.record.scorecard_json()["dimensions"].get(name)
     if not isinstance(card, dict):
         return "-", None
-    reasons = "; ".join(str(reason) for reason in card.get("reasons") or [])
+    explained = next(
+        (
+            item["reasons"]
+            for item in run.explanation["failingDimensions"]
+            if item["dimension"] == name
+        ),
+        None,
+    )
+    if explained is not None:  # a failing dimension: each reason with its contract words
+        reasons = "; ".join(_reason_words(reason) for reason in explained)
+    else:
+        reasons = "; ".join(str(reason) for reason in card.get("reasons") or [])
     passed = card.get("passed")
     text = f"{number_text(card.get('score'))} {'pass' if passed else 'fail'}"
     return (f"{text}: {reasons}" if reasons else text), passed if isinstance(passed, bool) else None
 
 
+def _reason_words(reason: dict[str, Any]) -> str:
+    """A failing reason as a change page cell says it: the text, then where, what was
+    expected and what was observed (``contract.Evidence``'s words; the schema is the page's)."""
+    parts = [f"at {reason['pointer']}"] if reason.get("pointer") else []
+    if reason.get("expected") is not None:
+        parts.append(f"expected {reason['expected']}")
+    if reason.get("observed") is not None:
+        parts.append(f"observed {reason['observed']}")
+    if reason.get("assertion"):
+        parts.append(f"case assertion {reason['assertion']}")
+    return f"{reason['reason']} ({', '.join(parts)})" if parts else str(reason["reason"])
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def _findings(run: SiteRun) -> tuple[str, bool | None]:
     findings = [
         f"{item['code']} ({item['status']})"
+        + (
+            f" at {item['pointer']}: expected {_compact(item['expected'])},"
+            f" observed {_compact(item['actual'])} (case assertion {item['assertion']})"
+            if item["status"] == "failed"
+            else f" at {item['pointer']} (case assertion {item['assertion']})"
+        )
         for item in run.explanation["audit"]["findings"]
         if item["status"] != "passed"
     ]
@@ -216,7 +251,10 @@ def _page(
     body = (
         f"<h1>{esc(case)} | {esc(candidate)} | {esc(bundle)} beside the nights before</h1>"
         f'<p id="changed-count">{changed} row(s) passed on every earlier run that has a verdict '
-        "and fail on a run of this night (marked).</p>"
+        "and fail on a run of this night (marked). A failing reason or finding says where"
+        " (a JSON Pointer into the observation, schema"
+        f" <code>{esc(OBSERVATION_SCHEMA_ID)}</code>), what was expected and what was"
+        " observed.</p>"
         '<table class="change"><thead><tr><th scope="col">aspect</th>'
         + head
         + "</tr></thead><tbody>"

@@ -4,9 +4,10 @@ Pointers, audit findings, and the observation with those fields highlighted."""
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
+from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, OBSERVATION_SCHEMA_ID
 
 from ._common import number_text
 from ._site_assets import page
@@ -22,7 +23,7 @@ from ._site_paths import (
 )
 from ._site_pieces import esc, flag_cell, html_table, status_cell
 
-__all__ = ["run_page"]
+__all__ = ["evidence_list", "run_page"]
 
 REASON_LIMIT = 2000
 """Characters of a reason or failure message shown (the rest is counted, not shown)."""
@@ -32,6 +33,23 @@ def pointer_links(pointers: Sequence[str]) -> str:
     return ", ".join(
         f'<a class="ptr" href="#{anchor_id(pointer)}">{esc(pointer)}</a>' for pointer in pointers
     )
+
+
+def evidence_list(reason: Mapping[str, Any]) -> str:
+    """A reason's runner output contract (``contract.Evidence`` keys, already written) as a
+    small definition list: expected, observed, the case assertion, the schema applied."""
+    shown = [
+        ("expected", reason.get("expected")),
+        ("observed", reason.get("observed")),
+        ("case assertion", reason.get("assertion")),
+        ("schema", reason.get("schema")),
+    ]
+    items = "".join(
+        f"<dt>{name}</dt><dd><code>{esc(value, 300)}</code></dd>"
+        for name, value in shown
+        if value is not None
+    )
+    return f'<dl class="evidence">{items}</dl>' if items else ""
 
 
 def run_page(site: SiteData, run: SiteRun) -> bytes:
@@ -112,6 +130,7 @@ def run_page(site: SiteData, run: SiteRun) -> bytes:
                 if reason["pointers"]
                 else ""
             )
+            + evidence_list(reason)
             + "</li>"
             for reason in item["reasons"]
         )
@@ -136,6 +155,7 @@ def run_page(site: SiteData, run: SiteRun) -> bytes:
             else f"<code>{esc(f['pointer'])}</code>",
             esc(f.get("expected"), 300),
             esc(f.get("actual"), 300),
+            f"<code>{esc(f.get('assertion'))}</code>",
             esc(f.get("hint") or "", 300),
         ]
         for f in sorted(
@@ -143,9 +163,11 @@ def run_page(site: SiteData, run: SiteRun) -> bytes:
         )
     ]
     audit_html = (
-        f"<p>{audit['failed']} failed, {audit['notObserved']} not observed, {audit['passed']} passed.</p>"
+        f"<p>{audit['failed']} failed, {audit['notObserved']} not observed, {audit['passed']} passed."
+        " Pointers are into the observation (schema"
+        f" <code>{esc(OBSERVATION_SCHEMA_ID)}</code>), case assertions into the case.</p>"
         + html_table(
-            ["status", "finding", "pointer", "expected", "observed", "hint"],
+            ["status", "finding", "pointer", "expected", "observed", "case assertion", "hint"],
             finding_rows,
             css="audit",
         )

@@ -31,7 +31,7 @@ from scorecard.contract import (
     parse_manifest,
 )
 from scorecard.core import ScoredRecord, scorecard_line
-from scorecard.engine import RecordDetail, record_detail, stored_record
+from scorecard.engine import RecordDetail, record_detail, run_evidence, stored_record
 from scorecard.engine.parquet import PARQUET_SCHEMA, rows_of
 
 from ._files import Vanished, existing_file, open_parquet
@@ -194,7 +194,8 @@ class Snapshot:
         (``every``: all)."""
         wanted = ["findings"]
         if not findings_only:
-            wanted += ["scorecard", "failure", "source_file", "source_line"]
+            wanted += ["scorecard", "failure", "source_file", "source_line", "source_index"]
+            wanted += ["observation"]
         with detail.reading():
             read = detail.file.read(columns=wanted, use_threads=False)
         gate = table.column("gate_passed")
@@ -219,24 +220,34 @@ class Snapshot:
                 yield position, made[found]
             return
         empty = [None] * len(shown)
-        for position, found, card, failure, file, line in zip(
+        catalog = self.meta.catalog
+        for position, found, card, failure, file, line, index, observation in zip(
             shown,
             columns["findings"],
             columns.get("scorecard", empty),
             columns.get("failure", empty),
             columns.get("source_file", empty),
             columns.get("source_line", empty),
+            columns.get("source_index", empty),
+            columns.get("observation", empty),
             strict=True,
         ):
+            scorecard = _DECODE(card) if card else {}
+            evidence = None
+            if observation:  # the kept observation: each failing reason's contract, as scored
+                evidence = run_evidence(
+                    _DECODE(observation), scorecard, catalog, file=file, line=line, index=index
+                )
             yield (
                 position,
                 record_detail(
                     {
-                        "scorecard": _DECODE(card) if card else {},
+                        "scorecard": scorecard,
                         "audit": {"findings": _DECODE(found) if found else [], "gates": gates},
                         "failure": _DECODE(failure) if failure else None,
                         "source": {"file": file, "line": line},
-                    }
+                    },
+                    evidence,
                 ),
             )
 
