@@ -617,3 +617,23 @@ def test_the_script_is_only_on_pages_that_use_it() -> None:
     assert "<script" not in change
     assert "script-src 'none'" in change
     assert "'self'" not in text_of(files, "index.html").split("script-src", 1)[1].split(";")[0]
+
+
+def test_a_site_detailing_one_night_lists_only_its_runs() -> None:
+    """detail=[the newest night]: its 140 runs (counted from its sample lines) in the index and
+    the shards, change pages of that night only; the numbers and pair pages keep every night."""
+    newest = "campaign-2026-11-22"
+    files = build_site(sample_records(), load_catalog(), detail=[newest])
+    lines = len((NEWEST / "observations.jsonl").read_text().splitlines())
+    index = run_index_of(files)
+    assert len(index["runs"]) == lines == 140
+    assert {index["bundles"][run[0]][0] for run in index["runs"]} == {newest}
+    shards = [name for name in files if name.startswith("data/runs/")]
+    assert {name.split("/")[2] for name in shards} == {newest}
+    assert sum(len(shard_of(files, name)["runs"]) for name in shards) == 140
+    assert {name.split("/")[1] for name in files if name.startswith("changes/")} == {newest}
+    assert len([name for name in files if name.startswith("pairs/")]) == 3
+    assert f"The runs of {newest}; the other bundles" in text_of(files, "runs.html")
+    assert files["index.html"] == sample_site()["index.html"]  # the same overview
+    with pytest.raises(InputError):
+        build_site(sample_records(), load_catalog(), detail=["no-such-night"])

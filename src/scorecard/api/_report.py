@@ -51,7 +51,9 @@ def build_report(
     refused: the site shows each run's observation. Rejected records raise
     :class:`InputErrors`. With ``store``, the site shows the night ``current`` (default: the
     newest) and the nights ``baseline`` names (a reference, as for :func:`judge`), from the
-    runs the store keeps."""
+    runs the store keeps; only ``current``'s runs are listed and shown (the other nights are
+    context: the numbers, the gate, the change pages). Over ``paths``, ``current`` (default:
+    every bundle) names the one bundle detailed so."""
     from scorecard.contract import load_catalog
     from scorecard.engine import default_workers, is_records_file, score_run
     from scorecard.report import build_site
@@ -69,7 +71,7 @@ def build_report(
         shown = [*context, judged]
         kept = list(opened.scored_records(shown))
         rules = gate_rules_of(settings)
-        files = build_site(kept, opened.catalog, rules=rules, seed=seed)
+        files = build_site(kept, opened.catalog, rules=rules, seed=seed, detail=[judged])
         receipt = new_receipt(
             "report",
             {
@@ -114,7 +116,17 @@ def build_report(
     if errors:
         raise InputErrors(errors)
     rules = gate_rules_of(settings)
-    files = build_site(records, catalog, rules=rules, seed=seed)
+    detail = None
+    if current is not None:
+        bundles = {str(record.card["bundleId"]) for record in records}
+        if current not in bundles:
+            raise InputError(
+                f"no bundle {current!r} among the inputs (they hold {', '.join(sorted(bundles))})",
+                rule="unknown_bundle",
+                source="--current",
+            )
+        detail = [current]
+    files = build_site(records, catalog, rules=rules, seed=seed, detail=detail)
     receipt = new_receipt(
         "report",
         {

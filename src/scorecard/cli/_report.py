@@ -33,7 +33,8 @@ CurrentOption = Annotated[
     str | None,
     typer.Option(
         "--current",
-        help="With --store: the night shown (default: the newest).",
+        help="The night whose runs are listed and shown (the others: context). With --store "
+        "the default is the newest; over paths, every bundle.",
         show_default=False,
     ),
 ]
