@@ -637,3 +637,28 @@ def test_a_site_detailing_one_night_lists_only_its_runs() -> None:
     assert files["index.html"] == sample_site()["index.html"]  # the same overview
     with pytest.raises(InputError):
         build_site(sample_records(), load_catalog(), detail=["no-such-night"])
+
+
+def test_adding_a_night_writes_only_the_files_it_changed(tmp_path: Path) -> None:
+    """The site of three nights, then of four over it: the files whose bytes are the same
+    (the earlier nights' shards and change pages, their pair pages) are kept (the same file,
+    linked), only the others written; the folder holds the new site exactly."""
+    records = sample_records()
+    newest = "campaign-2026-11-22"
+    before = build_site([r for r in records if r.card["bundleId"] != newest], load_catalog())
+    after = sample_site()
+    out = tmp_path / "site"
+    assert write_site(before, out) == len(before)  # a new folder: every file written
+    kept_shard = out / "data/runs/campaign-2026-11-15/opencode-glm/final-response.js"
+    inode = kept_shard.stat().st_ino
+    changed = sorted(name for name, data in after.items() if before.get(name) != data)
+    assert 0 < len(changed) < len(after) / 2
+    assert not any(name.startswith("data/runs/campaign-2026-11-15/") for name in changed)
+    assert write_site(after, out) == len(changed)
+    assert kept_shard.stat().st_ino == inode  # not written again
+    on_disk = {
+        path.relative_to(out).as_posix(): path.read_bytes()
+        for path in out.rglob("*")
+        if path.is_file()
+    }
+    assert on_disk == after

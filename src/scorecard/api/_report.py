@@ -180,20 +180,21 @@ def check_site_folder(out: PathLike, paths: Sequence[PathLike]) -> None:
 
 
 @arguments(out=Takes.path)
-def write_report(files: dict[str, bytes], out: PathLike) -> int:
+def write_report(files: dict[str, bytes], out: PathLike) -> tuple[int, int]:
     """Write the site's ``files`` to the folder ``out`` atomically (built beside it, then
-    renamed); returns the number of pages."""
+    renamed); returns the number of pages and of files written (the earlier site's files that
+    did not change are kept, not written)."""
     from scorecard.report import write_site
 
     try:
-        write_site(files, Path(out))
+        written = write_site(files, Path(out))
     except OSError as error:
         raise OutputError(
             f"cannot write the site: {error.strerror or type(error).__name__}",
             rule="unwritable",
             source=os.fspath(out),
         ) from None
-    return sum(1 for name in files if name.endswith(".html"))
+    return sum(1 for name in files if name.endswith(".html")), written
 
 
 @arguments(folder=Takes.path)

@@ -95,8 +95,10 @@ def report(
             given, policy=policy_file, seed=seed, bundle_id=bundle_id, cases=cases,
             workers=workers, store=store, current=current, baseline=baseline,
         )  # fmt: skip
-        pages = write_report(files, out)
-    sys.stderr.write(f"wrote {pages} pages to {out}\n")
+        pages, written = write_report(files, out)
+    kept = len(files) - written
+    unchanged = f" ({written} files written, {kept} unchanged kept)" if kept else ""
+    sys.stderr.write(f"wrote {pages} pages to {out}{unchanged}\n")
     sys.stdout.write(f"{out / 'index.html'}\n")
 
 

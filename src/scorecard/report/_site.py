@@ -146,12 +146,19 @@ def site_listing(files: Mapping[str, bytes], *added: str) -> dict[str, bytes]:
     return dict(sorted({**files, SITE_MARKER: marker}.items()))
 
 
-def write_site(files: Mapping[str, bytes], out: str | Path) -> None:
+def write_site(files: Mapping[str, bytes], out: str | Path) -> int:
     """Write ``files`` as the folder ``out``, atomically: built in a folder beside it, then
-    renamed over it. An existing ``out`` is replaced only when it is empty or a report site
-    (holds :data:`SITE_MARKER`); anything else raises :class:`~scorecard.contract.InputError`,
-    a folder that cannot be written :class:`~scorecard.contract.OutputError`."""
+    renamed over it; returns how many files were written. An existing ``out`` is replaced only
+    when it is empty or a report site (holds :data:`SITE_MARKER`); anything else raises
+    :class:`~scorecard.contract.InputError`, a folder that cannot be written
+    :class:`~scorecard.contract.OutputError`.
+
+    Incremental: a file the earlier site already holds with the same bytes is not written
+    again but linked into the new folder (a hard link: same file, same modification time), so
+    adding a night rewrites only the pages it changed (where the file system cannot link, the
+    file is written)."""
     target = Path(out)
+    earlier: Path | None = None
     if target.exists():
         if not target.is_dir():
             raise InputError("the output is a file; give a folder for the site", rule="bad_output")
@@ -180,11 +187,30 @@ def write_site(files: Mapping[str, bytes], out: str | Path) -> None:
                 rule="bad_output",
                 source=str(target),
             )
+        earlier = target
+    written = 0
     with atomic_folder(target) as staging:
         for name, data in files.items():
             destination = staging.joinpath(*name.split("/"))
             destination.parent.mkdir(parents=True, exist_ok=True)
-            destination.write_bytes(data)
+            if earlier is None or not _kept(earlier.joinpath(*name.split("/")), data, destination):
+                destination.write_bytes(data)
+                written += 1
+    return written
+
+
+def _kept(old: Path, data: bytes, destination: Path) -> bool:
+    """Whether ``old`` (a file of the earlier site) holds ``data`` and is now linked as
+    ``destination``."""
+    try:
+        if old.is_symlink() or not old.is_file() or old.stat().st_size != len(data):
+            return False
+        if old.read_bytes() != data:
+            return False
+        os.link(old, destination)
+    except OSError:  # unreadable, or a file system without hard links: write it
+        return False
+    return True
 
 
 def _not_written_by_site(target: Path) -> list[str]:
