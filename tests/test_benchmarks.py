@@ -62,6 +62,11 @@ RUNS = [
         ["  site: ", "after: load average"],
     ),
     (
+        "report_benchmark.py",
+        ["--repeat", "1", "--runs", "150", "--nights", "2"],
+        ["generated 2 nights of 150 runs", "of the night's raw JSON Lines", "after: load"],
+    ),
+    (
         "gate_benchmark.py",
         ["--pairs", "2", "--coverage-trials", "2", "--truth-runs", "50"],
         ["12 cases x 2", "sample schedule", "Generator: simulate", "Generator: independent"],

@@ -71,7 +71,7 @@ def shard_run(files: dict[str, bytes], name: str, repetition: int) -> dict[str, 
     run = next(item for item in data["runs"] if item[0] == repetition)
     return {
         "outcome": strings[run[3]],
-        "source": strings[run[4]],
+        "source": f"{strings[run[4][0]]}:{run[4][1]}",
         "failure": None
         if run[5] is None
         else [strings[run[5][0]], strings[run[5][1]], run[5][2], strings[run[5][3]]],

@@ -364,7 +364,7 @@ RUN_SCRIPT = """
     [["bundle", data.bundle], ["candidate", data.candidate], ["provider", data.provider],
      ["model", data.model], ["case", data["case"]], ["run", String(run[0])],
      ["classification", text(run[1])], ["overall", run[2]], ["outcome", text(run[3])],
-     ["source", text(run[4])]].forEach(function (pair) {
+     ["source", text(run[4][0]) + (run[4][1] === null ? "" : ":" + run[4][1])]].forEach(function (pair) {
       facts.appendChild(element("dt", pair[0]));
       facts.appendChild(element("dd", pair[1]));
     });
@@ -390,11 +390,12 @@ RUN_SCRIPT = """
     }
     holder.appendChild(heading("Scorecard", "scorecard"));
     holder.appendChild(table(["dimension", "score", "passed", "gate", "reasons"],
-      run[6].map(function (item) {
-        return [DIMENSIONS[item[0]], item[1], flag(item[2], "passed", "failed"),
-          GATE.indexOf(DIMENSIONS[item[0]]) >= 0 ? "gate" : "",
-          item[3].map(text).join("; ") || "-"];
-      }), "scorecard"));
+      run[6].map(function (item, position) {
+        if (!item) { return null; }
+        return [DIMENSIONS[position], item[0], flag(item[1], "passed", "failed"),
+          GATE.indexOf(DIMENSIONS[position]) >= 0 ? "gate" : "",
+          (item[2] || []).map(text).join("; ") || "-"];
+      }).filter(function (row) { return row !== null; }), "scorecard"));
     holder.appendChild(heading("Failing reasons", "reasons"));
     if (!run[7].length) {
       holder.appendChild(element("p", run[3] !== undefined && text(run[3]) === "not scored" ?

@@ -8,6 +8,7 @@ import html
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+from urllib.parse import quote
 
 from scorecard.aggregate import CampaignAnalysis
 from scorecard.gate import (
@@ -319,11 +320,20 @@ def outcomes_table(outcomes: Sequence[Any], page_path: str) -> str:
     )
 
 
+#: Gate failures a page lists (the rest are counted; the runs table filters them all).
+GATE_FAILURES_SHOWN = 200
+
+
 def gate_failures_table(result: GateResult, site: SiteData, page_path: str) -> str:
     rows = []
-    for failure in result.failures:
+    detailed = set(site.detailed)
+    for failure in result.failures[:GATE_FAILURES_SHOWN]:
         run = failure.run
-        found = site.run_of(run.bundle, run.candidate, run.case, run.repetition)
+        found = (
+            site.run_of(run.bundle, run.candidate, run.case, run.repetition)
+            if run.bundle in detailed
+            else None
+        )
         where = (
             link_to(page_path, found.path, f"run {run.repetition}")
             if found is not None
@@ -350,10 +360,31 @@ def gate_failures_table(result: GateResult, site: SiteData, page_path: str) -> s
                 "yes" if failure.counted else "no",
             ]
         )
-    return html_table(
-        ["candidate", "case", "run", "nights before", "failed", "new", "counted"],
-        rows,
-        css="failures",
+    more = len(result.failures) - GATE_FAILURES_SHOWN
+    note = (
+        f'<p class="note">The first {GATE_FAILURES_SHOWN} of {len(result.failures)} gate '
+        "failures; "
+        + (
+            link_to(
+                page_path,
+                f"runs.html?outcome={quote('outcome:gate failed')}"
+                f"&bundle={quote('bundle:' + shown(result.current_bundle))}",
+                "the runs table lists them all",
+            )
+            if result.current_bundle in detailed
+            else "the candidates' pages count them"
+        )
+        + ".</p>"
+        if more > 0
+        else ""
+    )
+    return (
+        html_table(
+            ["candidate", "case", "run", "nights before", "failed", "new", "counted"],
+            rows,
+            css="failures",
+        )
+        + note
     )
 
 

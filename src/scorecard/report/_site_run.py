@@ -77,7 +77,6 @@ def _run_data(run: SiteRun, strings: _Strings) -> list[Any]:
     card = run.record.scorecard_json()
     record = run.record.record_json()
     source = explanation["source"]
-    where = str(source["file"]) + (f":{source['line']}" if source["line"] is not None else "")
     failure = record.get("failure")
     failure_data = (
         [
@@ -89,19 +88,19 @@ def _run_data(run: SiteRun, strings: _Strings) -> list[Any]:
         if failure
         else None
     )
-    dimensions = []
-    for position, name in enumerate(DIMENSIONS):
+    # Per dimension (in DIMENSIONS order; null: not in the scorecard): [score, passed (1, 0,
+    # -1: none)], and its reasons' strings only when it has some.
+    dimensions: list[Any] = []
+    for name in DIMENSIONS:
         dimension = card["dimensions"].get(name)
         if dimension is None:
+            dimensions.append(None)
             continue
         passed = dimension.get("passed")
+        reasons = [strings(_bounded(reason, _SHORT)) for reason in dimension.get("reasons", [])]
         dimensions.append(
-            [
-                position,
-                number_text(dimension.get("score")),
-                -1 if passed is None else int(bool(passed)),
-                [strings(_bounded(reason, _SHORT)) for reason in dimension.get("reasons", [])],
-            ]
+            [number_text(dimension.get("score")), -1 if passed is None else int(bool(passed))]
+            + ([reasons] if reasons else [])
         )
     pointers: list[str] = []
     failing = []
@@ -144,7 +143,7 @@ def _run_data(run: SiteRun, strings: _Strings) -> list[Any]:
         strings(shown(facts.classification)),
         number_text(card["overall"].get("score")),
         strings(run.outcome),
-        strings(shown(where)),
+        [strings(shown(source["file"])), source["line"]],
         failure_data,
         dimensions,
         failing,
