@@ -97,13 +97,13 @@ def _run_data(run: SiteRun, strings: _Strings) -> list[Any]:
             dimensions.append(None)
             continue
         passed = dimension.get("passed")
-        reasons = [strings(_bounded(reason, _SHORT)) for reason in dimension.get("reasons", [])]
+        given = [strings(_bounded(reason, _SHORT)) for reason in dimension.get("reasons", [])]
         dimensions.append(
             [number_text(dimension.get("score")), -1 if passed is None else int(bool(passed))]
-            + ([reasons] if reasons else [])
+            + ([given] if given else [])
         )
     pointers: list[str] = []
-    failing = []
+    failing: list[Any] = []
     for item in explanation["failingDimensions"]:
         reasons = []
         for reason in item["reasons"]:
