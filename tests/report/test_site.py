@@ -662,3 +662,15 @@ def test_adding_a_night_writes_only_the_files_it_changed(tmp_path: Path) -> None
         if path.is_file()
     }
     assert on_disk == after
+
+
+def test_a_pointed_field_the_observation_lacks_shows_the_nearest_one() -> None:
+    """The run page's field for a pointer: the field itself, or the deepest one on its path
+    that exists (with its pointer), as compact JSON, shortened past FIELD_LIMIT."""
+    from scorecard.report._site_run import FIELD_LIMIT, _field
+
+    document = {"a": {"b": [1, "x"], "c/d": True}, "long": "y" * (FIELD_LIMIT + 50)}
+    assert _field(document, "/a/b/1") == ("/a/b/1", '"x"')
+    assert _field(document, "/a/c~1d") == ("/a/c~1d", "true")
+    assert _field(document, "/a/b/7") == ("/a/b", '[1, "x"]')
+    assert _field(document, "/missing/deeper") == ("", json.dumps(document, sort_keys=True, separators=(", ", ": "))[:FIELD_LIMIT] + f"\n... ({len(json.dumps(document, separators=(', ', ': '))) - FIELD_LIMIT} more characters not shown)")  # fmt: skip
