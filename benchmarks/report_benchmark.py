@@ -1,7 +1,13 @@
 """Time ``scorecard report`` end to end and measure the site it writes.
 
 Usage: ``python benchmarks/report_benchmark.py [PATH...] [--repeat N] [--compare-with CHECKOUT]``
-(default PATH: the sample campaign, ``observations/``).
+(default PATH: the sample campaign, ``observations/``), or
+``python benchmarks/report_benchmark.py --runs 50000 --nights 8 [--repeat N]``: a generated
+campaign of ``--nights`` nights of ``--runs`` runs each, reported as CI does it, the newest night
+detailed (``--current``) and the nights before it as its baseline context. The nights are drawn
+from a pool of simulated observations (:mod:`scorecard.simulate`, as ``store_benchmark.py``
+makes them), each line's repetition renumbered so a night holds no run twice. The site's size
+is then also given as a share of the newest night's raw JSON Lines.
 
 Each round is a fresh ``python -m scorecard report PATH... --out SITE`` process writing a new
 folder; the script prints, per configuration, the fastest round's wall time, the CPU seconds of
@@ -32,12 +38,57 @@ def load() -> str:
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} ({os.cpu_count()} CPUs)"
 
 
-def one_round(paths: list[str], out: Path, source: Path | None) -> tuple[float, float, float]:
+def generated_campaign(folder: Path, nights: int, runs: int) -> tuple[list[str], str, int]:
+    """``nights`` folders of ``runs`` observations each under ``folder``: (their paths, the
+    newest night's bundle id, the bytes of its observations)."""
+    import json
+    import random
+    from datetime import date, timedelta
+
+    from scorecard.contract import MANIFEST_NAME, manifest_json
+    from scorecard.simulate import iter_bundles
+
+    pool: list[dict[str, object]] = []
+    manifest = None
+    seed = 1
+    while len(pool) < runs:
+        for bundle in iter_bundles(seed=seed, bundles=4):
+            manifest = manifest or bundle.manifest
+            pool.extend(bundle.observations)
+        seed += 1
+    paths: list[str] = []
+    newest, size = "", 0
+    for index in range(nights):
+        night = date(2026, 1, 1) + timedelta(days=index)
+        where = folder / f"night-{index}"
+        where.mkdir(parents=True)
+        stated = manifest.model_copy(  # type: ignore[attr-defined]
+            update={"id": f"night-{night.isoformat()}", "night": night.isoformat()}
+        )
+        (where / MANIFEST_NAME).write_text(manifest_json(stated), encoding="utf-8")
+        counts: dict[tuple[object, object], int] = {}
+        lines = []
+        for item in random.Random(index).sample(pool, runs):
+            key = (item["candidateId"], item["caseId"])
+            counts[key] = counts.get(key, 0) + 1
+            document = json.loads(json.dumps(item))
+            document["base"]["provenance"]["repetition"] = counts[key]
+            lines.append(json.dumps(document, separators=(",", ":")) + "\n")
+        data = "".join(lines).encode("utf-8")
+        (where / "observations.jsonl").write_bytes(data)
+        paths.append(str(where))
+        newest, size = stated.id, len(data)
+    return paths, newest, size
+
+
+def one_round(
+    paths: list[str], out: Path, source: Path | None, extra: list[str]
+) -> tuple[float, float, float]:
     """(wall seconds, CPU seconds, peak RSS MiB) of one report process."""
     environment = dict(os.environ)
     if source is not None:
         environment["PYTHONPATH"] = str(source.resolve() / "src")
-    command = [sys.executable, "-m", "scorecard", "report", *paths, "--out", str(out)]
+    command = [sys.executable, "-m", "scorecard", "report", *paths, *extra, "--out", str(out)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
@@ -51,7 +102,7 @@ def one_round(paths: list[str], out: Path, source: Path | None) -> tuple[float, 
     return elapsed, cpu, after.ru_maxrss / 1024
 
 
-def site_figures(folder: Path) -> str:
+def site_figures(folder: Path, raw: int = 0) -> str:
     sizes = {
         path.relative_to(folder).as_posix(): path.stat().st_size
         for path in folder.rglob("*")
@@ -61,6 +112,11 @@ def site_figures(folder: Path) -> str:
     return (
         f"{sum(sizes.values()):,} bytes in {len(sizes):,} files; largest {largest} "
         f"({sizes[largest]:,} bytes); runs.html {sizes.get('runs.html', 0):,} bytes"
+        + (
+            f"; {sum(sizes.values()) / raw:.1%} of the night's raw JSON Lines ({raw:,} bytes)"
+            if raw
+            else ""
+        )
     )
 
 
@@ -69,6 +125,8 @@ def main() -> None:
     parser.add_argument("paths", nargs="*", default=[str(ROOT / "observations")])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--compare-with", type=Path, default=None)
+    parser.add_argument("--runs", type=int, default=0, help="generate nights of this many runs")
+    parser.add_argument("--nights", type=int, default=8, help="with --runs: how many nights")
     arguments = parser.parse_args()
     configurations: list[tuple[str, Path | None]] = [("this checkout", None)]
     if arguments.compare_with is not None:
@@ -76,11 +134,23 @@ def main() -> None:
     print(f"before: {load()}")
     best: dict[str, tuple[float, float, float]] = {}
     with tempfile.TemporaryDirectory(prefix="report-benchmark-") as scratch:
+        extra: list[str] = []
+        raw = 0
+        if arguments.runs:
+            started = time.perf_counter()
+            arguments.paths, newest, raw = generated_campaign(
+                Path(scratch) / "campaign", arguments.nights, arguments.runs
+            )
+            extra = ["--current", newest]
+            print(
+                f"generated {arguments.nights} nights of {arguments.runs:,} runs in "
+                f"{time.perf_counter() - started:.1f} s; reporting {newest} in detail"
+            )
         sites: dict[str, Path] = {}
         for round_number in range(arguments.repeat):
             for label, source in configurations:
                 out = Path(scratch) / f"{label.replace('/', '_')}-{round_number}"
-                measured = one_round(arguments.paths, out, source)
+                measured = one_round(arguments.paths, out, source, extra)
                 if label not in best or measured[0] < best[label][0]:
                     best[label] = measured
                     if label in sites:
@@ -94,7 +164,7 @@ def main() -> None:
                 f"{label}: fastest of {arguments.repeat}: {wall:.2f} s wall, {cpu:.2f} s CPU, "
                 f"peak RSS (largest child so far) {peak:.0f} MiB"
             )
-            print(f"  site: {site_figures(sites[label])}")
+            print(f"  site: {site_figures(sites[label], raw)}")
     print(f"after: {load()}")
 
 

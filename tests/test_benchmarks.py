@@ -58,8 +58,8 @@ RUNS = [
     ),
     (
         "report_benchmark.py",
-        ["--repeat", "1"],
-        ["  site: ", "after: load average"],
+        ["--repeat", "1", "--runs", "150", "--nights", "2"],
+        ["generated 2 nights of 150 runs", "of the night's raw JSON Lines", "after: load"],
     ),
     (
         "interval_coverage.py",

@@ -155,9 +155,15 @@ def test_history_of_a_few_candidates_or_cases_from_the_store_is_the_folders(
 @pytest.mark.usefixtures("at_root")
 def test_the_report_of_a_night_from_the_store_is_the_folders_site(store: Path) -> None:
     """Every page the same bytes; the receipts (``receipt.json``) the same but their
-    ``sources`` (the store and the bundles it showed, or the folders given)."""
+    ``sources`` (the store and the bundles it showed, or the folders given). Only the current
+    night's runs are listed and shown: the night before is context."""
     from_store = api.build_report(store=store, current=IDS[-1], baseline="previous")
-    from_folders = api.build_report(NIGHTS[-2:], workers=1)
+    from_folders = api.build_report(NIGHTS[-2:], current=IDS[-1], workers=1)
+    shards = {name.split("/")[2] for name in from_store if name.startswith("data/runs/")}
+    assert shards == {IDS[-1]}
+    assert {name.split("/")[1] for name in from_store if name.startswith("changes/")} == {IDS[-1]}
+    with pytest.raises(InputError, match="no bundle 'nightly-x' among the inputs"):
+        api.build_report(NIGHTS[-2:], current="nightly-x", workers=1)
     receipts = []
     for files in (from_store, from_folders):
         receipt = json.loads(files.pop(api.SITE_RECEIPT))["receipt"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -49,6 +50,23 @@ def _page(url: str) -> Path:
     return Path(url2pathname(parsed.path))
 
 
+def _shard(url: str, site: Path, repetition: int) -> tuple[str, str]:
+    """(candidate, case) of the run ``url`` names: the run page of ``site``, asked for a run
+    its shard holds (the page's script reads ``data/runs/<bundle>/<candidate>/<case>.js``)."""
+    page = _page(url)
+    assert page == site / "run.html"
+    assert page.is_file()
+    query = urlparse(url).query
+    assert query.startswith("run=")
+    bundle, candidate, case, number = query.removeprefix("run=").split("/")
+    assert int(number) == repetition
+    shard = site / "data" / "runs" / bundle / candidate / f"{case}.js"
+    text = shard.read_text(encoding="utf-8")
+    data = json.loads(text.split(", ", 1)[1].removesuffix(");\n"))
+    assert repetition in [run[0] for run in data["runs"]]
+    return data["candidate"], data["case"]
+
+
 def test_every_markdown_run_link_opens_that_runs_page(
     linked: tuple[Path, str, ElementTree.Element],
 ) -> None:
@@ -65,13 +83,7 @@ def test_every_markdown_run_link_opens_that_runs_page(
         assert change.is_file(), change
         assert change.relative_to(site).parts[:3] == ("changes", "campaign-2026-11-22", candidate)
         assert change.name == f"{case}.html"
-        page = _page(match.group(2))
-        assert page.is_file(), page
-        assert page.is_relative_to(site)
-        text = page.read_text(encoding="utf-8")
-        assert candidate in text
-        assert case in text
-        assert page.name == f"{case}-r{match.group(1)}.html"
+        assert _shard(match.group(2), site, int(match.group(1))) == (candidate, case)
 
 
 def test_a_failed_junit_check_lists_the_pages_of_its_gate_failed_runs(
@@ -99,10 +111,7 @@ def test_a_failed_junit_check_lists_the_pages_of_its_gate_failed_runs(
         assert _page(url).is_file()
         assert _page(url).is_relative_to(site / "changes" / "campaign-2026-11-22" / "opencode-glm")
     for url in pages:
-        page = _page(url)
-        assert page.is_file()
-        assert page.is_relative_to(site / "runs")
-        assert "/opencode-glm/" in url
+        assert _shard(url, site, int(url.rsplit("/", 1)[1]))[0] == "opencode-glm"
 
 
 def test_without_a_site_no_links_and_a_bad_site_url_is_refused(tmp_path: Path) -> None:

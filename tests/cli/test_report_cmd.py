@@ -65,7 +65,7 @@ def test_report_writes_the_same_site_twice(campaign: Path, tmp_path: Path) -> No
     again = scorecard("report", str(campaign), "--out", str(second), "--workers", "2")
     assert again.returncode == 0, again.stderr
     assert files_of(first) == files_of(second)
-    assert "runs/campaign-2026-11-22/codex-luna/final-response-r1.html" in files_of(first)
+    assert "data/runs/campaign-2026-11-22/codex-luna/final-response.js" in files_of(first)
     overwrite = scorecard("report", str(campaign), "--out", str(first), "--workers", "1")
     assert overwrite.returncode == 0, overwrite.stderr
     assert sorted(path.name for path in tmp_path.iterdir()) == ["campaign", "one", "two"]
@@ -121,7 +121,7 @@ def test_view_serves_the_site_on_a_free_port_and_stops_on_a_signal(
     from scorecard import api
 
     built = api.build_report([campaign], workers=1)
-    run_page = "runs/campaign-2026-11-22/codex-luna/final-response-r1.html"
+    shard_file = "data/runs/campaign-2026-11-22/codex-luna/final-response.js"
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {**os.environ, "TMPDIR": str(scratch)}
@@ -150,12 +150,14 @@ def test_view_serves_the_site_on_a_free_port_and_stops_on_a_signal(
             assert "<h1>Scorecard report</h1>" in body
             assert 'class="verdict ' in body
             assert served == built["index.html"]
-            with urllib.request.urlopen(address + run_page, timeout=30) as answer:
-                served = answer.read()
-            assert b"Observation" in served
-            assert served == built[run_page]
+            page = address + "run.html?run=campaign-2026-11-22/codex-luna/final-response/1"
+            with urllib.request.urlopen(page, timeout=30) as answer:
+                assert answer.read() == built["run.html"]
+            shard = address + "data/runs/campaign-2026-11-22/codex-luna/final-response.js"
+            with urllib.request.urlopen(shard, timeout=30) as answer:
+                assert answer.read() == built[shard_file]
             # Bad requests get 4xx, the marker and folders are not served, a reset is quiet.
-            for path, status in (("/%00", 400), ("/.scorecard-site", 404), ("/runs/", 404)):
+            for path, status in (("/%00", 400), ("/.scorecard-site", 404), ("/data/", 404)):
                 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
                 connection.request("GET", path)
                 assert connection.getresponse().status == status, path

@@ -32,7 +32,8 @@ from tests.conftest import ROOT
 SAMPLES = ROOT / "observations"
 NEWEST = SAMPLES / "2026-11-22-nightly"
 SCHEMA_ID = "https://paperclip.dev/schemas/runner-workflow-observation.v1.schema.json"
-GLM_RUN = "runs/campaign-2026-11-22/opencode-glm/final-response-r2.html"
+GLM_RUN = "run.html?run=campaign-2026-11-22/opencode-glm/final-response/2"
+GLM_SHARD = "data/runs/campaign-2026-11-22/opencode-glm/final-response.js"
 
 
 @functools.cache
@@ -53,6 +54,50 @@ def sample_site() -> dict[str, bytes]:
 
 def text_of(files: dict[str, bytes], name: str) -> str:
     return files[name].decode("utf-8")
+
+
+def shard_of(files: dict[str, bytes], name: str) -> dict[str, Any]:
+    """A run shard's data: the file is ``scorecardRuns(KEY, DATA);`` and nothing else."""
+    found = re.fullmatch(r'scorecardRuns\(("[a-z0-9/-]+"), (\{.*\})\);\n', text_of(files, name))
+    assert found is not None, name
+    data: dict[str, Any] = json.loads(found.group(2))
+    assert json.loads(found.group(1)) == "/".join(data["slugs"])
+    return data
+
+
+def shard_run(files: dict[str, bytes], name: str, repetition: int) -> dict[str, Any]:
+    """One run of a shard, its string references replaced by the strings (as the page shows)."""
+    data = shard_of(files, name)
+    strings = data["strings"]
+    run = next(item for item in data["runs"] if item[0] == repetition)
+    return {
+        "outcome": strings[run[3]],
+        "source": f"{strings[run[4][0]]}:{run[4][1]}",
+        "failure": None
+        if run[5] is None
+        else [strings[run[5][0]], strings[run[5][1]], run[5][2], strings[run[5][3]]],
+        "reasons": [
+            (item[0], strings[reason[0]], [strings[pointer] for pointer in reason[1]])
+            for item in run[7]
+            for reason in item[2]
+        ],
+        "evidence": [
+            [None if part is None else strings[part] for part in reason[2]]
+            for item in run[7]
+            for reason in item[2]
+        ],
+        "findings": [strings[finding[1]] for finding in run[8][3]],
+        "assertions": [strings[finding[6]] for finding in run[8][3]],
+        "fields": [[strings[part] for part in field] for field in run[9]],
+    }
+
+
+def run_index_of(files: dict[str, bytes]) -> dict[str, Any]:
+    text = text_of(files, "data/runs.js")
+    assert text.startswith("window.scorecardIndex = ")
+    assert text.endswith(";\n")
+    data: dict[str, Any] = json.loads(text.removeprefix("window.scorecardIndex = ")[:-2])
+    return data
 
 
 class _Parsed(html.parser.HTMLParser):
@@ -153,12 +198,12 @@ def test_rendered_json_reads_back_as_the_document(document: Any, data: st.DataOb
 
 
 def test_run_page_path_is_stable_and_relative() -> None:
-    """The documented form: runs/<bundle>/<candidate>/<case>-r<run>.html, relative, safe."""
+    """The documented form: run.html?run=<bundle>/<candidate>/<case>/<run>, relative, safe."""
     assert run_page_path("campaign-2026-11-22", "opencode-glm", "final-response", 2) == GLM_RUN
     hostile = run_page_path("../../etc", "<b>", "a/b", 1)
     assert not hostile.startswith("/")
     assert ".." not in hostile
-    assert re.fullmatch(r"runs/[a-z0-9-]+/[a-z0-9-]+/[a-z0-9-]+-r1\.html", hostile)
+    assert re.fullmatch(r"run\.html\?run=[a-z0-9-]+/[a-z0-9-]+/[a-z0-9-]+/1", hostile)
 
 
 def test_anchors_of_different_pointers_differ() -> None:
@@ -170,6 +215,9 @@ def test_links_are_relative_to_the_page() -> None:
     assert link("index.html", "runs/b/c/x-r1.html") == "runs/b/c/x-r1.html"
     assert link("runs/b/c/x-r1.html", "index.html") == "../../../index.html"
     assert link("candidates/a.html", "cases/b.html#top") == "../cases/b.html#top"
+    assert link("changes/a/b/c.html", "run.html?run=a/b/c/1#at-0") == (
+        "../../../run.html?run=a/b/c/1#at-0"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -225,9 +273,10 @@ def manifest_candidates(folder: Path) -> list[str]:
 
 
 def test_the_site_has_every_page() -> None:
-    """Overview, all runs, a page per candidate, case, consecutive bundle pair and run."""
+    """Overview, all runs, the run page, a page per candidate, case and consecutive bundle
+    pair, and a shard per candidate x case x night holding its runs (every run once)."""
     files = sample_site()
-    for name in ("index.html", "runs.html", ".scorecard-site", GLM_RUN):
+    for name in ("index.html", "runs.html", "run.html", ".scorecard-site", GLM_SHARD):
         assert name in files
     for candidate in manifest_candidates(NEWEST):
         assert f"candidates/{candidate}.html" in files
@@ -242,7 +291,15 @@ def test_the_site_has_every_page() -> None:
         len((folder / "observations.jsonl").read_text().splitlines())
         for folder in SAMPLES.iterdir()
     )
-    assert sum(1 for name in files if name.startswith("runs/")) == lines == 560
+    shards = [name for name in files if name.startswith("data/runs/")]
+    cells = {
+        (folder.name, item["candidateId"], item["caseId"])
+        for folder in SAMPLES.iterdir()
+        for item in map(json.loads, (folder / "observations.jsonl").read_text().splitlines())
+    }
+    assert len(shards) == len(cells)  # one file per candidate x case x night, not per run
+    assert sum(len(shard_of(files, name)["runs"]) for name in shards) == lines == 560
+    assert not any(name.startswith("runs/") for name in files)
 
 
 def test_every_link_resolves_to_a_file_and_anchor_of_the_site() -> None:
@@ -255,7 +312,8 @@ def test_every_link_resolves_to_a_file_and_anchor_of_the_site() -> None:
         for target in page.targets:
             assert not re.match(r"^[a-z][a-z0-9+.-]*:", target), (name, target)
             assert not target.startswith("/"), (name, target)
-            path, _, fragment = target.partition("#")
+            address, _, fragment = target.partition("#")
+            path = address.partition("?")[0]
             resolved = (
                 posixpath.normpath(posixpath.join(posixpath.dirname(name), path)) if path else name
             )
@@ -265,7 +323,7 @@ def test_every_link_resolves_to_a_file_and_anchor_of_the_site() -> None:
                 anchored += 1
             checked += 1
     assert checked > 5_000
-    assert anchored > 500  # the reasons' and findings' pointers
+    assert anchored > 10  # the overview's own headings
 
 
 def test_no_page_references_anything_outside_the_site() -> None:
@@ -281,48 +339,56 @@ def test_no_page_references_anything_outside_the_site() -> None:
         else:  # the schema's $id is an identifier shown as text, never fetched or linked
             assert set(names.findall(text)) <= {SCHEMA_ID}, name
             assert f'href="{SCHEMA_ID}' not in text, name
-            for needle in ("<link", "@import", "url("):
+            for needle in ("@import", "url("):
                 assert needle not in text, (name, needle)
+            # The one <link> a page has is the site's stylesheet.
+            links = re.findall(r"<link[^>]*>", text)
+            assert all(re.fullmatch(r'<link rel="stylesheet" href="(\.\./)*style\.css">', item)
+                       for item in links), (name, links)  # fmt: skip
 
 
-def test_the_glm_run_page_highlights_each_reason_pointer() -> None:
+def test_the_glm_run_shard_names_each_reason_pointer_and_its_field() -> None:
     """opencode-glm's final-response run 2 of 2026-11-22 failed hard_invariants on a
-    forbidden call (sample line 42): its page links the reason to the marked field."""
+    forbidden call (sample line 42): its shard gives the reason's pointers and the fields they
+    name, with their values."""
     files = sample_site()
-    page = text_of(files, GLM_RUN)
     line = (NEWEST / "observations.jsonl").read_text().splitlines()[41]
     observation = json.loads(line)
     assert (observation["candidateId"], observation["caseId"]) == ("opencode-glm", "final-response")
     assert observation["base"]["observedCalls"][0] == "checkout_task"
-    parser = parsed(files[GLM_RUN])
-    pointers = {mark.get("data-pointer") for mark in parser.marks}
-    assert {"/base/observedCalls/0", "/base/forbiddenCalls", "/lifecycle/checks/2"} <= pointers
-    assert "forbidden call(s) invoked: checkout_task" in page
-    target = anchor_id("/base/observedCalls/0")
-    assert f'href="#{target}"' in page
-    marked = page.split(f'id="{target}"', 1)[1].split("</mark>", 1)[0]
-    assert "checkout_task" in marked
-    # The audit finding and its pointer, and the scorecard's gate failure.
-    assert "required_prp_event_missing" in page
-    assert "hard_invariants" in page
+    run = shard_run(files, GLM_SHARD, 2)
+    assert run["outcome"] == "gate failed"
+    assert run["source"].endswith("2026-11-22-nightly/observations.jsonl:42")
+    assert (0, "forbidden call(s) invoked: checkout_task", ["/base/observedCalls/0", "/base/forbiddenCalls"]) in run["reasons"]  # fmt: skip
+    fields = {pointer: (found, value) for pointer, found, value in run["fields"]}
+    assert fields["/base/observedCalls/0"] == ("/base/observedCalls/0", '"checkout_task"')
+    assert fields["/base/forbiddenCalls"] == (
+        "/base/forbiddenCalls",
+        json.dumps(observation["base"]["forbiddenCalls"], separators=(", ", ": ")),
+    )
+    assert "/lifecycle/checks/2" in fields
+    # The audit finding and the field it points at.
+    assert run["findings"] == ["required_prp_event_missing"]
+    assert json.loads(fields["/observedPrpEventTypes"][1]) == observation["observedPrpEventTypes"]
 
 
-def test_the_run_page_says_each_reasons_contract() -> None:
-    """The glm run's forbidden call: the reason says expected, observed and the observation
-    schema's $id beside its pointer (the runner output contract); the audit table names each
-    finding's case assertion."""
-    page = text_of(sample_site(), GLM_RUN)
-    reasons = page.split('<h2 id="reasons">', 1)[1].split('<h2 id="audit">', 1)[0]
-    item = reasons.split("forbidden call(s) invoked: checkout_task", 1)[1].split("</li>", 1)[0]
-    assert "<dt>expected</dt><dd><code>no call of /base/forbiddenCalls (" in item
-    assert "<dt>observed</dt><dd><code>checkout_task</code></dd>" in item
-    assert (
-        "<dt>schema</dt><dd><code>"
-        "https://paperclip.dev/schemas/runner-workflow-observation.v1.schema.json</code></dd>"
-    ) in item
-    audit = page.split('<h2 id="audit">', 1)[1].split('<h2 id="observation">', 1)[0]
-    assert '<th scope="col">case assertion</th>' in audit or ">case assertion<" in audit
-    assert "<code>/assertions/requiredPrpEventTypes</code>" in audit
+def test_the_run_shard_says_each_reasons_contract() -> None:
+    """The glm run's forbidden call: the reason carries expected, observed and the observation
+    schema's $id beside its pointer (the runner output contract); each audit finding names its
+    case assertion; the run page's script shows both."""
+    files = sample_site()
+    run = shard_run(files, GLM_SHARD, 2)
+    reasons = [reason for _, reason, _ in run["reasons"]]
+    expected, observed, assertion, schema = run["evidence"][
+        reasons.index("forbidden call(s) invoked: checkout_task")
+    ]
+    assert expected is not None and expected.startswith("no call of /base/forbiddenCalls (")
+    assert (observed, assertion, schema) == ("checkout_task", None, SCHEMA_ID)
+    assert run["assertions"] == ["/assertions/requiredPrpEventTypes"]
+    assert shard_of(files, GLM_SHARD)["schema"] == SCHEMA_ID
+    script = text_of(files, "run.html")
+    for label in ('"case assertion"', "reason[2][position]", 'element("code", text(item[6]))'):
+        assert label in script, label
 
 
 def test_the_change_page_says_each_failing_reasons_contract() -> None:
@@ -345,12 +411,11 @@ def test_infrastructure_failures_show_code_and_message() -> None:
     line = (NEWEST / "observations.jsonl").read_text().splitlines()[47]
     observation = json.loads(line)
     assert observation["classification"] == "infrastructure_failure"
-    name = run_page_path(
-        "campaign-2026-11-22", observation["candidateId"], observation["caseId"], 1
-    )
-    page = text_of(files, name)
-    assert observation["failure"]["code"] in page
-    assert html.escape(observation["failure"]["message"]) in page
+    name = f"data/runs/campaign-2026-11-22/{observation['candidateId']}/{observation['caseId']}.js"
+    failure = shard_run(files, name, 1)["failure"]
+    assert failure is not None
+    assert failure[0] == observation["failure"]["code"]
+    assert failure[3] == observation["failure"]["message"]
 
 
 def test_the_overview_shows_the_gate_verdict_on_the_newest_pair() -> None:
@@ -385,41 +450,44 @@ def test_the_overview_shows_the_gate_verdict_on_the_newest_pair() -> None:
         assert f'src="plots/{name}.svg"' in overview
 
 
-def test_runs_tables_carry_an_index_for_every_row_and_one_page_of_rows() -> None:
-    """The runs page's JSON index holds every run (560, counted from the sample lines); its
-    table holds only the first 100 rows, each with a data-i into the index; the filter bar and
-    pager are hidden until the script shows them, and a note says what the script pages."""
-    page = text_of(sample_site(), "runs.html")
+def test_runs_tables_read_one_index_of_every_run_and_hold_one_page_of_rows() -> None:
+    """The runs' index (data/runs.js) holds every run (560, counted from the sample lines);
+    the runs page's table holds only the first 100 rows, each with a data-i into it; the filter
+    bar and pager are hidden until the script shows them, and a note says what it pages."""
+    files = sample_site()
+    page = text_of(files, "runs.html")
     rows = re.findall(r'<tr data-i="(\d+)">', page)
     assert [int(i) for i in rows] == list(range(100))
-    data = page.split('<script type="application/json" id="run-index">', 1)[1].split(
-        "</script>", 1
-    )[0]
-    index = json.loads(data)
-    assert len(index) == 560
-    assert 'id="filters" data-js hidden' in page
+    index = run_index_of(files)
+    assert len(index["runs"]) == 560
+    assert '<script src="data/runs.js"></script>' in page
+    assert 'id="filters" data-js hidden data-root="" data-scope=""' in page
     assert 'id="pager" data-js hidden' in page
     assert "The first 100 of 560 runs" in page
-    assert any("forbidden call(s) invoked: checkout_task" in item["text"] for item in index)
-    # Each index entry has the row's eight cells, the run page's link among them.
+    assert "forbidden call(s) invoked: checkout_task" in index["strings"]
     glm = [
-        item
-        for item in index
-        if item["c"][3][1] == GLM_RUN  # runs.html is at the root: links are site paths
+        run
+        for run in index["runs"]
+        if (
+            index["bundles"][run[0]][0],
+            index["candidates"][run[1]][0],
+            index["cases"][run[2]][0],
+            run[3],
+        )
+        == ("campaign-2026-11-22", "opencode-glm", "final-response", 2)
     ]
     assert len(glm) == 1
-    assert glm[0]["c"][:4] == [
-        "campaign-2026-11-22",
-        ["opencode-glm", "candidates/opencode-glm.html"],
-        ["final-response", "cases/final-response.html"],
-        ["run 2", GLM_RUN],
-    ]
-    assert glm[0]["r"] == 2
+    assert index["candidates"][glm[0][1]] == ["opencode-glm", "opencode-glm", "opencode"]
+    assert index["strings"].index("forbidden call(s) invoked: checkout_task") in glm[0][8]
+    assert next(index["dimensions"][d] for d in glm[0][7]) == "hard_invariants"
+    candidate = text_of(files, "candidates/opencode-glm.html")
+    assert 'data-root="../" data-scope="candidate:opencode-glm"' in candidate
+    assert '<script src="../data/runs.js"></script>' in candidate
 
 
 def test_file_names_are_safe() -> None:
     for name in sample_site():
-        assert re.fullmatch(r"(\.scorecard-site|[a-z0-9-]+(/[a-z0-9-]+)*\.(html|svg))", name), name
+        assert re.fullmatch(r"(\.scorecard-site|[a-z0-9-]+(/[a-z0-9-]+)*\.(html|svg|js|css))", name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -453,7 +521,9 @@ def test_hostile_ids_and_messages_stay_text(tmp_path: Path) -> None:
     escaped = html.escape('<script>alert("id")</script>')
     seen = 0
     for name, data in files.items():
-        assert re.fullmatch(r"(\.scorecard-site|[a-z0-9-]+(/[a-z0-9-]+)*\.(html|svg))", name), name
+        assert re.fullmatch(r"(\.scorecard-site|[a-z0-9-]+(/[a-z0-9-]+)*\.(html|svg|js|css))", name)
+        if name.endswith(".js"):  # data: no markup, no control character, in any string
+            assert not re.search("[<>&\x07\x1b\u202e]", text_of(files, name)), name
         if not name.endswith(".html"):
             continue
         text = data.decode("utf-8")
@@ -463,11 +533,14 @@ def test_hostile_ids_and_messages_stay_text(tmp_path: Path) -> None:
             assert control not in text, (name, control)
         assert text.count("<script") == text.count("</script>"), name
         seen += escaped in text
-    assert seen >= 4  # overview, all runs, the candidate page, run pages
-    run_page = next(
-        name for name in files if name.startswith("runs/") and b"onerror" in files[name]
+    assert seen >= 3  # overview, all runs, the candidate page
+    shard = next(
+        name for name in files if name.startswith("data/runs/") and b"onerror" in files[name]
     )
-    assert "&lt;img src=x onerror=alert(1)&gt;" in text_of(files, run_page)
+    messages = [item[5][3] for item in shard_of(files, shard)["runs"] if item[5]]
+    assert "<img src=x onerror=alert(1)> </pre>\ufffd[31m" in [
+        shard_of(files, shard)["strings"][m] for m in messages
+    ]
 
 
 def test_a_single_bundle_has_a_verdict_without_baseline(tmp_path: Path) -> None:
@@ -554,6 +627,7 @@ def test_the_change_page_marks_the_checks_that_passed_then_and_fail_now() -> Non
     assert len(expected_calls) == 1  # the night's runs agree: the value is said once
     said = ", ".join(next(iter(expected_calls)))
     assert f"all {len(nights[newest])}: {said}</span>" in page
+    assert f'href="../../../{GLM_RUN}"' in page  # the night's runs link to the run page
     for bundle in nights:  # every night is a column, this one last
         assert f'<th scope="col">{bundle}' in page
     assert page.index(f'<th scope="col">{newest} (this night)') > page.index(
@@ -569,17 +643,76 @@ def test_every_gate_failure_and_run_page_links_to_its_change_page() -> None:
     assert links
     for target in links:
         assert target in files
-    run = text_of(files, GLM_RUN)
-    assert 'href="../../../changes/campaign-2026-11-22/opencode-glm/final-response.html"' in run
-    first = text_of(files, "runs/campaign-2026-11-01/opencode-glm/final-response-r1.html")
-    assert 'id="then-and-now"' not in first  # the first night has no night before
+    change = "changes/campaign-2026-11-22/opencode-glm/final-response.html"
+    assert shard_of(files, GLM_SHARD)["change"] == change  # the run page links it
+    first = shard_of(files, "data/runs/campaign-2026-11-01/opencode-glm/final-response.js")
+    assert first["change"] is None  # the first night has no night before
 
 
 def test_the_script_is_only_on_pages_that_use_it() -> None:
-    """The overview (its search form) and every page with a runs table carry the script; a run
-    page and a change page carry none of its bytes."""
+    """The overview (its search form) and every page with a runs table carry the script; the
+    run page carries its own; a change page none, and its policy allows no script."""
     files = sample_site()
-    for name in ("index.html", "runs.html", "candidates/opencode-glm.html"):
+    for name in ("index.html", "runs.html", "candidates/opencode-glm.html", "run.html"):
         assert text_of(files, name).count("<script>") == 1, name
-    for name in (GLM_RUN, "changes/campaign-2026-11-22/opencode-glm/final-response.html"):
-        assert "<script>" not in text_of(files, name), name
+    change = text_of(files, "changes/campaign-2026-11-22/opencode-glm/final-response.html")
+    assert "<script" not in change
+    assert "script-src 'none'" in change
+    assert "'self'" not in text_of(files, "index.html").split("script-src", 1)[1].split(";")[0]
+
+
+def test_a_site_detailing_one_night_lists_only_its_runs() -> None:
+    """detail=[the newest night]: its 140 runs (counted from its sample lines) in the index and
+    the shards, change pages of that night only; the numbers and pair pages keep every night."""
+    newest = "campaign-2026-11-22"
+    files = build_site(sample_records(), load_catalog(), detail=[newest])
+    lines = len((NEWEST / "observations.jsonl").read_text().splitlines())
+    index = run_index_of(files)
+    assert len(index["runs"]) == lines == 140
+    assert {index["bundles"][run[0]][0] for run in index["runs"]} == {newest}
+    shards = [name for name in files if name.startswith("data/runs/")]
+    assert {name.split("/")[2] for name in shards} == {newest}
+    assert sum(len(shard_of(files, name)["runs"]) for name in shards) == 140
+    assert {name.split("/")[1] for name in files if name.startswith("changes/")} == {newest}
+    assert len([name for name in files if name.startswith("pairs/")]) == 3
+    assert f"The runs of {newest}; the other bundles" in text_of(files, "runs.html")
+    assert files["index.html"] == sample_site()["index.html"]  # the same overview
+    with pytest.raises(InputError):
+        build_site(sample_records(), load_catalog(), detail=["no-such-night"])
+
+
+def test_adding_a_night_writes_only_the_files_it_changed(tmp_path: Path) -> None:
+    """The site of three nights, then of four over it: the files whose bytes are the same
+    (the earlier nights' shards and change pages, their pair pages) are kept (the same file,
+    linked), only the others written; the folder holds the new site exactly."""
+    records = sample_records()
+    newest = "campaign-2026-11-22"
+    before = build_site([r for r in records if r.card["bundleId"] != newest], load_catalog())
+    after = sample_site()
+    out = tmp_path / "site"
+    assert write_site(before, out) == len(before)  # a new folder: every file written
+    kept_shard = out / "data/runs/campaign-2026-11-15/opencode-glm/final-response.js"
+    inode = kept_shard.stat().st_ino
+    changed = sorted(name for name, data in after.items() if before.get(name) != data)
+    assert 0 < len(changed) < len(after) / 2
+    assert not any(name.startswith("data/runs/campaign-2026-11-15/") for name in changed)
+    assert write_site(after, out) == len(changed)
+    assert kept_shard.stat().st_ino == inode  # not written again
+    on_disk = {
+        path.relative_to(out).as_posix(): path.read_bytes()
+        for path in out.rglob("*")
+        if path.is_file()
+    }
+    assert on_disk == after
+
+
+def test_a_pointed_field_the_observation_lacks_shows_the_nearest_one() -> None:
+    """The run page's field for a pointer: the field itself, or the deepest one on its path
+    that exists (with its pointer), as compact JSON, shortened past FIELD_LIMIT."""
+    from scorecard.report._site_run import FIELD_LIMIT, _field
+
+    document = {"a": {"b": [1, "x"], "c/d": True}, "long": "y" * (FIELD_LIMIT + 50)}
+    assert _field(document, "/a/b/1") == ("/a/b/1", '"x"')
+    assert _field(document, "/a/c~1d") == ("/a/c~1d", "true")
+    assert _field(document, "/a/b/7") == ("/a/b", '[1, "x"]')
+    assert _field(document, "/missing/deeper") == ("", json.dumps(document, sort_keys=True, separators=(", ", ": "))[:FIELD_LIMIT] + f"\n... ({len(json.dumps(document, separators=(', ', ': '))) - FIELD_LIMIT} more characters not shown)")  # fmt: skip

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from scorecard.report import write_site
-from scorecard.report._site_paths import anchor_id
 from tests.conftest import ROOT
 from tests.report.test_site import sample_site
 
@@ -126,15 +125,16 @@ def test_click_from_the_overview_to_the_pointer_of_a_failing_run(
         has_text="run 2"
     )
     row.locator("a", has_text="run 2").click()
-    assert page.url.endswith("/runs/campaign-2026-11-22/opencode-glm/final-response-r2.html")
-    assert "forbidden call(s) invoked: checkout_task" in page.content()
+    assert page.url.endswith("/run.html?run=campaign-2026-11-22/opencode-glm/final-response/2")
+    playwright_api.expect(page.locator("h1")).to_have_text("final-response | opencode-glm | run 2")
+    assert "forbidden call(s) invoked: checkout_task" in page.locator("main").inner_text()
 
     page.locator("a.ptr", has_text=POINTER).first.click()
-    assert page.url.endswith("#" + anchor_id(POINTER))
+    assert re.search(r"#at-\d+$", page.url)
     target = page.locator("mark.hl:target")
     assert target.count() == 1
     assert target.get_attribute("data-pointer") == POINTER
-    assert "checkout_task" in target.inner_text()
+    assert "checkout_task" in page.locator("tr", has=target).inner_text()
     box = target.bounding_box()
     assert box is not None
     assert 0 <= box["y"] < 900  # scrolled into view
@@ -222,8 +222,10 @@ def test_pages_are_readable_without_javascript(browser: Any, site: Path, shots: 
     assert visible_rows(page) == 100  # the first page, and a note on the rest
     assert page.get_by_text("The first 100 of 560 runs").is_visible()
     assert not page.locator("#filters").is_visible()
-    page.goto((site / "runs/campaign-2026-11-22/opencode-glm/final-response-r2.html").as_uri())
-    assert page.locator("mark.hl").count() >= 3
+    page.goto((site / "run.html").as_uri() + RUN_QUERY)
+    assert page.get_by_text("A run is shown by this page's script").is_visible()
+    page.goto((site / "candidates/opencode-glm.html").as_uri())
+    assert visible_rows(page) > 20  # the summary pages read as they are
     page.screenshot(path=str(shots / "run-no-js.png"))
     watched.close()
 
@@ -237,7 +239,8 @@ def axe_source() -> str | None:
 
 
 AXE = axe_source()
-RUN_PAGE = "runs/campaign-2026-11-22/opencode-glm/final-response-r2.html"
+RUN_QUERY = "?run=campaign-2026-11-22/opencode-glm/final-response/2"
+RUN_PAGE = f"run.html{RUN_QUERY}"
 
 
 @pytest.mark.skipif(AXE is None, reason="needs axe-core (.ci/run installs it with npm)")
@@ -250,7 +253,7 @@ RUN_PAGE = "runs/campaign-2026-11-22/opencode-glm/final-response-r2.html"
         "cases/final-response.html",
         "pairs/campaign-2026-11-15--campaign-2026-11-22.html",
         RUN_PAGE,
-        f"{RUN_PAGE}#{anchor_id(POINTER)}",  # the pointed field highlighted (:target)
+        f"{RUN_PAGE}#at-0",  # the pointed field highlighted (the target)
         "changes/campaign-2026-11-22/opencode-glm/final-response.html",
     ],
 )
@@ -266,9 +269,11 @@ def test_axe_finds_no_serious_violation_on_any_page_kind(
     )
     try:
         page = context.new_page()
-        file, _, fragment = page_name.partition("#")
+        file, mark, rest = ([*re.split(r"([?#])", page_name, maxsplit=1), "", ""])[:3]
         assert (site / file).is_file(), file
-        page.goto((site / file).as_uri() + (f"#{fragment}" if fragment else ""))
+        page.goto((site / file).as_uri() + mark + rest)
+        if file == "run.html":  # drawn by the script from the shard
+            playwright_api.expect(page.locator("#scorecard")).to_be_visible()
         page.add_script_tag(content=AXE)
         found = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     finally:
@@ -325,7 +330,7 @@ def test_the_dark_scheme_is_dark(browser: Any, site: Path) -> None:
     context = browser.new_context(color_scheme="dark")
     try:
         page = context.new_page()
-        page.goto((site / RUN_PAGE).as_uri())
+        page.goto((site / "run.html").as_uri() + RUN_QUERY)
         background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     finally:
         context.close()
@@ -348,6 +353,23 @@ def test_the_search_waits_for_the_typing_to_stop(browser: Any, site: Path) -> No
     playwright_api.expect(page.locator("#shown")).not_to_have_text(re.compile("^560 "))
     page.wait_for_timeout(400)
     assert page.evaluate("() => window.rebuilt") == 1
+    watched.close()
+
+
+def test_a_run_the_site_lacks_is_said_so(browser: Any, site: Path) -> None:
+    """An address naming a run the site does not hold (no shard, or no such repetition in one,
+    or not slugs at all) says so, with no error."""
+    watched = Watched(browser)
+    page = watched.page
+    for query in (
+        "?run=campaign-2026-11-22/opencode-glm/final-response/9",
+        "?run=campaign-2026-11-22/nobody/final-response/1",
+        "?run=../../etc/1",
+        "",
+    ):
+        page.goto((site / "run.html").as_uri() + query)
+        playwright_api.expect(page.locator("#run-missing")).to_be_visible()
+    watched.errors = [error for error in watched.errors if "ERR_FILE_NOT_FOUND" not in error]
     watched.close()
 
 

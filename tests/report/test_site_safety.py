@@ -62,20 +62,20 @@ def records_of(bundle: str, numbers: tuple[int, ...], tmp_path: Path) -> list[Sc
 
 def test_two_bundles_whose_8_digit_names_met_make_a_site(tmp_path: Path) -> None:
     """The same runs in two bundles whose ids collided: the site is built (no "repeats"
-    refusal) and each run has a page of its own, naming its own bundle."""
+    refusal) and each run is in a shard of its own bundle, naming it."""
     records = [
         *records_of(COLLIDING[0], (0, 41), tmp_path),
         *records_of(COLLIDING[1], (0, 41), tmp_path),
     ]
     assert len(records) == 4
     files = build_site(records, load_catalog())
-    runs = sorted(name for name in files if name.startswith("runs/"))
-    assert len(runs) == 4
+    shards = sorted(name for name in files if name.startswith("data/runs/"))
+    assert len(shards) == 4  # two candidate x case cells in each bundle
     for bundle in COLLIDING:
-        pages = [name for name in runs if name.startswith(f"runs/{slug(bundle)}/")]
-        assert len(pages) == 2
-        for name in pages:
-            assert bundle in files[name].decode("utf-8")
+        mine = [name for name in shards if name.startswith(f"data/runs/{slug(bundle)}/")]
+        assert len(mine) == 2
+        for name in mine:
+            assert f'"bundle":"{bundle}"' in files[name].decode("utf-8")
 
 
 def test_names_that_meet_are_refused_never_overwritten(

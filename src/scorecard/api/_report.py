@@ -59,7 +59,9 @@ def build_report(
     refused: the site shows each run's observation. Rejected records raise
     :class:`InputErrors`. With ``store``, the site shows the night ``current`` (default: the
     newest) and the nights ``baseline`` names (a reference, as for :func:`judge`), from the
-    runs the store keeps."""
+    runs the store keeps; only ``current``'s runs are listed and shown (the other nights are
+    context: the numbers, the gate, the change pages). Over ``paths``, ``current`` (default:
+    every bundle) names the one bundle detailed so."""
     from scorecard.contract import load_catalog
     from scorecard.engine import default_workers, is_records_file, score_run
     from scorecard.report import build_site
@@ -77,7 +79,7 @@ def build_report(
         shown = [*context, judged]
         kept = list(opened.scored_records(shown))
         rules = gate_rules_of(settings)
-        files = build_site(kept, opened.catalog, rules=rules, seed=seed)
+        files = build_site(kept, opened.catalog, rules=rules, seed=seed, detail=[judged])
         receipt = new_receipt(
             "report",
             {
@@ -122,7 +124,17 @@ def build_report(
     if errors:
         raise InputErrors(errors)
     rules = gate_rules_of(settings)
-    files = build_site(records, catalog, rules=rules, seed=seed)
+    detail = None
+    if current is not None:
+        bundles = {str(record.card["bundleId"]) for record in records}
+        if current not in bundles:
+            raise InputError(
+                f"no bundle {current!r} among the inputs (they hold {', '.join(sorted(bundles))})",
+                rule="unknown_bundle",
+                source="--current",
+            )
+        detail = [current]
+    files = build_site(records, catalog, rules=rules, seed=seed, detail=detail)
     receipt = new_receipt(
         "report",
         {
@@ -176,20 +188,21 @@ def check_site_folder(out: PathLike, paths: Sequence[PathLike]) -> None:
 
 
 @arguments(out=Takes.path)
-def write_report(files: dict[str, bytes], out: PathLike) -> int:
+def write_report(files: dict[str, bytes], out: PathLike) -> tuple[int, int]:
     """Write the site's ``files`` to the folder ``out`` atomically (built beside it, then
-    renamed); returns the number of pages."""
+    renamed); returns the number of pages and of files written (the earlier site's files that
+    did not change are kept, not written)."""
     from scorecard.report import write_site
 
     try:
-        write_site(files, Path(out))
+        written = write_site(files, Path(out))
     except OSError as error:
         raise OutputError(
             f"cannot write the site: {error.strerror or type(error).__name__}",
             rule="unwritable",
             source=os.fspath(out),
         ) from None
-    return sum(1 for name in files if name.endswith(".html"))
+    return sum(1 for name in files if name.endswith(".html")), written
 
 
 @arguments(folder=Takes.path)
@@ -239,17 +252,19 @@ def report_site(
     bundle_id: str | None = None,
     cases: PathLike | None = None,
     workers: int | None = None,
-) -> int:
+) -> tuple[int, int, int]:
     """``scorecard report``: the report site of :func:`build_report` written to the folder
-    ``out`` (:func:`write_report`); returns the number of pages. A folder that is or holds one
-    of the inputs is refused before anything is read (:func:`check_site_folder`)."""
+    ``out`` (:func:`write_report`); returns the number of pages, of files in the site and of
+    files written (the others were kept unchanged from the earlier site). A folder that is or
+    holds one of the inputs is refused before anything is read (:func:`check_site_folder`)."""
     store_folder = [store] if isinstance(store, str | os.PathLike) else []
     check_site_folder(out, [*paths, *store_folder])
     files = build_report(
         paths, store=store, current=current, baseline=baseline, policy=policy, seed=seed,
         bundle_id=bundle_id, cases=cases, workers=workers,
     )  # fmt: skip
-    return write_report(files, out)
+    pages, written = write_report(files, out)
+    return pages, len(files), written
 
 
 @arguments(

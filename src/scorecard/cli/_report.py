@@ -33,7 +33,8 @@ CurrentOption = Annotated[
     str | None,
     typer.Option(
         "--current",
-        help="With --store: the night shown (default: the newest).",
+        help="The night whose runs are listed and shown (the others: context). With --store "
+        "the default is the newest; over paths, every bundle.",
         show_default=False,
     ),
 ]
@@ -89,11 +90,13 @@ def report(
     from scorecard.api import report_site
 
     with library_errors():
-        pages = report_site(
+        pages, files, written = report_site(
             given, out=out, policy=policy_file, seed=seed, bundle_id=bundle_id, cases=cases,
             workers=workers, store=store, current=current, baseline=baseline,
         )  # fmt: skip
-    sys.stderr.write(f"wrote {pages} pages to {out}\n")
+    kept = files - written
+    unchanged = f" ({written} files written, {kept} unchanged kept)" if kept else ""
+    sys.stderr.write(f"wrote {pages} pages to {out}{unchanged}\n")
     sys.stdout.write(f"{out / 'index.html'}\n")
 
 

@@ -25,7 +25,7 @@ from :mod:`scorecard.plots` (:mod:`._site_data`). Every interpolated string goes
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 from scorecard.contract import Catalog, InputError, OutputError
@@ -35,16 +35,21 @@ from scorecard.gate import (
     GateRules,
 )
 
+from ._site_assets import CSS, STYLESHEET
 from ._site_change import change_pages
-from ._site_data import SiteData, draw_plots
+from ._site_data import SiteData, SiteRun, draw_plots
 from ._site_pages import all_runs_page, candidate_page, case_page, overview_page, pair_page
 from ._site_paths import (
     PAGE_INDEX,
+    PAGE_RUN,
     PAGE_RUNS,
+    RUN_INDEX,
     candidate_page_path,
     case_page_path,
+    run_shard_path,
 )
-from ._site_run import run_page
+from ._site_pieces import run_index
+from ._site_run import run_page, run_shard
 
 __all__ = ["SITE_MARKER", "build_site", "site_listing", "write_site"]
 
@@ -63,18 +68,22 @@ def build_site(
     *,
     rules: GateRules | None = None,
     seed: int = 0,
+    detail: Collection[str] | None = None,
 ) -> dict[str, bytes]:
     """Every file of the site of ``records`` (scored with ``catalog``), by ``/``-separated path.
 
     The gate's verdicts use ``rules`` (default: :class:`~scorecard.gate.GateRules`) and
-    ``seed``, as ``scorecard gate`` does; bundles are in the records' order. Raises
+    ``seed``, as ``scorecard gate`` does; bundles are in the records' order. ``detail`` names
+    the bundles whose runs are listed and shown (default: every bundle); the others are
+    context: in the numbers, the gate, and the change pages' nights before. Raises
     :class:`~scorecard.contract.InputError` when there are no records or a run repeats.
     """
-    site = SiteData(list(records), catalog, rules or GateRules(), seed)
+    site = SiteData(list(records), catalog, rules or GateRules(), seed, detail)
     plots = draw_plots(site)
     files = _Files()
     files.put(PAGE_INDEX, overview_page(site, plots), "the overview")
     files.put(PAGE_RUNS, all_runs_page(site), "the runs")
+    files.put(STYLESHEET, CSS.lstrip().encode(), "the stylesheet")
     for name, (_, image) in plots.items():
         if isinstance(image, bytes):
             files.put(f"plots/{name}.svg", image, f"plot {name}")
@@ -90,12 +99,17 @@ def build_site(
         files.put(pair.path, pair_page(site, pair), f"bundles {pair.baseline} and {pair.current}")
     for name, data in change_pages(site).items():
         files.put(name, data, f"the change page {name}")
-    for run in site.runs:
+    files.put(RUN_INDEX, run_index(site), "the runs' index")
+    files.put(PAGE_RUN, run_page(), "the run page")
+    cells: dict[tuple[str, str, str], list[SiteRun]] = {}
+    for run in site.shown:
         facts = run.facts
+        cells.setdefault((facts.bundle, facts.candidate, facts.case), []).append(run)
+    for (bundle, candidate, case), runs in cells.items():
         files.put(
-            run.path,
-            run_page(site, run),
-            f"run {facts.repetition} of case {facts.case} by {facts.candidate} in {facts.bundle}",
+            run_shard_path(bundle, candidate, case),
+            run_shard(site, runs),
+            f"the runs of case {case} by {candidate} in {bundle}",
         )
     return files.with_manifest()
 
@@ -132,12 +146,19 @@ def site_listing(files: Mapping[str, bytes], *added: str) -> dict[str, bytes]:
     return dict(sorted({**files, SITE_MARKER: marker}.items()))
 
 
-def write_site(files: Mapping[str, bytes], out: str | Path) -> None:
+def write_site(files: Mapping[str, bytes], out: str | Path) -> int:
     """Write ``files`` as the folder ``out``, atomically: built in a folder beside it, then
-    renamed over it. An existing ``out`` is replaced only when it is empty or a report site
-    (holds :data:`SITE_MARKER`); anything else raises :class:`~scorecard.contract.InputError`,
-    a folder that cannot be written :class:`~scorecard.contract.OutputError`."""
+    renamed over it; returns how many files were written. An existing ``out`` is replaced only
+    when it is empty or a report site (holds :data:`SITE_MARKER`); anything else raises
+    :class:`~scorecard.contract.InputError`, a folder that cannot be written
+    :class:`~scorecard.contract.OutputError`.
+
+    Incremental: a file the earlier site already holds with the same bytes is not written
+    again but linked into the new folder (a hard link: same file, same modification time), so
+    adding a night rewrites only the pages it changed (where the file system cannot link, the
+    file is written)."""
     target = Path(out)
+    earlier: Path | None = None
     if target.exists():
         if not target.is_dir():
             raise InputError("the output is a file; give a folder for the site", rule="bad_output")
@@ -166,11 +187,30 @@ def write_site(files: Mapping[str, bytes], out: str | Path) -> None:
                 rule="bad_output",
                 source=str(target),
             )
+        earlier = target
+    written = 0
     with atomic_folder(target) as staging:
         for name, data in files.items():
             destination = staging.joinpath(*name.split("/"))
             destination.parent.mkdir(parents=True, exist_ok=True)
-            destination.write_bytes(data)
+            if earlier is None or not _kept(earlier.joinpath(*name.split("/")), data, destination):
+                destination.write_bytes(data)
+                written += 1
+    return written
+
+
+def _kept(old: Path, data: bytes, destination: Path) -> bool:
+    """Whether ``old`` (a file of the earlier site) holds ``data`` and is now linked as
+    ``destination``."""
+    try:
+        if old.is_symlink() or not old.is_file() or old.stat().st_size != len(data):
+            return False
+        if old.read_bytes() != data:
+            return False
+        os.link(old, destination)
+    except OSError:  # unreadable, or a file system without hard links: write it
+        return False
+    return True
 
 
 def _not_written_by_site(target: Path) -> list[str]:

@@ -48,7 +48,10 @@ def change_pages(site: SiteData) -> dict[str, bytes]:
         facts = run.facts
         grouped.setdefault((facts.bundle, facts.candidate, facts.case), []).append(run)
     pages: dict[str, bytes] = {}
+    detailed = set(site.detailed)
     for bundle, candidate, case in grouped:
+        if bundle not in detailed:
+            continue
         before = nights_before(site, bundle)
         if not before:
             continue
@@ -168,6 +171,21 @@ def _findings(run: SiteRun) -> tuple[str, bool | None]:
     return (", ".join(findings) or "none"), not findings
 
 
+#: Run numbers a change page names for a value (the rest are counted).
+RUNS_NAMED = 8
+
+
+def _runs_named(repetitions: list[int], total: int) -> str:
+    """The runs sharing a value: ``all N``, or their numbers (``r1, r3``), past
+    :data:`RUNS_NAMED` counted (``12 runs: r1, r2, ... and 4 more``)."""
+    if total > 1 and len(repetitions) == total:
+        return f"all {total}"
+    named = ", ".join(f"r{repetition}" for repetition in repetitions[:RUNS_NAMED])
+    if len(repetitions) <= RUNS_NAMED:
+        return named
+    return f"{len(repetitions)} runs: {named} and {len(repetitions) - RUNS_NAMED} more"
+
+
 def _row(
     label: str,
     columns: Sequence[Sequence[SiteRun]],
@@ -180,13 +198,15 @@ def _row(
     for runs in columns:
         values = [value(run) for run in runs]
         verdicts.append([passed for _, passed in values])
-        names = [f"r{run.facts.repetition}" for run in runs]
-        if len(values) > 1 and len(set(values)) == 1:  # the night's runs agree: said once
-            values, names = values[:1], [f"all {len(runs)}"]
+        groups: dict[tuple[str, bool | None], list[int]] = {}
+        for run, item in zip(runs, values, strict=True):
+            groups.setdefault(item, []).append(run.facts.repetition)
         shown = []
-        for name, (text, passed) in zip(names, values, strict=True):
+        for (text, passed), repetitions in groups.items():  # each value once, with its runs
             css = "" if passed is None else (' class="pass"' if passed else ' class="fail"')
-            shown.append(f"<div><span{css}>{name}: {esc(text)}</span></div>")
+            shown.append(
+                f"<div><span{css}>{_runs_named(repetitions, len(runs))}: {esc(text)}</span></div>"
+            )
         cells.append("".join(shown) or '<span class="note">no runs</span>')
     then = [passed for night in verdicts[:-1] for passed in night if passed is not None]
     changed = bool(then) and all(then) and False in verdicts[-1]
@@ -220,20 +240,23 @@ def _page(
             None if run.outcome == "not scored" else run.outcome == "passed"
         )
 
-    run_links = "".join(
-        "<td>"
-        + (
-            "".join(
-                f"<div>{link_to(path, run.path, f'run {run.facts.repetition}')}</div>"
-                for run in runs
-            )
-            or '<span class="note">no runs</span>'
+    def run_links(runs: list[SiteRun]) -> str:
+        if not runs:
+            return '<span class="note">no runs</span>'
+        links = "".join(
+            f"<div>{link_to(path, run.path, f'run {run.facts.repetition}')}</div>"
+            if run.facts.bundle in detailed
+            else f"<div>run {run.facts.repetition}</div>"
+            for run in runs[:RUNS_NAMED]
         )
-        + "</td>"
-        for runs in columns
-    )
+        more = len(runs) - RUNS_NAMED
+        return links + (f'<div class="note">and {more} more</div>' if more > 0 else "")
+
+    detailed = set(site.detailed)
     rows = [
-        f'<tr><th scope="row">runs</th>{run_links}</tr>',
+        '<tr><th scope="row">runs</th>'
+        + "".join(f"<td>{run_links(runs)}</td>" for runs in columns)
+        + "</tr>",
         _row("outcome", columns, outcome),
         _row("expected calls", columns, lambda run: (_calls(run, "expectedCalls"), None)),
         _row("observed calls", columns, lambda run: (_calls(run, "observedCalls"), None)),

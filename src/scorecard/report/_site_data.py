@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import warnings
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +36,7 @@ __all__ = ["BundlePair", "SiteData", "SiteRun", "draw_plots"]
 
 @dataclass(frozen=True)
 class SiteRun:
-    """One scored run and where its page is."""
+    """One scored run and its address (the run page asked for it)."""
 
     record: ScoredRecord
     facts: RunFacts
@@ -72,7 +72,12 @@ class SiteData:
     """Everything the pages show, computed once."""
 
     def __init__(
-        self, records: Sequence[ScoredRecord], catalog: Catalog, rules: GateRules, seed: int
+        self,
+        records: Sequence[ScoredRecord],
+        catalog: Catalog,
+        rules: GateRules,
+        seed: int,
+        detail: Collection[str] | None = None,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -113,6 +118,23 @@ class SiteData:
             for baseline, current in self.analysis.comparison_pairs()
         ]
         self.newest = self.bundles[-1]
+        #: The bundles whose runs the site lists and details (the others: context, in the
+        #: numbers, the gate and the change pages' earlier nights).
+        self.detailed = tuple(
+            bundle for bundle in self.bundles if detail is None or bundle in set(detail)
+        )
+        if not self.detailed:
+            raise InputError("none of the bundles to detail is in the records", rule="no_records")
+        detailed = set(self.detailed)
+        self.shown = [run for run in self.runs if run.facts.bundle in detailed]
+        #: (bundle, candidate, case) -> [runs, passed, gate failed]
+        self.cells: dict[tuple[str, str, str], list[int]] = {}
+        for run in self.runs:
+            facts = run.facts
+            counts = self.cells.setdefault((facts.bundle, facts.candidate, facts.case), [0, 0, 0])
+            counts[0] += 1
+            counts[1] += run.outcome == "passed"
+            counts[2] += run.outcome == "gate failed"
         self.verdict: GateResult = self.pairs[-1].result if self.pairs else self._gate(self.newest)
 
     def _gate(self, current: str, baseline: str | None = None) -> GateResult:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ._common import STATUS_WORDS, difference_text, number_text, paired_means_text, rules_text
+from ._escape import shown
 from ._site_assets import page
 from ._site_data import BundlePair, SiteData
 from ._site_paths import (
     PAGE_INDEX,
     PAGE_RUNS,
+    RUN_INDEX,
     candidate_page_path,
     case_page_path,
     pair_page_path,
@@ -132,15 +134,14 @@ def overview_page(site: SiteData, plots: Mapping[str, tuple[str, bytes | str]]) 
     )
     case_rows = []
     for case in site.cases:
-        mine = [
-            run for run in site.runs if run.facts.case == case and run.facts.bundle == site.newest
+        counts = [
+            site.cells.get((site.newest, candidate, case), [0, 0, 0])
+            for candidate in site.candidates
         ]
         case_rows.append(
             [
                 link_to(path, case_page_path(case), case),
-                str(len(mine)),
-                str(sum(1 for run in mine if run.outcome == "passed")),
-                str(sum(1 for run in mine if run.outcome == "gate failed")),
+                *(str(sum(count[part] for count in counts)) for part in range(3)),
             ]
         )
     cases = html_table(
@@ -178,8 +179,20 @@ def overview_page(site: SiteData, plots: Mapping[str, tuple[str, bytes | str]]) 
 
 
 def all_runs_page(site: SiteData) -> bytes:
-    body = "<h1>All runs</h1>" + runs_table(PAGE_RUNS, site.runs, site)
-    return page(PAGE_RUNS, "All runs", body, [("Overview", PAGE_INDEX), ("All runs", None)])
+    nights = (
+        ""
+        if len(site.detailed) == len(site.bundles)
+        else f'<p class="note">The runs of {esc(", ".join(site.detailed))}; the other bundles '
+        "are in the numbers and the change pages.</p>"
+    )
+    body = "<h1>All runs</h1>" + nights + runs_table(PAGE_RUNS, site.shown, site)
+    return page(
+        PAGE_RUNS,
+        "All runs",
+        body,
+        [("Overview", PAGE_INDEX), ("All runs", None)],
+        data=[RUN_INDEX],
+    )
 
 
 def candidate_page(site: SiteData, candidate: str) -> bytes:
@@ -237,45 +250,47 @@ def candidate_page(site: SiteData, candidate: str) -> bytes:
         trend_rows,
         numeric=[1, 4],
     )
-    runs = [run for run in site.runs if run.facts.candidate == candidate]
+    runs = [run for run in site.shown if run.facts.candidate == candidate]
     body = (
         f"<h1>Candidate {esc(candidate)}</h1>"
         "<h2>Per bundle</h2>" + per_bundle + "<h2>Mean overall against the previous bundle</h2>"
         '<p class="note">Paired by case, Holm-adjusted within each pair of bundles (the gate\'s '
-        "comparisons).</p>" + trends + "<h2>Runs</h2>" + runs_table(path, runs, site)
+        "comparisons).</p>"
+        + trends
+        + "<h2>Runs</h2>"
+        + runs_table(path, runs, site, f"candidate:{shown(candidate)}")
     )
     crumbs: list[tuple[str, str | None]] = [
         ("Overview", PAGE_INDEX),
         (f"candidate {candidate}", None),
     ]
-    return page(path, f"Candidate {candidate}", body, crumbs)
+    return page(path, f"Candidate {candidate}", body, crumbs, data=[RUN_INDEX])
 
 
 def case_page(site: SiteData, case: str) -> bytes:
     path = case_page_path(case)
-    runs = [run for run in site.runs if run.facts.case == case]
+    runs = [run for run in site.shown if run.facts.case == case]
     header = ["candidate", *site.bundles]
     rows = []
     for candidate in site.candidates:
         cells = [link_to(path, candidate_page_path(candidate), candidate)]
         for bundle in site.bundles:
-            mine = [r for r in runs if r.facts.candidate == candidate and r.facts.bundle == bundle]
-            if not mine:
+            total, passed, gate = site.cells.get((bundle, candidate, case), [0, 0, 0])
+            if not total:
                 cells.append("-")
                 continue
-            passed = sum(1 for run in mine if run.outcome == "passed")
-            gate = sum(1 for run in mine if run.outcome == "gate failed")
             cells.append(
-                esc(f"{passed}/{len(mine)} passed" + (f", {gate} gate failed" if gate else ""))
+                esc(f"{passed}/{total} passed" + (f", {gate} gate failed" if gate else ""))
             )
         rows.append(cells)
     body = (
         f"<h1>Case {esc(case)}</h1><h2>Runs passed per candidate and bundle</h2>"
         + html_table(header, rows)
         + "<h2>Runs</h2>"
-        + runs_table(path, runs, site)
+        + runs_table(path, runs, site, f"case:{shown(case)}")
     )
-    return page(path, f"Case {case}", body, [("Overview", PAGE_INDEX), (f"case {case}", None)])
+    crumbs: list[tuple[str, str | None]] = [("Overview", PAGE_INDEX), (f"case {case}", None)]
+    return page(path, f"Case {case}", body, crumbs, data=[RUN_INDEX])
 
 
 def pair_page(site: SiteData, pair: BundlePair) -> bytes:

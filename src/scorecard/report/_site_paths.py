@@ -26,7 +26,9 @@ import re
 
 __all__ = [
     "PAGE_INDEX",
+    "PAGE_RUN",
     "PAGE_RUNS",
+    "RUN_INDEX",
     "anchor_id",
     "candidate_page_path",
     "case_page_path",
@@ -35,12 +37,17 @@ __all__ = [
     "link",
     "pair_page_path",
     "run_page_path",
+    "run_shard_path",
     "site_link",
     "slug",
 ]
 
 PAGE_INDEX = "index.html"
 PAGE_RUNS = "runs.html"
+#: The one page that shows any run (which one: its address's ``?run=``), from the run's shard.
+PAGE_RUN = "run.html"
+#: Every run of the site in a few numbers and strings: what the runs tables page, sort and filter.
+RUN_INDEX = "data/runs.js"
 
 _PLAIN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _OTHER = re.compile(r"[^a-z0-9]+")
@@ -75,10 +82,19 @@ def slug(text: str) -> str:
 
 
 def run_page_path(bundle: str, candidate: str, case: str, run: int) -> str:
-    """The page of run ``run`` (the record's 1-based ``repetition``) of ``case`` by
+    """The address of run ``run`` (the record's 1-based ``repetition``) of ``case`` by
     ``candidate`` in ``bundle``, relative to the site's root (``/``-separated, no leading
-    ``/``): join it to where the site is published to link to the run."""
-    return f"runs/{slug(bundle)}/{slug(candidate)}/{slug(case)}-r{int(run)}.html"
+    ``/``): join it to where the site is published to link to the run. It is the one run
+    page, :data:`PAGE_RUN`, asked for the run by its query (slugs only: nothing to escape);
+    the page reads the run from the shard of its candidate x case x night
+    (:func:`run_shard_path`)."""
+    return f"{PAGE_RUN}?run={slug(bundle)}/{slug(candidate)}/{slug(case)}/{int(run)}"
+
+
+def run_shard_path(bundle: str, candidate: str, case: str) -> str:
+    """The data file holding every run of ``case`` by ``candidate`` in ``bundle`` (a script the
+    run page loads: ``file://`` allows a script where it refuses ``fetch``)."""
+    return f"data/runs/{slug(bundle)}/{slug(candidate)}/{slug(case)}.js"
 
 
 def site_link(site_url: str, bundle: str, candidate: str, case: str, run: int) -> str:
@@ -122,8 +138,10 @@ def anchor_id(pointer: str) -> str:
 
 
 def link(page: str, target: str) -> str:
-    """``target`` (a site path, maybe with ``#fragment``) relative to the folder of ``page``."""
-    path, hash_mark, fragment = target.partition("#")
+    """``target`` (a site path, maybe with ``?query`` and ``#fragment``) relative to the
+    folder of ``page``."""
+    address, hash_mark, fragment = target.partition("#")
+    path, question_mark, query = address.partition("?")
     start = posixpath.dirname(page) or "."
     relative = posixpath.relpath(path, start) if path else ""
-    return relative + (hash_mark + fragment if hash_mark else "")
+    return relative + question_mark + query + (hash_mark + fragment if hash_mark else "")

@@ -8,6 +8,7 @@ import html
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+from urllib.parse import quote
 
 from scorecard.aggregate import CampaignAnalysis
 from scorecard.gate import (
@@ -19,13 +20,14 @@ from scorecard.gate import (
 from ._common import STATUS_WORDS, difference_text, number_text, paired_means_text
 from ._dispatch import verdict_line
 from ._escape import clean, html_text, shown
-from ._site_assets import json_script
+from ._site_assets import data_script
 from ._site_data import SiteData, SiteRun
 from ._site_paths import (
     candidate_page_path,
     case_page_path,
     change_page_path,
     link,
+    slug,
 )
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "number_in",
     "outcome_cell",
     "outcomes_table",
+    "run_index",
     "runs_table",
     "status_cell",
     "summary_rows",
@@ -150,77 +153,84 @@ def outcome_cell(run: SiteRun) -> str:
 RUNS_PER_PAGE = 100
 
 
-def runs_table(page_path: str, runs: Sequence[SiteRun], site: SiteData) -> str:
-    """Runs with the filter bar (shown by the script) and the JSON index it filters by."""
-    if not runs:
-        return '<p class="note">No runs.</p>'
-    index = []
+_OUTCOMES = ("passed", "not passed", "gate failed", "not scored")
+
+
+def run_index(site: SiteData) -> bytes:
+    """The runs the site details (:attr:`SiteData.shown`), for the runs tables' script: ids
+    and strings once each, a run as a few numbers (:data:`RUN_INDEX`)."""
+    from scorecard.contract import DIMENSIONS
+
+    strings: dict[str, int] = {}
+
+    def word(text: str) -> int:
+        return strings.setdefault(text, len(strings))
+
+    classes: dict[str, int] = {}
+    bundles = {bundle: position for position, bundle in enumerate(site.bundles)}
+    candidates = {candidate: position for position, candidate in enumerate(site.candidates)}
+    cases = {case: position for position, case in enumerate(site.cases)}
+    providers: dict[str, str] = {}
     rows = []
-    attributes = []
-    bundle_order = {bundle: position for position, bundle in enumerate(site.bundles)}
-    for position, run in enumerate(runs):
+    for run in site.shown:
         facts = run.facts
-        tags = [
-            f"bundle:{facts.bundle}",
-            f"candidate:{facts.candidate}",
-            f"case:{facts.case}",
-            f"class:{facts.classification}",
-            f"outcome:{run.outcome}",
-        ]
-        if run.outcome != "passed":
-            tags.append("outcome:any failure")
+        providers.setdefault(facts.candidate, facts.provider)
+        overall = facts.overall
         words = [
-            facts.bundle,
-            facts.candidate,
-            facts.provider,
-            facts.case,
-            f"run {facts.repetition}",
-            facts.classification,
-            run.outcome,
-            *run.failing,
             *(reason for reasons in facts.reasons for reason in reasons),
             facts.failure or "",
             *(finding.code for finding in facts.findings),
         ]
-        # As the select options show them (esc: shortened past DISPLAY_LIMIT), so a filter by
-        # an id of any length still finds its runs; searched words are bounded alike.
-        cells = [
-            esc(facts.bundle),
-            link_to(page_path, candidate_page_path(facts.candidate), facts.candidate),
-            link_to(page_path, case_page_path(facts.case), facts.case),
-            link_to(page_path, run.path, f"run {facts.repetition}"),
-            esc(facts.classification),
-            esc(number_text(facts.overall)),
-            outcome_cell(run),
-            esc(", ".join(run.failing) or "-"),
-        ]
-        overall = facts.overall
-        css = {"passed": "pass", "gate failed": "fail", "not passed": "status-warn"}
-        index.append(
-            {
-                "tags": [shown(tag) for tag in tags],
-                "text": clean(" ".join(shown(word) for word in words)).lower(),
-                # The row's cells for the script, which puts one page of rows in the table
-                # (as text: a string, a link [text, href] or a styled [text, null, class]).
-                "c": [
-                    shown(facts.bundle),
-                    [shown(facts.candidate), link(page_path, candidate_page_path(facts.candidate))],
-                    [shown(facts.case), link(page_path, case_page_path(facts.case))],
-                    [f"run {facts.repetition}", link(page_path, run.path)],
-                    shown(facts.classification),
-                    number_text(overall),
-                    [run.outcome, None, css.get(run.outcome, "note")],
-                    shown(", ".join(run.failing) or "-"),
-                ],
-                # What the bundle, run and overall columns sort by (others: their text).
-                "b": bundle_order.get(facts.bundle, len(bundle_order)),
-                "r": facts.repetition,
-                "o": overall if overall is not None and math.isfinite(overall) else None,
-            }
+        rows.append(
+            [
+                bundles[facts.bundle],
+                candidates[facts.candidate],
+                cases[facts.case],
+                facts.repetition,
+                classes.setdefault(shown(facts.classification), len(classes)),
+                number_text(overall) if overall is not None and math.isfinite(overall) else None,
+                _OUTCOMES.index(run.outcome),
+                [DIMENSIONS.index(name) for name in run.failing],
+                sorted({word(clean(shown(text)).lower()) for text in words if text}),
+            ]
         )
-        if position < RUNS_PER_PAGE:  # the first page, also without the script
-            attributes.append(f' data-i="{position}"')
-            rows.append(cells)
+    document = {
+        "bundles": [[shown(bundle), slug(bundle)] for bundle in site.bundles],
+        "candidates": [
+            [shown(candidate), slug(candidate), shown(providers.get(candidate, ""))]
+            for candidate in site.candidates
+        ],
+        "cases": [[shown(case), slug(case)] for case in site.cases],
+        "classes": list(classes),
+        "dimensions": list(DIMENSIONS),
+        "strings": list(strings),
+        "runs": rows,
+    }
+    return data_script("scorecardIndex", None, document)
+
+
+def runs_table(page_path: str, runs: Sequence[SiteRun], site: SiteData, scope: str = "") -> str:
+    """Runs with the filter bar (shown by the script, which reads every run of ``scope``, a
+    tag such as ``candidate:ID``, from :data:`RUN_INDEX`); the first page of rows in the HTML."""
+    if not runs:
+        return '<p class="note">No runs.</p>'
+    rows = []
+    attributes = []
+    for position, run in enumerate(runs[:RUNS_PER_PAGE]):  # the first page, also without script
+        facts = run.facts
+        attributes.append(f' data-i="{position}"')
+        rows.append(
+            [
+                esc(facts.bundle),
+                link_to(page_path, candidate_page_path(facts.candidate), facts.candidate),
+                link_to(page_path, case_page_path(facts.case), facts.case),
+                link_to(page_path, run.path, f"run {facts.repetition}"),
+                esc(facts.classification),
+                esc(number_text(facts.overall)),
+                outcome_cell(run),
+                esc(", ".join(run.failing) or "-"),
+            ]
+        )
     selects = []
     for name, label, values in (
         (
@@ -247,7 +257,9 @@ def runs_table(page_path: str, runs: Sequence[SiteRun], site: SiteData) -> str:
             f'<option value="">all</option>{options}</select></label>'
         )
     bar = (
-        '<div class="filters" id="filters" data-js hidden>'
+        '<div class="filters" id="filters" data-js hidden '
+        f'data-root="{href(page_path, "index.html")[: -len("index.html")]}" '
+        f'data-scope="{esc(scope)}">'
         '<label>search <input type="search" id="q" name="q" placeholder="id, reason, code..." '
         'aria-label="search runs"></label>'
         + "".join(selects)
@@ -282,7 +294,7 @@ def runs_table(page_path: str, runs: Sequence[SiteRun], site: SiteData) -> str:
         css="runs",
         row_attributes=attributes,
     )
-    return bar + table + pager + rest + json_script("run-index", index)
+    return bar + table + pager + rest
 
 
 def verdict_block(result: GateResult) -> str:
@@ -308,11 +320,20 @@ def outcomes_table(outcomes: Sequence[Any], page_path: str) -> str:
     )
 
 
+#: Gate failures a page lists (the rest are counted; the runs table filters them all).
+GATE_FAILURES_SHOWN = 200
+
+
 def gate_failures_table(result: GateResult, site: SiteData, page_path: str) -> str:
     rows = []
-    for failure in result.failures:
+    detailed = set(site.detailed)
+    for failure in result.failures[:GATE_FAILURES_SHOWN]:
         run = failure.run
-        found = site.run_of(run.bundle, run.candidate, run.case, run.repetition)
+        found = (
+            site.run_of(run.bundle, run.candidate, run.case, run.repetition)
+            if run.bundle in detailed
+            else None
+        )
         where = (
             link_to(page_path, found.path, f"run {run.repetition}")
             if found is not None
@@ -339,10 +360,31 @@ def gate_failures_table(result: GateResult, site: SiteData, page_path: str) -> s
                 "yes" if failure.counted else "no",
             ]
         )
-    return html_table(
-        ["candidate", "case", "run", "nights before", "failed", "new", "counted"],
-        rows,
-        css="failures",
+    more = len(result.failures) - GATE_FAILURES_SHOWN
+    note = (
+        f'<p class="note">The first {GATE_FAILURES_SHOWN} of {len(result.failures)} gate '
+        "failures; "
+        + (
+            link_to(
+                page_path,
+                f"runs.html?outcome={quote('outcome:gate failed')}"
+                f"&bundle={quote('bundle:' + shown(result.current_bundle))}",
+                "the runs table lists them all",
+            )
+            if result.current_bundle in detailed
+            else "the candidates' pages count them"
+        )
+        + ".</p>"
+        if more > 0
+        else ""
+    )
+    return (
+        html_table(
+            ["candidate", "case", "run", "nights before", "failed", "new", "counted"],
+            rows,
+            css="failures",
+        )
+        + note
     )
 
 

@@ -1,204 +1,208 @@
-"""A run's page: identity, failure metadata, scorecard, failing reasons linked to their JSON
-Pointers, audit findings, and the observation with those fields highlighted."""
+"""Run detail without a page per run: one run page (:data:`PAGE_RUN`) and, per candidate x case x
+night, a shard holding its runs (:func:`run_shard`), which the page's script loads and renders.
+
+A shard is a script calling ``scorecardRuns(KEY, DATA)`` (``file://`` lets a page load a script
+of its folder where it refuses ``fetch``), its strings interned once per shard (the runs of a
+case repeat their reasons). Per run: identity, source line, failure code, category, retryable
+flag and message, the scorecard (every dimension, score, pass, reasons), each failing
+dimension's reasons with their JSON Pointers, the audit findings not passed, and the
+observation's fields those pointers name (or the nearest field on a pointer's path that
+exists), each shortened to :data:`FIELD_LIMIT` characters. The observation itself is not copied:
+the site would outgrow the night's inputs (``docs/report.md``); ``scorecard view`` shows it.
+
+Every string is :func:`~scorecard.report._escape.clean` (redacted, unsafe characters replaced)
+or bounded like the pages bound it; the script puts them in the page as text, never markup.
+"""
 
 from __future__ import annotations
 
-import html
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Sequence
 from typing import Any
 
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, OBSERVATION_SCHEMA_ID
 
 from ._common import number_text
-from ._site_assets import page
+from ._escape import clean, shown
+from ._site_assets import RUN_SCRIPT, data_script, page
 from ._site_data import SiteData, SiteRun
-from ._site_json import render_json
-from ._site_paths import (
-    PAGE_INDEX,
-    anchor_id,
-    candidate_page_path,
-    case_page_path,
-    change_page_path,
-    link,
-)
-from ._site_pieces import esc, flag_cell, html_table, status_cell
+from ._site_json import parse_pointer, resolve_pointer
+from ._site_paths import PAGE_INDEX, PAGE_RUN, change_page_path, pair_page_path, slug
 
-__all__ = ["evidence_list", "run_page"]
+__all__ = ["FIELD_LIMIT", "REASON_LIMIT", "run_page", "run_shard"]
 
 REASON_LIMIT = 2000
 """Characters of a reason or failure message shown (the rest is counted, not shown)."""
+FIELD_LIMIT = 600
+"""Characters of a pointed-at observation field shown (as compact JSON)."""
+_SHORT = 300
+_EVIDENCE = ("expected", "observed", "assertion", "schema")
+"""The keys of a reason's evidence a shard carries, in order (the run page's labels)."""
 
 
-def pointer_links(pointers: Sequence[str]) -> str:
-    return ", ".join(
-        f'<a class="ptr" href="#{anchor_id(pointer)}">{esc(pointer)}</a>' for pointer in pointers
-    )
+def _bounded(text: object, limit: int) -> str:
+    body = clean(str(text))
+    if len(body) > limit:
+        body = f"{body[:limit]}\n... ({len(body) - limit} more characters not shown)"
+    return body
 
 
-def evidence_list(reason: Mapping[str, Any]) -> str:
-    """A reason's runner output contract (``contract.Evidence`` keys, already written) as a
-    small definition list: expected, observed, the case assertion, the schema applied."""
-    shown = [
-        ("expected", reason.get("expected")),
-        ("observed", reason.get("observed")),
-        ("case assertion", reason.get("assertion")),
-        ("schema", reason.get("schema")),
-    ]
-    items = "".join(
-        f"<dt>{name}</dt><dd><code>{esc(value, 300)}</code></dd>"
-        for name, value in shown
-        if value is not None
-    )
-    return f'<dl class="evidence">{items}</dl>' if items else ""
+class _Strings:
+    """A shard's string table: each distinct string stored once, referred to by position."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self.positions: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        position = self.positions.get(text)
+        if position is None:
+            position = self.positions[text] = len(self.items)
+            self.items.append(text)
+        return position
 
 
-def run_page(site: SiteData, run: SiteRun) -> bytes:
-    path = run.path
+def _field(document: Any, pointer: str) -> tuple[str, str]:
+    """(the pointer of the deepest field on ``pointer``'s path, that field as shortened JSON)."""
+    tokens, _ = resolve_pointer(document, pointer)
+    node = document
+    for token in tokens:
+        node = node[int(token)] if isinstance(node, list) else node[token]
+    found = "".join("/" + token.replace("~", "~0").replace("/", "~1") for token in tokens)
+    text = json.dumps(node, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
+    return found, _bounded(text, FIELD_LIMIT)
+
+
+def _run_data(run: SiteRun, strings: _Strings) -> list[Any]:
     facts = run.facts
     explanation = run.explanation
-    record = run.record.record_json()
     card = run.record.scorecard_json()
-    pointers: list[str] = []
-    for item in explanation["failingDimensions"]:
-        for reason in item["reasons"]:
-            pointers.extend(reason["pointers"])
-    findings = explanation["audit"]["findings"]
-    pointers.extend(f["pointer"] for f in findings if f["status"] != "passed")
-    overall = card["overall"]
+    record = run.record.record_json()
     source = explanation["source"]
-    where = str(source["file"]) + (f":{source['line']}" if source["line"] is not None else "")
-    facts_list = [
-        ("bundle", facts.bundle),
-        ("candidate", facts.candidate),
-        ("provider", facts.provider),
-        ("model", facts.model or "-"),
-        ("case", facts.case),
-        ("run", str(facts.repetition)),
-        ("classification", facts.classification),
-        ("overall", number_text(overall.get("score"))),
-        ("outcome", run.outcome),
-        ("source", where),
-    ]
-    facts_html = (
-        '<dl class="facts">'
-        + "".join(f"<dt>{esc(name)}</dt><dd>{esc(value)}</dd>" for name, value in facts_list)
-        + "</dl>"
-    )
     failure = record.get("failure")
-    if failure:
-        failure_html = '<h2 id="failure">Failure</h2>' + html_table(
-            ["code", "category", "retryable", "message"],
-            [
-                [
-                    f"<code>{esc(failure.get('code'))}</code>",
-                    esc(failure.get("category")),
-                    {True: "yes", False: "no"}.get(failure.get("retryable"), "-"),
-                    f'<div class="reason">{esc(failure.get("message"), REASON_LIMIT)}</div>',
-                ]
-            ],
-            css="failure",
-        )
-    else:
-        failure_html = ""
-    dimension_rows = []
+    failure_data = (
+        [
+            strings(shown(failure.get("code"))),
+            strings(shown(failure.get("category"))),
+            {True: 1, False: 0}.get(failure.get("retryable"), -1),
+            strings(_bounded(failure.get("message"), REASON_LIMIT)),
+        ]
+        if failure
+        else None
+    )
+    # Per dimension (in DIMENSIONS order; null: not in the scorecard): [score, passed (1, 0,
+    # -1: none)], and its reasons' strings only when it has some.
+    dimensions: list[Any] = []
     for name in DIMENSIONS:
         dimension = card["dimensions"].get(name)
         if dimension is None:
+            dimensions.append(None)
             continue
-        reasons = dimension.get("reasons", [])
-        dimension_rows.append(
+        passed = dimension.get("passed")
+        given = [strings(_bounded(reason, _SHORT)) for reason in dimension.get("reasons", [])]
+        dimensions.append(
+            [number_text(dimension.get("score")), -1 if passed is None else int(bool(passed))]
+            + ([given] if given else [])
+        )
+    pointers: list[str] = []
+    failing: list[Any] = []
+    for item in explanation["failingDimensions"]:
+        reasons = []
+        for reason in item["reasons"]:
+            pointers.extend(reason["pointers"])
+            # The reason's runner output contract (``contract.Evidence``): expected, observed,
+            # the case assertion and the schema applied, each a string or null.
+            evidence = [
+                None if reason.get(name) is None else strings(_bounded(reason[name], _SHORT))
+                for name in _EVIDENCE
+            ]
+            reasons.append(
+                [
+                    strings(_bounded(reason["reason"], REASON_LIMIT)),
+                    [strings(shown(pointer)) for pointer in reason["pointers"]],
+                    evidence,
+                ]
+            )
+        failing.append([DIMENSIONS.index(item["dimension"]), number_text(item["score"]), reasons])
+    audit = explanation["audit"]
+    order = {"failed": 0, "not_observed": 1}
+    findings = []
+    for finding in sorted(audit["findings"], key=lambda f: order.get(f["status"], 2)):
+        if finding["status"] == "passed":
+            continue
+        pointers.append(finding["pointer"])
+        findings.append(
             [
-                esc(name),
-                esc(number_text(dimension.get("score"))),
-                flag_cell(dimension.get("passed"), "passed", "failed"),
-                "gate" if name in GATE_DIMENSIONS else "",
-                "; ".join(esc(reason, 300) for reason in reasons) or "-",
+                order.get(finding["status"], 2),
+                strings(shown(finding["code"])),
+                strings(shown(finding["pointer"])),
+                strings(_bounded(finding.get("expected"), _SHORT)),
+                strings(_bounded(finding.get("actual"), _SHORT)),
+                strings(_bounded(finding.get("hint") or "", _SHORT)),
+                strings(shown(finding.get("assertion") or "")),
             ]
         )
-    scorecard_html = html_table(
-        ["dimension", "score", "passed", "gate", "reasons"],
-        dimension_rows,
-        numeric=[1],
-        css="scorecard",
-    )
-    reason_parts = []
-    for item in explanation["failingDimensions"]:
-        entries = "".join(
-            f'<li><span class="reason">{esc(reason["reason"], REASON_LIMIT)}</span>'
-            + (
-                f' <span class="note">at</span> {pointer_links(reason["pointers"])}'
-                if reason["pointers"]
-                else ""
-            )
-            + evidence_list(reason)
-            + "</li>"
-            for reason in item["reasons"]
-        )
-        gate = " (gate)" if item["gate"] else ""
-        reason_parts.append(
-            f'<h3 id="dim-{esc(item["dimension"])}">{esc(item["dimension"])}{gate}: '
-            f'{esc(number_text(item["score"]))}</h3><ul class="reasons">{entries or "<li>no reason recorded</li>"}</ul>'
-        )
-    if reason_parts:
-        reasons_html = "".join(reason_parts)
-    elif facts.scoreable:
-        reasons_html = '<p class="note">No failing dimension.</p>'
-    else:
-        reasons_html = '<p class="note">Not scored: the execution was not scoreable.</p>'
-    audit = explanation["audit"]
-    finding_rows = [
-        [
-            status_cell({"failed": "fail", "not_observed": "warn"}.get(f["status"], "pass")),
-            f"<code>{esc(f['code'])}</code>",
-            pointer_links([f["pointer"]])
-            if f["status"] != "passed"
-            else f"<code>{esc(f['pointer'])}</code>",
-            esc(f.get("expected"), 300),
-            esc(f.get("actual"), 300),
-            f"<code>{esc(f.get('assertion'))}</code>",
-            esc(f.get("hint") or "", 300),
-        ]
-        for f in sorted(
-            findings, key=lambda f: {"failed": 0, "not_observed": 1}.get(f["status"], 2)
-        )
+    fields = []
+    for pointer in dict.fromkeys(pointers):  # each once, in the order first named
+        if parse_pointer(pointer) is None:
+            continue
+        found, text = _field(run.record.observation, pointer)
+        fields.append([strings(shown(pointer)), strings(shown(found)), strings(text)])
+    return [
+        facts.repetition,
+        strings(shown(facts.classification)),
+        number_text(card["overall"].get("score")),
+        strings(run.outcome),
+        [strings(shown(source["file"])), source["line"]],
+        failure_data,
+        dimensions,
+        failing,
+        [audit["failed"], audit["notObserved"], audit["passed"], findings],
+        fields,
     ]
-    audit_html = (
-        f"<p>{audit['failed']} failed, {audit['notObserved']} not observed, {audit['passed']} passed."
-        " Pointers are into the observation (schema"
-        f" <code>{esc(OBSERVATION_SCHEMA_ID)}</code>), case assertions into the case.</p>"
-        + html_table(
-            ["status", "finding", "pointer", "expected", "observed", "case assertion", "hint"],
-            finding_rows,
-            css="audit",
-        )
-    )
-    observation = render_json(run.record.observation, pointers)
-    body = (
-        f"<h1>{esc(facts.case)} | {esc(facts.candidate)} | run {facts.repetition}</h1>"
-        + facts_html
-        + failure_html
-        + '<h2 id="scorecard">Scorecard</h2>'
-        + scorecard_html
-        + '<h2 id="reasons">Failing reasons</h2>'
-        + reasons_html
-        + '<h2 id="audit">Audit findings</h2>'
-        + audit_html
-        + '<h2 id="observation">Observation</h2>'
-        '<p class="note">The agent\'s observation (untrusted, redacted); highlighted: the fields '
-        "the reasons and findings point at.</p>" + f'<pre class="json">{observation}</pre>'
-    )
-    if site.bundles.index(facts.bundle) > 0:
-        change = change_page_path(facts.bundle, facts.candidate, facts.case)
-        body = (
-            f'<p><a href="{html.escape(link(path, change), quote=True)}" id="then-and-now">'
-            "This case on the nights before, beside this night</a></p>" + body
-        )
+
+
+def run_shard(site: SiteData, runs: Sequence[SiteRun]) -> bytes:
+    """The shard of one candidate x case x night: its ``runs`` (by repetition), as the run
+    page's script reads them."""
+    facts = runs[0].facts
+    strings = _Strings()
+    data = [_run_data(run, strings) for run in sorted(runs, key=lambda r: r.facts.repetition)]
+    earlier = site.bundles.index(facts.bundle) > 0
     pair = site.pair_into(facts.bundle)
-    crumbs: list[tuple[str, str | None]] = [
-        ("Overview", PAGE_INDEX),
-        (f"bundle {facts.bundle}", pair.path if pair else None),
-        (f"candidate {facts.candidate}", candidate_page_path(facts.candidate)),
-        (f"case {facts.case}", case_page_path(facts.case)),
-        (f"run {facts.repetition}", None),
-    ]
-    return page(path, f"{facts.case} | {facts.candidate} | run {facts.repetition}", body, crumbs)
+    document = {
+        "bundle": shown(facts.bundle),
+        "candidate": shown(facts.candidate),
+        "provider": shown(facts.provider),
+        "model": shown(facts.model or "-"),
+        "case": shown(facts.case),
+        "slugs": [slug(facts.bundle), slug(facts.candidate), slug(facts.case)],
+        "change": change_page_path(facts.bundle, facts.candidate, facts.case) if earlier else None,
+        "pair": pair_page_path(pair.baseline, pair.current) if pair else None,
+        "schema": OBSERVATION_SCHEMA_ID,
+        "strings": strings.items,
+        "runs": data,
+    }
+    key = f"{slug(facts.bundle)}/{slug(facts.candidate)}/{slug(facts.case)}"
+    return data_script("scorecardRuns", key, document)
+
+
+def run_page() -> bytes:
+    """The run page: a frame the script fills from the shard its address names; without
+    JavaScript, a note saying where the run's numbers are."""
+    body = (
+        '<h1 id="run-title">A run</h1>'
+        '<div id="run" data-js hidden data-dimensions="'
+        + ",".join(DIMENSIONS)
+        + '" data-gate="'
+        + ",".join(GATE_DIMENSIONS)
+        + '"></div>'
+        '<p class="note" id="run-missing" hidden>No such run in this site: the address names a '
+        "run it does not hold.</p>"
+        '<p class="note" data-no-js>A run is shown by this page\'s script (JavaScript is off): '
+        "each candidate's and case's page lists its runs with their outcome and failing "
+        "dimensions.</p>"
+    )
+    return page(
+        PAGE_RUN, "A run", body, [("Overview", PAGE_INDEX), ("A run", None)], script=RUN_SCRIPT
+    )
