@@ -382,7 +382,8 @@ def test_the_run_shard_says_each_reasons_contract() -> None:
     expected, observed, assertion, schema = run["evidence"][
         reasons.index("forbidden call(s) invoked: checkout_task")
     ]
-    assert expected is not None and expected.startswith("no call of /base/forbiddenCalls (")
+    assert expected is not None
+    assert expected.startswith("no call of /base/forbiddenCalls (")
     assert (observed, assertion, schema) == ("checkout_task", None, SCHEMA_ID)
     assert run["assertions"] == ["/assertions/requiredPrpEventTypes"]
     assert shard_of(files, GLM_SHARD)["schema"] == SCHEMA_ID
