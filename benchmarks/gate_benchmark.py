@@ -9,8 +9,8 @@ background provider outages, uneven schedules), so a rule tuned on one is checke
 Each *pair* on the simulator is a simulated campaign of fifteen nights of the roster (seven
 candidates, the sample's schedule: 20 runs each), seeded by the pair number: the last night is
 the current bundle, the night before it (one-night baseline) or the three nights before it
-(three-night baseline) the baseline, the eleven before those the older history the per-case
-rule reads in the ``one case broken`` scenario. The current night is changed per scenario, for
+(three-night baseline) the baseline, the eleven before those the older history (what the
+per-case rule and the night-to-night noise read; every scenario has it). The current night is changed per scenario, for
 one candidate (``--candidate``), for every candidate or for a provider:
 
 - ``healthy``: nothing changed (night-to-night drift and the background forbidden-call incident
@@ -25,7 +25,7 @@ one candidate (``--candidate``), for every candidate or for a provider:
 - ``outage tonight``: the acpx provider's runs 90% infrastructure failures tonight;
   ``outage baseline``: the same on the middle baseline night, tonight healthy;
 - ``one case broken``: the candidate fails ``restart-recovery`` (candidate failures) 90% of the
-  time, judged with a 14-night history;
+  time;
 - ``one dimension``: its presentation skill 0.3 lower.
 
 ``detected`` is a fail naming the changed candidate (for the environment scenarios: a shift
@@ -113,8 +113,7 @@ class Scenario:
     baseline_outage: str | None = None
     """A provider with that outage on the middle baseline night (tonight healthy)."""
     broken_case: bool = False
-    """The changed candidate fails one case (``BROKEN_CASE``) 90% of the time tonight; judged
-    with a 14-night history (the 3 baseline nights and 11 older ones)."""
+    """The changed candidate fails one case (``BROKEN_CASE``) 90% of the time tonight."""
 
     @property
     def changed_target(self) -> bool:
@@ -143,17 +142,17 @@ SCENARIOS = (
 )
 
 #: The same scenarios on the independent generator (benchmarks/independent_generator.py):
-#: (tonight's change, the middle baseline night's change, a 14-night history).
-INDEPENDENT: dict[str, tuple[Change_, Change_ | None, bool]] = {
-    "healthy": (Change_(), None, False),
-    "flaws x3": (Change_(worse=1.6), None, False),
-    "roster regress": (Change_(worse=1.0), None, False),
-    "3 forbidden": (Change_(forbidden=3), None, False),
-    "env bad night": (Change_(everyone=0.8), None, False),
-    "outage tonight": (Change_(outage="acpx"), None, False),
-    "outage baseline": (Change_(), Change_(outage="acpx"), False),
-    "one case broken": (Change_(broken_case="restart-recovery"), None, True),
-    "one dimension": (Change_(aspect="presentation", aspect_worse=2.5), None, False),
+#: (tonight's change, the middle baseline night's change).
+INDEPENDENT: dict[str, tuple[Change_, Change_ | None]] = {
+    "healthy": (Change_(), None),
+    "flaws x3": (Change_(worse=1.6), None),
+    "roster regress": (Change_(worse=1.0), None),
+    "3 forbidden": (Change_(forbidden=3), None),
+    "env bad night": (Change_(everyone=0.8), None),
+    "outage tonight": (Change_(outage="acpx"), None),
+    "outage baseline": (Change_(), Change_(outage="acpx")),
+    "one case broken": (Change_(broken_case="restart-recovery"), None),
+    "one dimension": (Change_(aspect="presentation", aspect_worse=2.5), None),
 }
 
 
@@ -249,11 +248,9 @@ def one_pair(
         baseline = list(before)
         if scenario.baseline_outage is not None:
             baseline[1] = night(seed, first + 1, catalog, schedule, outage=scenario.baseline_outage)
-        history: list[GateSide] = []
-        if scenario.broken_case:
-            if older is None:
-                older = [night(seed, index, catalog, schedule) for index in range(first)]
-            history = older
+        if older is None:
+            older = [night(seed, index, catalog, schedule) for index in range(first)]
+        history = older
         for nights in (1, 3) if pair < one_night_pairs else (3,):
             result = evaluate_gate(current, baseline[-nights:], rules, seed=0, history=history)
             tallies[(scenario.name, nights)] = tally(result, target, scenario.changed_target)
@@ -298,19 +295,17 @@ def independent_pair(
     for name in names:
         if name not in INDEPENDENT:
             continue
-        tonight, baseline_change, deep = INDEPENDENT[name]
+        tonight, baseline_change = INDEPENDENT[name]
         # Tonight has no background outage: an outage tonight is inconclusive by design and
         # has a scenario of its own; the history and baseline nights keep theirs.
         current = side(HISTORY_NIGHTS, tonight, "-" + name.replace(" ", "-"), outages=False)
         baseline = list(before)
         if baseline_change is not None:
             baseline[1] = side(first + 1, baseline_change, "-changed")
-        history: list[GateSide] = []
-        if deep:
-            for index in range(first):
-                if index not in sides:
-                    sides[index] = side(index)
-            history = [sides[index] for index in range(first)]
+        for index in range(first):
+            if index not in sides:
+                sides[index] = side(index)
+        history = [sides[index] for index in range(first)]
         result = evaluate_gate(current, baseline, rules, seed=0, history=history)
         changed = bool(tonight.worse or tonight.aspect or tonight.forbidden or tonight.broken_case)
         tallies[(name, 3)] = tally(result, INDEPENDENT_TARGET, changed)

@@ -32,9 +32,11 @@ from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
 from ._cases import CaseFinding
 from ._input import ALL_CANDIDATES, GateSide, labelled_sides
+from ._nights import MIN_CALIBRATION
 from ._results import (
     GateFailure,
     MetricComparison,
+    NightNoise,
     ResidualDrop,
     RuleOutcome,
     SharedShift,
@@ -61,6 +63,7 @@ __all__ = [
     "judge_percentile",
     "judge_safety",
     "judge_shifts",
+    "within_noise",
 ]
 
 
@@ -409,6 +412,43 @@ def beyond_shift(outcome: RuleOutcome, residual: ResidualDrop | None) -> RuleOut
         status="warn",
         summary=f"mean overall: within the {residual.group}'s shared shift",
         detail=f"{outcome.detail} Explained by the shared shift: {numbers}.",
+        dimensions=(),
+    )
+
+
+def within_noise(outcome: RuleOutcome, noise: NightNoise | None) -> RuleOutcome:
+    """A gated mean-overall drop outcome judged against the night-to-night noise: a failing
+    drop that does not stand out (alone or from its peers) by more than past nights moved becomes a
+    warning; one that does stays a failure and says so (``scorecard.gate._nights``)."""
+    if noise is None or outcome.status != "fail":
+        return outcome
+    spread = (
+        f"nights add a spread of {noise.night_sd_score:.3f} on overall scores and "
+        f"{noise.night_sd_dimensions:.2f} on dimensions passed beyond their runs', read from "
+        f"{noise.calibrated_on} past residuals"
+        if noise.calibrated_on >= MIN_CALIBRATION
+        else "too little history to read the night-to-night noise "
+        f"({noise.calibrated_on} past residuals): none assumed"
+    )
+    peers = f"against its peers ({noise.peers}: their median)"
+    readings = [peers if against else "alone" for against in noise.against_peers]
+    numbers = (
+        f"{'residual' if noise.against_peers[0] else 'drop'} {noise.residual:+.3f}; "
+        f"z {noise.z_score:+.2f} on overall scores ({readings[0]}) and "
+        f"{noise.z_dimensions:+.2f} on dimensions passed ({readings[1]}); {spread}; "
+        f"one-sided p={noise.p_value:.2g}, level {noise.level:.2g}"
+    )
+    if noise.beyond:
+        return dataclasses.replace(
+            outcome,
+            summary=f"{outcome.summary}; beyond night-to-night noise",
+            detail=f"{outcome.detail} Beyond the night-to-night noise: {numbers}.",
+        )
+    return dataclasses.replace(
+        outcome,
+        status="warn",
+        summary="mean overall: within night-to-night noise",
+        detail=f"{outcome.detail} Within the night-to-night noise: {numbers}.",
         dimensions=(),
     )
 

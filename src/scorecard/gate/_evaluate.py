@@ -9,6 +9,8 @@
                         metrics); the other metrics and the pooled comparison are shown
         shift           the environment or one provider's candidates dropping together -> one
                         finding; their drops judged beyond the shift
+        nights          each drop judged against its peers tonight and the night-to-night
+                        noise the past nights show (a drop within it is a warning)
         case            a candidate x case reliable in the history failing tonight
         coverage        candidates or cases that cannot be paired -> inconclusive / warning
         infrastructure  tonight's outage of a provider (or a candidate) -> its candidates
@@ -57,6 +59,7 @@ from ._checks import (
     judge_percentile,
     judge_safety,
     judge_shifts,
+    within_noise,
 )
 from ._input import (
     ALL_CANDIDATES,
@@ -71,6 +74,7 @@ from ._input import (
     pool_sides,
     run_facts,
 )
+from ._nights import night_noise
 from ._results import (
     RULE_ORDER,
     CandidateSummary,
@@ -80,6 +84,7 @@ from ._results import (
     GateResult,
     GroupSummary,
     MetricComparison,
+    NightNoise,
     ResidualDrop,
     RuleOutcome,
     SharedShift,
@@ -109,6 +114,7 @@ __all__ = [
     "GateSide",
     "GroupSummary",
     "MetricComparison",
+    "NightNoise",
     "ResidualDrop",
     "RuleOutcome",
     "RunFacts",
@@ -238,12 +244,19 @@ def evaluate_gate(
     shifts: tuple[SharedShift, ...] = ()
     residuals: dict[str, ResidualDrop] = {}
     cases: tuple[CaseFinding, ...] = ()
+    noise: dict[str, NightNoise] = {}
     if baseline is not None:
         outcomes += judge_coverage(current, baseline)
         comparisons = compare_metrics(analysis, current, baseline, rules)
-        shifts, residuals = shared_shifts(comparisons, _providers(current, baseline), rules)
+        providers = _providers(current, baseline)
+        shifts, residuals = shared_shifts(comparisons, providers, rules)
+        family = sum(item.gated and item.candidate != ALL_CANDIDATES for item in comparisons)
+        noise, _ = night_noise(current, [*history, *nights], len(nights), providers, rules, family)
         outcomes += [
-            beyond_shift(judge_drop(item, rules), residuals.get(item.candidate))
+            within_noise(
+                beyond_shift(judge_drop(item, rules), residuals.get(item.candidate)),
+                noise.get(item.candidate),
+            )
             if item.metric == "mean_overall" and item.gated
             else judge_drop(item, rules)
             for item in comparisons
@@ -307,4 +320,5 @@ def evaluate_gate(
         shifts=shifts,
         residuals=tuple(residuals[name] for name in sorted(residuals)),
         case_findings=cases,
+        night_noise=tuple(noise[name] for name in sorted(noise)),
     )

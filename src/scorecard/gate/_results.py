@@ -30,6 +30,7 @@ __all__ = [
     "GateVerdict",
     "GroupSummary",
     "MetricComparison",
+    "NightNoise",
     "ResidualDrop",
     "RuleOutcome",
     "SharedShift",
@@ -211,6 +212,41 @@ class ResidualDrop:
 
 
 @dataclass(frozen=True)
+class NightNoise:
+    """A candidate's drop tonight relative to its peers, judged against how far healthy nights
+    move (``scorecard.gate._nights``)."""
+
+    candidate: str
+    """The candidate."""
+    peers: str
+    """Whom it was compared with: ``provider NAME`` (its provider's others) or ``environment``."""
+    against_peers: tuple[bool, bool]
+    """Whether its overall scores and its dimensions passed were each read against its peers'
+    median (where the past nights strayed less so) or alone."""
+    residual: float
+    """Its drop of mean overall (closed form, case means), less its peers' median where
+    ``against_peers[0]``."""
+    z_score: float
+    """The residual (or drop) of overall scores over its standard error (the runs' and the
+    nights')."""
+    z_dimensions: float
+    """The same for the number of dimensions passed."""
+    night_sd_score: float
+    """The spread nights add to a residual of overall scores beyond their runs' (0: none read)."""
+    night_sd_dimensions: float
+    """The same for dimensions passed."""
+    p_value: float
+    """One-sided: twice the smaller normal tail of the two z values."""
+    level: float
+    """alpha / m, what ``p_value`` is compared with."""
+    calibrated_on: int
+    """Past (candidate, night) residuals the nights' spread was read from (fewer than ten:
+    none read, the spread is 0)."""
+    beyond: bool
+    """Whether it dropped beyond the noise: residual below -tolerance and p below level."""
+
+
+@dataclass(frozen=True)
 class GateFailure:
     """A current scoreable run whose effective gate failed."""
 
@@ -291,6 +327,9 @@ class GateResult:
     more gated candidates (``scorecard.gate._shifts``); empty without a baseline."""
     residuals: tuple[ResidualDrop, ...] = ()
     """Each candidate of a detected shift judged on its drop beyond it, sorted."""
+    night_noise: tuple[NightNoise, ...] = ()
+    """Each gated candidate's drop relative to its peers against the night-to-night noise of
+    the past nights (``scorecard.gate._nights``), sorted; empty without a baseline."""
     case_findings: tuple[CaseFinding, ...] = ()
     """Candidate x case pairs failing tonight against their history (newly failing, flaky,
     quarantined; ``scorecard.gate._cases``), sorted."""

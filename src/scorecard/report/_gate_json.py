@@ -186,6 +186,7 @@ def gate_document(result: GateResult) -> dict[str, Any]:
                 {**dataclasses.asdict(found), "name": found.name} for found in result.shifts
             ],
             "residual_drops": [dataclasses.asdict(item) for item in result.residuals],
+            "night_noise": [dataclasses.asdict(item) for item in result.night_noise],
             "case_findings": [
                 {**dataclasses.asdict(item), "history": item.history_text}
                 for item in result.case_findings
