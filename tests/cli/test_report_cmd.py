@@ -120,7 +120,7 @@ def test_view_serves_the_site_on_a_free_port_and_stops_on_a_signal(
     removes its temporary folder."""
     from scorecard import api
 
-    built = api.build_report([campaign], workers=1)
+    built = api.build_report([campaign], workers=1).files
     shard_file = "data/runs/campaign-2026-11-22/codex-luna/final-response.js"
     scratch = tmp_path / "tmp"
     scratch.mkdir()
