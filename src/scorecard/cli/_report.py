@@ -118,11 +118,13 @@ def report(
 
 
 def _rejected_line(rejected: Sequence[InputError], page: Path | None) -> str:
+    """The warning after a site built without rejected records: how many, and where listed."""
     count = len(rejected)
-    where = f"; listed in {page}" if page is not None else "; the site lists them"
+    them = "it" if count == 1 else "them"
+    where = f"listed in {page}" if page is not None else "listed on the site's rejected.html"
     return (
         f"warning: {count} record{'s' if count != 1 else ''} rejected: the site is built "
-        f"without {'it' if count == 1 else 'them'}{where}\n"
+        f"without {them}; {where}\n"
     )
 
 
