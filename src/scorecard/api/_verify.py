@@ -256,6 +256,7 @@ def _judged_again(receipt: Receipt, store: Store | None, workers: int | None) ->
             baseline_bundle_id=sources.get("baselineBundleId"),
             cases=sources.get("cases"),
             workers=workers,
+            judge_valid=sources.get("judgeValid") is True,
             **options,
         )
     if judged.result.receipt is None:  # pragma: no cover - judge always writes one
