@@ -157,7 +157,7 @@ def test_report_builds_the_files_the_command_writes(tmp_path: Path) -> None:
     site = tmp_path / "site"
     result = invoke("report", NIGHTS[-2], NIGHTS[-1], "--out", site)
     assert result.exit_code == 0, result.output
-    files = api.build_report([NIGHTS[-2], NIGHTS[-1]], workers=1)
+    files = api.build_report([NIGHTS[-2], NIGHTS[-1]], workers=1).files
     written = {
         str(path.relative_to(site)): path.read_bytes() for path in site.rglob("*") if path.is_file()
     }
@@ -169,9 +169,9 @@ def test_report_site_writes_the_folder_the_command_writes(tmp_path: Path) -> Non
     by_command, by_library = tmp_path / "command", tmp_path / "library"
     result = invoke("report", NIGHTS[-2], NIGHTS[-1], "--out", by_command)
     assert result.exit_code == 0, result.output
-    pages, files, written_count = api.report_site(
-        [NIGHTS[-2], NIGHTS[-1]], out=by_library, workers=1
-    )
+    report = api.report_site([NIGHTS[-2], NIGHTS[-1]], out=by_library, workers=1)
+    pages, files, written_count = report.pages, report.files, report.written
+    assert report.rejected == ()
     written = {
         side: {
             path.relative_to(side).as_posix(): path.read_bytes()

@@ -157,8 +157,8 @@ def test_the_report_of_a_night_from_the_store_is_the_folders_site(store: Path) -
     """Every page the same bytes; the receipts (``receipt.json``) the same but their
     ``sources`` (the store and the bundles it showed, or the folders given). Only the current
     night's runs are listed and shown: the night before is context."""
-    from_store = api.build_report(store=store, current=IDS[-1], baseline="previous")
-    from_folders = api.build_report(NIGHTS[-2:], current=IDS[-1], workers=1)
+    from_store = api.build_report(store=store, current=IDS[-1], baseline="previous").files
+    from_folders = api.build_report(NIGHTS[-2:], current=IDS[-1], workers=1).files
     shards = {name.split("/")[2] for name in from_store if name.startswith("data/runs/")}
     assert shards == {IDS[-1]}
     assert {name.split("/")[1] for name in from_store if name.startswith("changes/")} == {IDS[-1]}

@@ -100,6 +100,45 @@ def test_report_of_bad_input_exits_2(tmp_path: Path) -> None:
     assert not (tmp_path / "site").exists()
 
 
+def test_report_with_rejected_records_writes_the_site_and_exits_2(
+    campaign: Path, tmp_path: Path
+) -> None:
+    """A bad line among good ones: the site is written from the good records (the index named
+    on stdout), each rejection is one located `error:` line, a warning names the list page,
+    `--errors` holds the JSON lines `score --errors` writes, and the exit status is 2, as
+    `score`'s."""
+    runs = campaign / "2026-11-22-nightly" / "observations.jsonl"
+    with runs.open("a", encoding="utf-8") as stream:
+        stream.write('{"schema": "nope"}\n')
+    out, errors = tmp_path / "site", tmp_path / "errors.jsonl"
+    done = scorecard(
+        "report", str(campaign), "--out", str(out), "--errors", str(errors), "--workers", "1"
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == f"{out / 'index.html'}\n"
+    assert f"error: {runs}:31 /schema: " in done.stderr
+    assert done.stderr.endswith(
+        f"warning: 1 record rejected: the site is built without it; listed in "
+        f"{out / 'rejected.html'}\n"
+    )
+    assert (out / "rejected.html").is_file()
+    assert "1 input record was rejected" in (out / "index.html").read_text(encoding="utf-8")
+    by_score = tmp_path / "score-errors.jsonl"
+    scored = scorecard(
+        "score",
+        str(campaign),
+        "--out",
+        str(tmp_path / "s.jsonl"),
+        "--errors",
+        str(by_score),
+        "--workers",
+        "1",
+    )
+    assert scored.returncode == 2
+    assert errors.read_text(encoding="utf-8") == by_score.read_text(encoding="utf-8")
+    assert len(errors.read_text(encoding="utf-8").splitlines()) == 1
+
+
 def test_report_of_scored_records_says_it_needs_observations(tmp_path: Path) -> None:
     records = tmp_path / "records.jsonl"
     night = SAMPLES / "2026-11-22-nightly"
@@ -120,7 +159,7 @@ def test_view_serves_the_site_on_a_free_port_and_stops_on_a_signal(
     removes its temporary folder."""
     from scorecard import api
 
-    built = api.build_report([campaign], workers=1)
+    built = api.build_report([campaign], workers=1).files
     shard_file = "data/runs/campaign-2026-11-22/codex-luna/final-response.js"
     scratch = tmp_path / "tmp"
     scratch.mkdir()
@@ -194,3 +233,38 @@ def test_the_overview_verdict_is_the_gate_commands(campaign: Path, tmp_path: Pat
     assert done.returncode == 0, done.stderr
     overview = (out / "index.html").read_text(encoding="utf-8")
     assert f'id="verdict">{html.escape(line)}</div>' in overview
+
+
+def test_view_with_rejected_records_serves_them_and_exits_2(campaign: Path, tmp_path: Path) -> None:
+    """`view` warns of a rejected record before it serves, serves the page that lists it, and
+    ends with status 2 once stopped."""
+    runs = campaign / "2026-11-22-nightly" / "observations.jsonl"
+    with runs.open("a", encoding="utf-8") as stream:
+        stream.write('{"schema": "nope"}\n')
+    with (
+        (tmp_path / "stderr.txt").open("w") as errors,
+        subprocess.Popen(
+            [sys.executable, "-m", "scorecard", "view", str(campaign), "--workers", "1"],
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+        ) as server,
+    ):
+        try:
+            assert server.stdout is not None
+            address = server.stdout.readline().split()[4]
+            with urllib.request.urlopen(address + "rejected.html", timeout=30) as answer:
+                assert "<h1>Rejected records</h1>" in answer.read().decode("utf-8")
+            server.send_signal(signal.SIGTERM)
+            assert server.wait(timeout=30) == 2
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
+    assert (tmp_path / "stderr.txt").read_text().splitlines() == [
+        f"error: {runs}:31 /schema: unsupported workflow observation schema; expected "
+        "paperclip.runner.workflow-observation.v1 [unsupported_schema]",
+        "warning: 1 record rejected: the site is built without it; listed on the site's "
+        "rejected.html",
+        "stopped",
+    ]

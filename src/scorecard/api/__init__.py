@@ -16,7 +16,7 @@ command line (``scorecard.cli``) parses, calls one of these, renders and picks t
     draw_plots(kinds, paths, ...) / plot(kind, out, paths, ...)   figures, images
     history(paths, ...)                      -> History           nights and the flakiness ledger
     report_site(paths, out=...) / view_site(paths, on_ready=...)  the static report site, written or served
-    build_report(paths, ...) / write_report(files, out)           its files, and their writing
+    build_report(paths, ...) -> ReportSite / write_report(files, out)   its files (and rejected records), written
     ingest(paths, store) / query(store, sql) / add_label / approve_baseline   the campaign store
     verify(output, ...)                      -> Verification      an output's receipt checked
 
@@ -67,6 +67,8 @@ _EXPORTS = {
     "draw_plots": "_plot",
     "plot": "_plot",
     "SITE_RECEIPT": "_report",
+    "ReportSite": "_report",
+    "WrittenReport": "_report",
     "build_report": "_report",
     "check_site_folder": "_report",
     "report_site": "_report",
@@ -105,8 +107,10 @@ __all__ = [
     "PlotErrors",
     "Plots",
     "PolicySource",
+    "ReportSite",
     "Scored",
     "Verification",
+    "WrittenReport",
     "add_label",
     "approve_baseline",
     "baseline_bundles",
@@ -161,6 +165,8 @@ if TYPE_CHECKING:
     from ._plot import IMAGE_FORMATS, PLOT_NAMES, PlotErrors, Plots, draw_plots, plot
     from ._report import (
         SITE_RECEIPT,
+        ReportSite,
+        WrittenReport,
         build_report,
         check_site_folder,
         report_site,

@@ -45,6 +45,9 @@ class Judgement:
     """The rules the verdict was reached under (the policy's, options applied)."""
     notes: list[str] = field(default_factory=list)
     """Choices or facts the reader should know (e.g. a policy that did not apply), one each."""
+    rejected: tuple[InputError, ...] = ()
+    """With ``judge_valid``: each input record validation rejected, located, in input order
+    (the verdict is on the others)."""
 
     @property
     def failed(self) -> bool:
@@ -114,6 +117,8 @@ class _Loader:
     policy: Policy | None
     workers: int
     notes: list[str]
+    judge_valid: bool = False
+    rejected: list[InputError] = field(default_factory=list)
     _catalog: Catalog | None = None
 
     @property
@@ -132,7 +137,9 @@ class _Loader:
         """One side from a records file or Parquet, or from observations scored here (rows on
         the fast path; the detail a verdict shows only for the runs that need it,
         ``every_detail``: for all; a side not ``shown``, a baseline, keeps only the failed
-        findings the rules read). Rejected records raise :class:`InputErrors`."""
+        findings the rules read). Rejected records raise :class:`InputErrors`; with
+        ``judge_valid`` they are kept in ``rejected`` and the side is the valid records' (a
+        side with none still raises)."""
         from scorecard.engine import is_records_file, score_run
         from scorecard.gate import gate_side, rows_side
 
@@ -146,8 +153,9 @@ class _Loader:
                     "do not apply to it"
                 )
             facts, errors = _read_records_file(path)
-            if errors:
+            if errors and not (self.judge_valid and facts):
                 raise InputErrors(errors)
+            self.rejected.extend(errors)
             if bundle_id is not None:
                 facts = [dataclasses.replace(run, bundle=bundle_id) for run in facts]
             return gate_side(facts, source=path)
@@ -164,8 +172,9 @@ class _Loader:
             side = rows_side(runs, source=path, shown=shown)
         except InputError as error:
             raise InputErrors(errors or [error]) from None
-        if errors:
+        if errors and not self.judge_valid:
             raise InputErrors(errors)
+        self.rejected.extend(errors)
         return side
 
 
@@ -198,6 +207,7 @@ def judge(
     cases: PathLike | None = None,
     workers: int | None = None,
     every_detail: bool = False,
+    judge_valid: bool = False,
 ) -> Judgement:
     """Judge the bundle at ``current`` (an observation folder, a records file or Parquet)
     against ``baselines`` (the same forms, pooled per candidate and case; none: only the safety,
@@ -216,7 +226,11 @@ def judge(
     engine and the digest of the verdict's JSON, which :func:`verify` re-checks.
 
     Bad input raises (:class:`InputError`, :class:`InputErrors` with every rejected record);
-    the verdict is data, never an exception.
+    the verdict is data, never an exception. With ``judge_valid`` (paths only) rejected records
+    do not stop the verdict: it is reached on the valid records of each side, every rejected
+    one is located in :attr:`Judgement.rejected`, and the result's notes say how many were left
+    out and where the first were (every report shows them); a side left with no valid record
+    still raises.
     """
     from scorecard.engine import check_bundle_id, default_workers
     from scorecard.gate import evaluate_gate
@@ -264,7 +278,7 @@ def judge(
         raise InputError("give the bundle under test (CURRENT), or --store", rule="usage")
     if isinstance(baselines, str):
         raise TypeError("without a store, baselines is a list of paths")
-    loader = _Loader(cases, settings.policy, workers or default_workers(), [])
+    loader = _Loader(cases, settings.policy, workers or default_workers(), [], judge_valid)
     errors: list[ScorecardError] = []
     current_side: GateSide | None = None
     try:
@@ -285,6 +299,8 @@ def judge(
         raise InputErrors(errors)
     # The nights go in unpooled: the gate pools them and judges each night's outages.
     result = evaluate_gate(current_side, baseline_sides, rules, seed=seed)
+    if loader.rejected:
+        result = dataclasses.replace(result, notes=(*result.notes, _rejected_note(loader.rejected)))
     given = [os.fspath(path) for path in baselines]
     inputs = [
         *path_inputs("current", os.fspath(current), bundle_id),
@@ -296,6 +312,7 @@ def judge(
         "bundleId": bundle_id,
         "baselineBundleId": baseline_bundle_id,
         **_option_sources(policy, cases, tolerance, fail_on_inconclusive),
+        **({"judgeValid": True} if judge_valid else {}),
     }
     receipt = new_receipt(
         "gate",
@@ -308,7 +325,26 @@ def judge(
     )
     result = _receipted(result, receipt)
     line = verdict_line(result, fail_on_inconclusive=rules.fail_on_inconclusive)
-    return Judgement(result, line, rules, loader.notes)
+    if loader.rejected:
+        count = len(loader.rejected)
+        line += f" ({count} input record{'s' if count != 1 else ''} rejected, not judged)"
+    return Judgement(result, line, rules, loader.notes, tuple(loader.rejected))
+
+
+REJECTED_NAMED = 5
+"""Rejected records a verdict's note locates at most (the rest counted)."""
+
+
+def _rejected_note(rejected: Sequence[InputError]) -> str:
+    """The result's note on records judged without: how many, and the first located (each
+    redacted as on the terminal)."""
+    count = len(rejected)
+    named = "; ".join(str(error) for error in rejected[:REJECTED_NAMED])
+    more = f"; and {count - REJECTED_NAMED} more" if count > REJECTED_NAMED else ""
+    return (
+        f"{count} input record{'s' if count != 1 else ''} rejected by validation "
+        f"{'was' if count == 1 else 'were'} not judged (--judge-valid): {named}{more}"
+    )
 
 
 def _option_sources(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SITE_RECEIPT",
+    "ReportSite",
+    "WrittenReport",
     "build_report",
     "check_site_folder",
     "report_site",
@@ -31,6 +34,32 @@ __all__ = [
 
 SITE_RECEIPT = "receipt.json"
 """The site's receipt: what it was computed from (``docs/receipts.md``)."""
+
+
+@dataclass(frozen=True)
+class ReportSite:
+    """A report site (:func:`build_report`): its files and the input records it was built
+    without."""
+
+    files: dict[str, bytes]
+    """Every file of the site, by ``/``-separated relative name: its bytes."""
+    rejected: tuple[InputError, ...] = ()
+    """Each input record (or input) validation rejected, located, in input order; the site's
+    overview warns of them and its ``rejected.html`` lists them."""
+
+
+@dataclass(frozen=True)
+class WrittenReport:
+    """What :func:`report_site` wrote."""
+
+    pages: int
+    """The site's pages (``.html`` files)."""
+    files: int
+    """The site's files."""
+    written: int
+    """Files written; the others were kept unchanged from the earlier site."""
+    rejected: tuple[InputError, ...] = ()
+    """Each input record validation rejected (:attr:`ReportSite.rejected`)."""
 
 
 @arguments(
@@ -52,12 +81,17 @@ def build_report(
     bundle_id: str | None = None,
     cases: PathLike | None = None,
     workers: int | None = None,
-) -> dict[str, bytes]:
+) -> ReportSite:
     """The report site of the observations under ``paths``, as its files (relative name ->
     bytes): overview with the gate's verdict (newest bundle against the previous one), plots,
-    pages per candidate, case, bundle pair and run. Scored inputs (records, Parquet) are
-    refused: the site shows each run's observation. Rejected records raise
-    :class:`InputErrors`. With ``store``, the site shows the night ``current`` (default: the
+    pages per candidate, case, bundle pair and run.
+
+    A record validation rejects leaves the site to the good records, as ``score`` does: the
+    site is built from those, every rejected record is located in :attr:`ReportSite.rejected`,
+    the overview warns of them and ``rejected.html`` lists them. A scored input (records,
+    Parquet) is rejected the same way, whole: the site shows each run's observation. When no
+    record is left, :class:`InputErrors` holds every rejection (nothing to show). With
+    ``store``, the site shows the night ``current`` (default: the
     newest) and the nights ``baseline`` names (a reference, as for :func:`judge`), from the
     runs the store keeps; only ``current``'s runs are listed and shown (the other nights are
     context: the numbers, the gate, the change pages). Over ``paths``, ``current`` (default:
@@ -95,33 +129,39 @@ def build_report(
             rules=rules,
             seed=seed,
         )
-        return with_site_receipt(files, receipt)
+        return ReportSite(with_site_receipt(files, receipt))
     given = [os.fspath(path) for path in paths]
+    errors: list[InputError] = []
+    observed: list[str] = []
     for path in given:
         if path != "-" and (is_records_file(path) or path.endswith(".parquet")):
-            raise InputError(
-                "is already scored; the report shows each run's observation, so give the "
-                "observation files or folders",
-                rule="scored_input",
-                source=path,
+            errors.append(
+                InputError(
+                    "is already scored; the report shows each run's observation, so give the "
+                    "observation files or folders",
+                    rule="scored_input",
+                    source=path,
+                )
             )
+        else:
+            observed.append(path)
     settings = policy_file(policy)
     catalog = load_catalog(None if cases is None else Path(cases))
-    run = score_run(
-        given,
-        catalog=catalog,
-        policy=settings.policy,
-        workers=workers or default_workers(),
-        bundle_id=bundle_id,
-    )
     records: list[ScoredRecord] = []
-    errors: list[InputError] = []
-    for item in run.records():
-        if isinstance(item, InputError):
-            errors.append(item)
-        else:
-            records.append(item)
-    if errors:
+    if observed:
+        run = score_run(
+            observed,
+            catalog=catalog,
+            policy=settings.policy,
+            workers=workers or default_workers(),
+            bundle_id=bundle_id,
+        )
+        for item in run.records():
+            if isinstance(item, InputError):
+                errors.append(item)
+            else:
+                records.append(item)
+    if errors and not records:
         raise InputErrors(errors)
     rules = gate_rules_of(settings)
     detail = None
@@ -134,7 +174,7 @@ def build_report(
                 source="--current",
             )
         detail = [current]
-    files = build_site(records, catalog, rules=rules, seed=seed, detail=detail)
+    files = build_site(records, catalog, rules=rules, seed=seed, detail=detail, rejected=errors)
     receipt = new_receipt(
         "report",
         {
@@ -149,7 +189,7 @@ def build_report(
         rules=rules,
         seed=seed,
     )
-    return with_site_receipt(files, receipt)
+    return ReportSite(with_site_receipt(files, receipt), tuple(errors))
 
 
 def _policy_path(policy: PolicySource) -> str | None:
@@ -252,19 +292,20 @@ def report_site(
     bundle_id: str | None = None,
     cases: PathLike | None = None,
     workers: int | None = None,
-) -> tuple[int, int, int]:
+) -> WrittenReport:
     """``scorecard report``: the report site of :func:`build_report` written to the folder
     ``out`` (:func:`write_report`); returns the number of pages, of files in the site and of
-    files written (the others were kept unchanged from the earlier site). A folder that is or
-    holds one of the inputs is refused before anything is read (:func:`check_site_folder`)."""
+    files written (the others were kept unchanged from the earlier site), and the rejected
+    records the site lists. A folder that is or holds one of the inputs is refused before
+    anything is read (:func:`check_site_folder`)."""
     store_folder = [store] if isinstance(store, str | os.PathLike) else []
     check_site_folder(out, [*paths, *store_folder])
-    files = build_report(
+    site = build_report(
         paths, store=store, current=current, baseline=baseline, policy=policy, seed=seed,
         bundle_id=bundle_id, cases=cases, workers=workers,
     )  # fmt: skip
-    pages, written = write_report(files, out)
-    return pages, len(files), written
+    pages, written = write_report(site.files, out)
+    return WrittenReport(pages, len(site.files), written, site.rejected)
 
 
 @arguments(
@@ -279,6 +320,7 @@ def view_site(
     paths: Sequence[PathLike] = (),
     *,
     on_ready: Callable[[str], None],
+    on_rejected: Callable[[tuple[InputError, ...]], None] | None = None,
     port: int = 0,
     store: PathLike | Store | None = None,
     current: str | None = None,
@@ -288,19 +330,23 @@ def view_site(
     bundle_id: str | None = None,
     cases: PathLike | None = None,
     workers: int | None = None,
-) -> None:
+) -> tuple[InputError, ...]:
     """``scorecard view``: the report site of :func:`build_report` written to a temporary
     folder and served from it (:func:`serve_folder`) until Ctrl-C or SIGTERM; the folder is
-    removed then."""
+    removed then. Records validation rejected are given to ``on_rejected`` before serving
+    (when there are any) and returned when serving ends; the site lists them."""
     import tempfile
 
-    files = build_report(
+    site = build_report(
         paths, store=store, current=current, baseline=baseline, policy=policy, seed=seed,
         bundle_id=bundle_id, cases=cases, workers=workers,
     )  # fmt: skip
+    if site.rejected and on_rejected is not None:
+        on_rejected(site.rejected)
     with tempfile.TemporaryDirectory(prefix="scorecard-view-") as folder:
-        write_report(files, Path(folder) / "site")
+        write_report(site.files, Path(folder) / "site")
         serve_folder(Path(folder) / "site", port=port, on_ready=on_ready)
+    return site.rejected
 
 
 def _site_server(folder: Path, port: int) -> Any:

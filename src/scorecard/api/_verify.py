@@ -176,21 +176,21 @@ def _reported_again(receipt: Receipt, store: Store | None, workers: int | None) 
     options: dict[str, Any] = {"policy": sources.get("policy"), "seed": receipt.seed or 0}
     if store is not None:
         bundles = [str(bundle) for bundle in sources.get("bundles") or []]
-        files = build_report(
+        site = build_report(
             store=store,
             current=bundles[-1] if bundles else None,
             baseline=",".join(bundles[:-1]) or "previous",
             **options,
         )
     else:
-        files = build_report(
+        site = build_report(
             [str(path) for path in sources.get("paths") or []],
             bundle_id=sources.get("bundleId"),
             cases=sources.get("cases"),
             workers=workers,
             **options,
         )
-    document = parse_json_document(files[SITE_RECEIPT].decode(), source=SITE_RECEIPT)
+    document = parse_json_document(site.files[SITE_RECEIPT].decode(), source=SITE_RECEIPT)
     return read_receipt(document, source=SITE_RECEIPT)
 
 
@@ -256,6 +256,7 @@ def _judged_again(receipt: Receipt, store: Store | None, workers: int | None) ->
             baseline_bundle_id=sources.get("baselineBundleId"),
             cases=sources.get("cases"),
             workers=workers,
+            judge_valid=sources.get("judgeValid") is True,
             **options,
         )
     if judged.result.receipt is None:  # pragma: no cover - judge always writes one

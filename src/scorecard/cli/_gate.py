@@ -1,7 +1,8 @@
 """``scorecard gate CURRENT [--baseline BASELINE ...]``: the regression gate for CI.
 
 Exit status: 0 pass, 1 fail, 2 bad input or usage, 3 inconclusive (1 with
-``--fail-on-inconclusive``). Exactly one verdict line goes to stdout and agrees with the status.
+``--fail-on-inconclusive``). Exactly one verdict line goes to stdout and agrees with the status
+(with ``--judge-valid`` and rejected records, 2 unless it fails: the line says how many).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ._common import (
+    EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_OK,
     BundleIdOption,
@@ -24,6 +26,7 @@ from ._common import (
     WorkersOption,
     check_outputs,
     library_errors,
+    print_errors,
 )
 
 if TYPE_CHECKING:
@@ -140,6 +143,14 @@ SiteUrlOption = Annotated[
         "the CI artifact's): the markdown and JUnit link each gate-failed run to its page there.",
     ),
 ]
+JudgeValidOption = Annotated[
+    bool,
+    typer.Option(
+        "--judge-valid",
+        help="Judge the valid records when some are rejected (each listed on stderr and in the "
+        "reports' notes) instead of judging nothing. Exit 1 when the verdict fails, else 2.",
+    ),
+]
 BaselineBundleIdOption = Annotated[
     str | None,
     typer.Option(
@@ -170,12 +181,13 @@ def gate(
     workers: WorkersOption = None,
     store: StoreOption = None,
     current_id: CurrentOption = None,
+    judge_valid: JudgeValidOption = False,
 ) -> None:
     """Judge a bundle for CI: safety gate, and paired regressions against a baseline.
 
-    Exit status: 0 pass, 1 fail, 2 bad input or usage, 3 inconclusive (1 with
-    --fail-on-inconclusive). Prints one verdict line; appends the markdown summary to
-    $GITHUB_STEP_SUMMARY when that is set."""
+    Exit status: 0 pass, 1 fail, 2 bad input or usage (with --judge-valid: records rejected
+    and the verdict not a fail), 3 inconclusive (1 with --fail-on-inconclusive). Prints one
+    verdict line; appends the markdown summary to $GITHUB_STEP_SUMMARY when that is set."""
     from scorecard.api import judge, write_gate_reports
 
     reports = _reports(markdown, pr_comment, junit, junit_runs, json_file, html)
@@ -195,7 +207,9 @@ def gate(
             cases=cases,
             workers=workers,
             every_detail=junit_runs is not None,  # only the per-run JUnit shows every run
+            judge_valid=judge_valid,
         )
+        print_errors(judgement.rejected)
         for note in judgement.notes:
             sys.stderr.write(f"note: {note}\n")
     with library_errors():  # judged: a report that cannot be written is no bad input
@@ -232,9 +246,11 @@ def _verdict(judgement: Judgement, output_format: GateFormat) -> int:
         sys.stderr.write(judgement.line + "\n")  # the verdict still reaches the log
     else:
         sys.stdout.write(judgement.line + "\n")
-    if judgement.result.verdict == "pass":
-        return EXIT_OK
-    return EXIT_FAILED if judgement.failed else EXIT_INCONCLUSIVE
+    if judgement.failed:
+        return EXIT_FAILED
+    if judgement.rejected:  # judged on part of the input (--judge-valid): not a clean verdict
+        return EXIT_BAD_INPUT
+    return EXIT_OK if judgement.result.verdict == "pass" else EXIT_INCONCLUSIVE
 
 
 def register(app: typer.Typer) -> None:

@@ -4,21 +4,29 @@ site of a campaign, written to a folder or served on 127.0.0.1 (``docs/report.md
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ._common import (
+    EXIT_BAD_INPUT,
     BundleIdOption,
     CasesOption,
+    ErrorsOption,
     SeedOption,
     StoreOption,
     WorkersOption,
     check_outputs,
     library_errors,
     paths_or_store,
+    print_errors,
+    write_errors,
 )
+
+if TYPE_CHECKING:
+    from scorecard.contract import InputError
 
 __all__ = ["register", "report", "view"]
 
@@ -78,26 +86,46 @@ def report(
     store: StoreOption = None,
     current: CurrentOption = None,
     baseline: ContextOption = "previous",
+    errors_file: ErrorsOption = None,
 ) -> None:
     """Write the campaign's static report site: overview with the gate's verdict (newest
     bundle against the previous one), plots, pages per candidate, case, bundle pair and run.
 
-    The site works from file:// and as a CI artifact (no network). Exit status: 0 written,
-    2 bad input (a rejected record, no records, a bad --out).
+    The site works from file:// and as a CI artifact (no network). A rejected record leaves
+    the site to the good records, as in `score`: the overview warns and rejected.html lists
+    each one. Exit status: 0 written, 2 bad input (the site written without rejected records,
+    or none written: no records, a bad --out).
     """
     given = paths_or_store(paths, store)
-    check_outputs({"--out": out}, given, folders=["--out"])
+    check_outputs({"--out": out, "--errors": errors_file}, given, folders=["--out"])
     from scorecard.api import report_site
 
-    with library_errors():
-        pages, files, written = report_site(
+    with library_errors(errors_file=errors_file):
+        written = report_site(
             given, out=out, policy=policy_file, seed=seed, bundle_id=bundle_id, cases=cases,
             workers=workers, store=store, current=current, baseline=baseline,
         )  # fmt: skip
-    kept = files - written
-    unchanged = f" ({written} files written, {kept} unchanged kept)" if kept else ""
-    sys.stderr.write(f"wrote {pages} pages to {out}{unchanged}\n")
+    write_errors(errors_file, written.rejected)
+    print_errors(written.rejected)
+    kept = written.files - written.written
+    unchanged = f" ({written.written} files written, {kept} unchanged kept)" if kept else ""
+    sys.stderr.write(f"wrote {written.pages} pages to {out}{unchanged}\n")
+    if written.rejected:
+        sys.stderr.write(_rejected_line(written.rejected, out / "rejected.html"))
     sys.stdout.write(f"{out / 'index.html'}\n")
+    if written.rejected:
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _rejected_line(rejected: Sequence[InputError], page: Path | None) -> str:
+    """The warning after a site built without rejected records: how many, and where listed."""
+    count = len(rejected)
+    them = "it" if count == 1 else "them"
+    where = f"listed in {page}" if page is not None else "listed on the site's rejected.html"
+    return (
+        f"warning: {count} record{'s' if count != 1 else ''} rejected: the site is built "
+        f"without {them}; {where}\n"
+    )
 
 
 def view(
@@ -120,13 +148,21 @@ def view(
         sys.stdout.write(f"serving the report at {address} (Ctrl-C to stop)\n")
         sys.stdout.flush()
 
+    def rejected(errors: Sequence[InputError]) -> None:
+        print_errors(errors)
+        sys.stderr.write(_rejected_line(errors, None))
+        sys.stderr.flush()
+
     given = paths_or_store(paths, store)
     with library_errors():
-        view_site(
-            given, port=port, on_ready=ready, policy=policy_file, seed=seed, bundle_id=bundle_id,
-            cases=cases, workers=workers, store=store, current=current, baseline=baseline,
+        left_out = view_site(
+            given, port=port, on_ready=ready, on_rejected=rejected, policy=policy_file, seed=seed,
+            bundle_id=bundle_id, cases=cases, workers=workers, store=store, current=current,
+            baseline=baseline,
         )  # fmt: skip
     sys.stderr.write("stopped\n")
+    if left_out:
+        raise typer.Exit(EXIT_BAD_INPUT)
 
 
 def register(app: typer.Typer) -> None:

@@ -7,7 +7,8 @@
 
 Pages: ``index.html`` (the gate's verdict on the newest bundle against the previous one, the
 candidates of the newest bundle, the heatmap, trends and cost frontier, the bundles, the cases,
-the newest bundle's gate failures), ``runs.html`` (every run, searchable), one page per
+the newest bundle's gate failures, and a warning when input records were rejected),
+``rejected.html`` (each rejected record, located; only when there are any), ``runs.html`` (every run, searchable), one page per
 candidate, per case and per pair of consecutive bundles (the gate on that pair), one page per
 candidate x case x night after the first (``changes/``: the night's runs beside the nights
 before, :mod:`._site_change`), and one page per run (its scorecard, every failing reason
@@ -25,10 +26,10 @@ from :mod:`scorecard.plots` (:mod:`._site_data`). Every interpolated string goes
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from scorecard.contract import Catalog, InputError, OutputError
+from scorecard.contract import Catalog, InputError, OutputError, ScorecardError
 from scorecard.core import ScoredRecord
 from scorecard.engine import atomic_folder
 from scorecard.gate import (
@@ -41,6 +42,7 @@ from ._site_data import SiteData, SiteRun, draw_plots
 from ._site_pages import all_runs_page, candidate_page, case_page, overview_page, pair_page
 from ._site_paths import (
     PAGE_INDEX,
+    PAGE_REJECTED,
     PAGE_RUN,
     PAGE_RUNS,
     RUN_INDEX,
@@ -49,6 +51,7 @@ from ._site_paths import (
     run_shard_path,
 )
 from ._site_pieces import run_index
+from ._site_rejected import rejected_page
 from ._site_run import run_page, run_shard
 
 __all__ = ["SITE_MARKER", "build_site", "site_listing", "write_site"]
@@ -69,19 +72,24 @@ def build_site(
     rules: GateRules | None = None,
     seed: int = 0,
     detail: Collection[str] | None = None,
+    rejected: Sequence[ScorecardError] = (),
 ) -> dict[str, bytes]:
     """Every file of the site of ``records`` (scored with ``catalog``), by ``/``-separated path.
 
     The gate's verdicts use ``rules`` (default: :class:`~scorecard.gate.GateRules`) and
     ``seed``, as ``scorecard gate`` does; bundles are in the records' order. ``detail`` names
     the bundles whose runs are listed and shown (default: every bundle); the others are
-    context: in the numbers, the gate, and the change pages' nights before. Raises
+    context: in the numbers, the gate, and the change pages' nights before. ``rejected`` are
+    the input records validation rejected (located errors, in input order): the overview warns
+    of them and ``rejected.html`` lists them; none, no page. Raises
     :class:`~scorecard.contract.InputError` when there are no records or a run repeats.
     """
     site = SiteData(list(records), catalog, rules or GateRules(), seed, detail)
     plots = draw_plots(site)
     files = _Files()
-    files.put(PAGE_INDEX, overview_page(site, plots), "the overview")
+    files.put(PAGE_INDEX, overview_page(site, plots, rejected), "the overview")
+    if rejected:
+        files.put(PAGE_REJECTED, rejected_page(rejected), "the rejected records")
     files.put(PAGE_RUNS, all_runs_page(site), "the runs")
     files.put(STYLESHEET, CSS.lstrip().encode(), "the stylesheet")
     for name, (_, image) in plots.items():

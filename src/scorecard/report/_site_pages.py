@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+
+from scorecard.contract import ScorecardError
 
 from ._common import STATUS_WORDS, difference_text, number_text, paired_means_text, rules_text
 from ._escape import shown
@@ -31,11 +33,16 @@ from ._site_pieces import (
     table_records,
     verdict_block,
 )
+from ._site_rejected import rejected_warning
 
 __all__ = ["all_runs_page", "candidate_page", "case_page", "overview_page", "pair_page"]
 
 
-def overview_page(site: SiteData, plots: Mapping[str, tuple[str, bytes | str]]) -> bytes:
+def overview_page(
+    site: SiteData,
+    plots: Mapping[str, tuple[str, bytes | str]],
+    rejected: Sequence[ScorecardError] = (),
+) -> bytes:
     path = PAGE_INDEX
     result = site.verdict
     if result.baseline_bundle is not None:
@@ -152,6 +159,7 @@ def overview_page(site: SiteData, plots: Mapping[str, tuple[str, bytes | str]]) 
     )
     body = (
         "<h1>Scorecard report</h1>"
+        + rejected_warning(path, rejected)
         + verdict_block(result)
         + judged
         + (

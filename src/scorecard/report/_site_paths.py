@@ -26,6 +26,7 @@ import re
 
 __all__ = [
     "PAGE_INDEX",
+    "PAGE_REJECTED",
     "PAGE_RUN",
     "PAGE_RUNS",
     "RUN_INDEX",
@@ -44,6 +45,8 @@ __all__ = [
 
 PAGE_INDEX = "index.html"
 PAGE_RUNS = "runs.html"
+#: The records validation rejected (written only when there are any).
+PAGE_REJECTED = "rejected.html"
 #: The one page that shows any run (which one: its address's ``?run=``), from the run's shard.
 PAGE_RUN = "run.html"
 #: Every run of the site in a few numbers and strings: what the runs tables page, sort and filter.
