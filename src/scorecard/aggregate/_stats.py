@@ -20,6 +20,8 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from ._kept import array_key, kept_by_inputs
+
 __all__ = [
     "EXACT_SIGN_FLIP_LIMIT",
     "FloatArray",
@@ -275,6 +277,23 @@ def _smallest_keys_sums(keys: FloatArray, a: int, values: FloatArray) -> FloatAr
     return sums
 
 
+def _stream(key: Sequence[object]) -> str:
+    # What names a seeded stream (seeded_generator reads the parts as text).
+    return "\x1f".join(str(part) for part in key)
+
+
+def _permutation_key(
+    strata: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]],
+    *,
+    seed: int,
+    key: Sequence[object] = (),
+    resamples: int = 10_000,
+) -> tuple[object, ...]:
+    sides = tuple((array_key(mine), array_key(theirs)) for mine, theirs in strata)
+    return (sides, seed, _stream(key), resamples)
+
+
+@kept_by_inputs(_permutation_key)
 def stratified_permutation_test(
     strata: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]],
     *,
@@ -335,7 +354,11 @@ def stratified_permutation_test(
                 check_valid="ignore",
             )
         elif a == 1:  # one current run: which of the case's runs it is
-            chosen = values[rng.integers(0, a + b, size=resamples)]
+            # Each draw adds one of a + b rows, worked out once (the same operations, so
+            # the same bits, as on every draw).
+            each = weight * (values * (1 / a + 1 / b) - values.sum(axis=0) / b)
+            statistic += each[rng.integers(0, a + b, size=resamples)]
+            continue
         else:
             chosen = _smallest_keys_sums(rng.random((resamples, a + b)), a, values)
         # current mean - baseline mean of the draw: chosen / a - (total - chosen) / b
@@ -403,6 +426,19 @@ class _DistinctDraws:
         return (weights * beyond).sum(axis=1), (weights * ties).sum(axis=1)
 
 
+def _interval_key(
+    differences: npt.ArrayLike,
+    *,
+    seed: int,
+    key: Sequence[object] = (),
+    resamples: int = 10_000,
+    confidence: float = 0.95,
+    bounds: tuple[float, float] = (-1.0, 1.0),
+) -> tuple[object, ...]:
+    return (array_key(differences), seed, _stream(key), resamples, confidence, tuple(bounds))
+
+
+@kept_by_inputs(_interval_key)
 def sign_flip_interval(
     differences: npt.ArrayLike,
     *,
