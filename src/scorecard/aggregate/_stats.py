@@ -170,6 +170,22 @@ def sign_flip_test(
     return (less if alternative == "less" else two_sided), method
 
 
+def _stream(key: Sequence[object]) -> str:
+    # What names a seeded stream (seeded_generator reads the parts as text).
+    return "\x1f".join(str(part) for part in key)
+
+
+def _tests_key(
+    differences: npt.ArrayLike,
+    *,
+    seed: int,
+    key: Sequence[object] = (),
+    resamples: int = 10_000,
+) -> tuple[object, ...]:
+    return (array_key(differences), seed, _stream(key), resamples)
+
+
+@kept_by_inputs(_tests_key)
 def sign_flip_tests(
     differences: npt.ArrayLike,
     *,
@@ -275,11 +291,6 @@ def _smallest_keys_sums(keys: FloatArray, a: int, values: FloatArray) -> FloatAr
     order = np.argpartition(keys, a - 1, axis=1)[:, :a]
     sums: FloatArray = values[order].sum(axis=1)
     return sums
-
-
-def _stream(key: Sequence[object]) -> str:
-    # What names a seeded stream (seeded_generator reads the parts as text).
-    return "\x1f".join(str(part) for part in key)
 
 
 def _permutation_key(
