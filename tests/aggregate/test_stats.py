@@ -463,3 +463,75 @@ def test_a_large_case_is_tested_from_its_exact_moments() -> None:
     expected = 0.5 * math.erfc(-z / math.sqrt(2))
     assert p_value == pytest.approx(expected, abs=0.01)
     assert 0.0 < p_value < 0.5
+
+
+def interval_draw_by_draw(
+    values: np.ndarray, *, seed: int, key: tuple[object, ...], resamples: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The sign-flip interval as first written: every draw counted at every shift, one end
+    after the other, then each unit's shift asked in turn (the reference the kept distinct
+    draws must equal bit for bit)."""
+    n, width = values.shape
+    missing = np.isnan(values).any(axis=0)
+    if n <= 16:
+        codes = np.arange(2**n)[:, None] >> np.arange(n)
+        signs = ((codes & 1) * 2 - 1).astype(np.float64)
+        extra = 0.0
+    else:
+        rng = seeded_generator(seed, ("sign-flip", *key))
+        signs = (rng.integers(0, 2, size=(resamples, n), dtype=np.int8) * 2 - 1).astype(np.float64)
+        extra = 1.0
+    clean = np.where(missing[None, :], 0.0, values)
+    flipped = signs @ clean
+    totals = signs.sum(axis=1)
+    scale = 1.0 + np.abs(clean).sum(axis=0)
+
+    def accepted(delta: np.ndarray) -> np.ndarray:
+        observed = np.abs(clean.sum(axis=0) - n * delta)
+        sums = np.abs(flipped - totals[:, None] * delta[None, :])
+        tolerance = 1e-12 * scale
+        beyond = (sums > observed + tolerance).sum(axis=0)
+        ties = (np.abs(sums - observed) <= tolerance).sum(axis=0)
+        accepts: np.ndarray = (extra / 2 + beyond + ties / 2) / (extra + signs.shape[0]) > 0.05
+        return accepts
+
+    low, high = np.full(width, np.nan), np.full(width, np.nan)
+    for side, bound in ((low, -1.0), (high, 1.0)):
+        outer, inner = np.full(width, bound), clean.mean(axis=0)
+        edge = accepted(outer)
+        for _ in range(26):
+            middle = (outer + inner) / 2
+            keep = accepted(middle)
+            inner, outer = np.where(keep, middle, inner), np.where(keep, outer, middle)
+        side[:] = np.where(edge, bound, inner)
+    for unit in range(n):
+        shift = clean[unit]
+        outside = (shift < low) | (shift > high)
+        if outside.any():
+            keep = outside & accepted(shift) & (shift >= -1.0) & (shift <= 1.0)
+            low = np.where(keep, np.minimum(low, shift), low)
+            high = np.where(keep, np.maximum(high, shift), high)
+    low[missing] = np.nan
+    high[missing] = np.nan
+    return low, high
+
+
+@pytest.mark.parametrize("units", [1, 3, 6, 11, 12, 16, 17, 40, 78])
+@pytest.mark.parametrize("kind", ["steps", "continuous", "ties and gaps"])
+def test_the_interval_equals_every_draw_counted_at_every_shift(units: int, kind: str) -> None:
+    """Counting each distinct (flipped sum, sign total) once, both ends at once and each
+    distinct unit shift once gives the bits of counting every draw at every shift."""
+    rng = np.random.default_rng(units * 7 + len(kind))
+    if kind == "steps":  # dimension means: a few values, many draws share their sums
+        values = rng.choice([0.0, 0.5, -0.5, 1.0, -1.0, 1 / 3, -2 / 3], size=(units, 5))
+    elif kind == "continuous":
+        values = np.clip(rng.normal(0.05, 0.2, size=(units, 5)), -1, 1)
+    else:
+        values = rng.choice([0.0, 0.0, 0.85, -0.85, 0.1], size=(units, 5))
+        values[:, 1] = 0.0
+        values[0, 2] = np.nan
+        values[:, 3] = 0.25
+    key = ("test", units, kind)
+    found = sign_flip_interval(values, seed=3, key=key, resamples=2000)
+    expected = interval_draw_by_draw(values, seed=3, key=key, resamples=2000)
+    assert [end.tobytes() for end in expected] == [end.tobytes() for end in found]

@@ -20,6 +20,8 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from ._kept import array_key, kept_by_inputs
+
 __all__ = [
     "EXACT_SIGN_FLIP_LIMIT",
     "FloatArray",
@@ -168,6 +170,22 @@ def sign_flip_test(
     return (less if alternative == "less" else two_sided), method
 
 
+def _stream(key: Sequence[object]) -> str:
+    # What names a seeded stream (seeded_generator reads the parts as text).
+    return "\x1f".join(str(part) for part in key)
+
+
+def _tests_key(
+    differences: npt.ArrayLike,
+    *,
+    seed: int,
+    key: Sequence[object] = (),
+    resamples: int = 10_000,
+) -> tuple[object, ...]:
+    return (array_key(differences), seed, _stream(key), resamples)
+
+
+@kept_by_inputs(_tests_key)
 def sign_flip_tests(
     differences: npt.ArrayLike,
     *,
@@ -275,6 +293,18 @@ def _smallest_keys_sums(keys: FloatArray, a: int, values: FloatArray) -> FloatAr
     return sums
 
 
+def _permutation_key(
+    strata: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]],
+    *,
+    seed: int,
+    key: Sequence[object] = (),
+    resamples: int = 10_000,
+) -> tuple[object, ...]:
+    sides = tuple((array_key(mine), array_key(theirs)) for mine, theirs in strata)
+    return (sides, seed, _stream(key), resamples)
+
+
+@kept_by_inputs(_permutation_key)
 def stratified_permutation_test(
     strata: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]],
     *,
@@ -335,7 +365,11 @@ def stratified_permutation_test(
                 check_valid="ignore",
             )
         elif a == 1:  # one current run: which of the case's runs it is
-            chosen = values[rng.integers(0, a + b, size=resamples)]
+            # Each draw adds one of a + b rows, worked out once (the same operations, so
+            # the same bits, as on every draw).
+            each = weight * (values * (1 / a + 1 / b) - values.sum(axis=0) / b)
+            statistic += each[rng.integers(0, a + b, size=resamples)]
+            continue
         else:
             chosen = _smallest_keys_sums(rng.random((resamples, a + b)), a, values)
         # current mean - baseline mean of the draw: chosen / a - (total - chosen) / b
@@ -363,6 +397,59 @@ def _sign_flip_drop(
     return _lower_p_value(differences.sum(axis=0), draws, tolerance, exact=False)
 
 
+class _DistinctDraws:
+    """The sign-flip draws of :func:`sign_flip_interval`, each column's kept once per distinct
+    (flipped sum, sign total) with how often it occurs: the interval asks the same counts for
+    some sixty shifts, and a few hundred distinct pairs stand for thousands of draws.
+
+    Exactly the counts of every draw: a draw's shifted sum ``|sum - total x delta|`` is a
+    function of the pair alone, and the pair (-sum, -total) gives the same bits (rounding to
+    nearest is symmetric, ``fl(-x) == -fl(x)``), so pairs are kept with a total >= 0. Each
+    column's pairs are a row, padded with pairs of weight 0."""
+
+    def __init__(self, flipped: FloatArray, totals: FloatArray) -> None:
+        negate = (totals < 0)[:, None] | ((totals == 0)[:, None] & (flipped < 0))
+        pairs = np.empty(flipped.shape, dtype=np.complex128)
+        pairs.real = np.where(negate, -flipped, flipped)
+        pairs.imag = np.where(negate, -totals[:, None], totals[:, None])
+        found = [
+            np.unique(pairs[:, column], return_counts=True) for column in range(flipped.shape[1])
+        ]
+        longest = max(counts.size for _, counts in found)
+        self.sums = np.zeros((len(found), longest))
+        self.totals = np.zeros((len(found), longest))
+        self.weights = np.zeros((len(found), longest))
+        for column, (distinct, counts) in enumerate(found):
+            self.sums[column, : counts.size] = distinct.real
+            self.totals[column, : counts.size] = distinct.imag
+            self.weights[column, : counts.size] = counts
+
+    def count(
+        self, columns: IntArray, delta: FloatArray, observed: FloatArray, tolerance: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """Per question (the column ``columns`` names, a shift ``delta``, the observed shifted
+        sum and the tolerance), the draws whose shifted sum is beyond the observed one by more
+        than the tolerance, and those within it (ties)."""
+        shifted = np.abs(self.sums[columns] - self.totals[columns] * delta[:, None])
+        beyond = shifted > (observed + tolerance)[:, None]
+        ties = np.abs(shifted - observed[:, None]) <= tolerance[:, None]
+        weights = self.weights[columns]
+        return (weights * beyond).sum(axis=1), (weights * ties).sum(axis=1)
+
+
+def _interval_key(
+    differences: npt.ArrayLike,
+    *,
+    seed: int,
+    key: Sequence[object] = (),
+    resamples: int = 10_000,
+    confidence: float = 0.95,
+    bounds: tuple[float, float] = (-1.0, 1.0),
+) -> tuple[object, ...]:
+    return (array_key(differences), seed, _stream(key), resamples, confidence, tuple(bounds))
+
+
+@kept_by_inputs(_interval_key)
 def sign_flip_interval(
     differences: npt.ArrayLike,
     *,
@@ -387,10 +474,8 @@ def sign_flip_interval(
     if values.ndim == 1:
         values = values[:, None]
     n, width = values.shape
-    low = np.full(width, np.nan)
-    high = np.full(width, np.nan)
     if n == 0:
-        return low, high
+        return np.full(width, np.nan), np.full(width, np.nan)
     missing: npt.NDArray[np.bool_] = np.asarray(np.isnan(values).any(axis=0))
     if n <= EXACT_SIGN_FLIP_LIMIT:
         signs = _sign_matrix(n)
@@ -401,42 +486,49 @@ def sign_flip_interval(
         extra = 1.0
     alpha = 1 - confidence
     clean = np.where(missing[None, :], 0.0, values)
-    flipped = signs @ clean
-    totals = signs.sum(axis=1)
-    mean = clean.mean(axis=0)
-    scale = 1.0 + np.abs(clean).sum(axis=0)
+    draws = _DistinctDraws(signs @ clean, signs.sum(axis=1))
+    sums = clean.sum(axis=0)
+    tolerance = 1e-12 * (1.0 + np.abs(clean).sum(axis=0))
 
-    def accepted(delta: FloatArray) -> npt.NDArray[np.bool_]:
-        observed = np.abs(clean.sum(axis=0) - n * delta)
-        sums = np.abs(flipped - totals[:, None] * delta[None, :])
-        tolerance = 1e-12 * scale
-        beyond = (sums > observed + tolerance).sum(axis=0)
-        ties = (np.abs(sums - observed) <= tolerance).sum(axis=0)
+    def accepted(columns: IntArray, delta: FloatArray) -> npt.NDArray[np.bool_]:
+        """Whether the test of each column ``columns`` names accepts its shift ``delta``."""
+        observed = np.abs(sums[columns] - n * delta)
+        beyond, ties = draws.count(columns, delta, observed, tolerance[columns])
         # mid-p: a tie counts half (the observed sign vector among them, or the draws' +1)
         p_values = (extra / 2 + beyond + ties / 2) / (extra + signs.shape[0])
         return p_values > alpha  # type: ignore[no-any-return]
 
-    for side, bound in ((low, bounds[0]), (high, bounds[1])):
-        outer = np.full(width, bound)
-        inner = mean.copy()
-        edge = accepted(outer)
-        for _ in range(26):  # the bound to within 2 / 2**26 of the range
-            middle = (outer + inner) / 2
-            keep = accepted(middle)
-            inner = np.where(keep, middle, inner)
-            outer = np.where(keep, outer, middle)
-        side[:] = np.where(edge, bound, inner)
+    # Both ends at once: the first half of each vector the lower end's, the second the upper's.
+    both = np.concatenate([np.arange(width), np.arange(width)])
+    bound = np.repeat(np.asarray(bounds, dtype=np.float64), width)
+    outer = bound.copy()
+    inner = np.concatenate([clean.mean(axis=0), clean.mean(axis=0)])
+    edge = accepted(both, outer)
+    for _ in range(26):  # the bound to within 2 / 2**26 of the range
+        middle = (outer + inner) / 2
+        keep = accepted(both, middle)
+        inner = np.where(keep, middle, inner)
+        outer = np.where(keep, outer, middle)
+    ends = np.where(edge, bound, inner)
+    low, high = ends[:width], ends[width:]
     # A shift equal to a difference makes it 0, and a 0 cannot be flipped: the test counts
     # the tie as extreme and accepts there although it rejects on either side (common: two
     # runs of a case often score the same, and the truth is then often exactly such a
     # shift). The interval is the hull of every accepted shift, so it reaches those too.
-    for unit in range(n):
-        shift = clean[unit]
-        outside = (shift < low) | (shift > high)
-        if outside.any():
-            keep = outside & accepted(shift) & (shift >= bounds[0]) & (shift <= bounds[1])
-            low = np.where(keep, np.minimum(low, shift), low)
-            high = np.where(keep, np.maximum(high, shift), high)
+    # A column's test reads only its own shift, so each distinct value of a column outside
+    # the interval is asked once, all at once (its first unit's: 0.0 and -0.0 are one value).
+    columns, shifts = [], []
+    for column in range(width):
+        _, first = np.unique(clean[:, column], return_index=True)
+        shift = clean[first, column]
+        outside = ((shift < low[column]) | (shift > high[column])) & (shift >= bounds[0])
+        shift = shift[outside & (shift <= bounds[1])]
+        columns.append(np.full(shift.size, column))
+        shifts.append(shift)
+    asked, shift = np.concatenate(columns), np.concatenate(shifts)
+    keep = accepted(asked, shift)
+    np.minimum.at(low, asked[keep], shift[keep])
+    np.maximum.at(high, asked[keep], shift[keep])
     low[missing] = np.nan
     high[missing] = np.nan
     return low, high

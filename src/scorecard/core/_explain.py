@@ -59,12 +59,11 @@ def explain_record(record: ScoredRecord, catalog: Catalog) -> dict[str, Any]:
     """Scorecard, failing dimensions (reasons + JSON Pointers) and audit of one record."""
     card = record.scorecard
     failing: list[dict[str, Any]] = []
-    if card.overall.score is not None:
+    failed = [name for name in DIMENSIONS if not card.dimensions[name].passed]
+    if card.overall.score is not None and failed:  # the reasons' pointers: scored again
         results = raw_dimension_results(record.observation, catalog[card.case_id])
-        for name in DIMENSIONS:
+        for name in failed:
             dimension = card.dimensions[name]
-            if dimension.passed:
-                continue
             failing.append(
                 {
                     "dimension": name,

@@ -110,11 +110,21 @@ class ScoredRecord:
             "findings": [finding.to_json() for finding in self.findings],
         }
 
+    @cached_property
+    def _redacted_reasons(self) -> dict[str, tuple[str, ...]]:
+        # Each view of a record asks for its scorecard (the site: its facts, its explanation,
+        # its pages); its reasons are redacted once.
+        return {
+            name: tuple(redact(reason) for reason in dimension["reasons"])
+            for name, dimension in self.card["dimensions"].items()
+        }
+
     def scorecard_json(self) -> dict[str, Any]:
-        """The pure v2 scorecard as JSON-ready data (free text redacted)."""
+        """The pure v2 scorecard as JSON-ready data (free text redacted); new data each call."""
         card: dict[str, Any] = dict(self.card)
+        reasons = self._redacted_reasons
         card["dimensions"] = {
-            name: {**dimension, "reasons": [redact(reason) for reason in dimension["reasons"]]}
+            name: {**dimension, "reasons": list(reasons[name])}
             for name, dimension in self.card["dimensions"].items()
         }
         return card

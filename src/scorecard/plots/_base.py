@@ -184,10 +184,11 @@ def bundle_rows(frame: pd.DataFrame, bundle: str | None) -> tuple[pd.DataFrame, 
 
 def chosen_bundle(analysis: CampaignAnalysis, bundle: str | None) -> str | None:
     """``bundle`` (checked), or the newest bundle the analysis shows; None when it has no rows."""
-    if bundle is not None:
-        select_rows(analysis.frame, bundle=bundle)  # an unknown bundle is a clear error
-        return bundle
     present = observed_categories(analysis.frame["bundle"])
+    if bundle is not None:
+        if bundle not in present:
+            select_rows(analysis.frame, bundle=bundle)  # an unknown bundle is a clear error
+        return bundle
     return present[-1] if present else None
 
 

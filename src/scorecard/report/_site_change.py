@@ -49,6 +49,7 @@ def change_pages(site: SiteData) -> dict[str, bytes]:
         grouped.setdefault((facts.bundle, facts.candidate, facts.case), []).append(run)
     pages: dict[str, bytes] = {}
     detailed = set(site.detailed)
+    cells = _Cells()
     for bundle, candidate, case in grouped:
         if bundle not in detailed:
             continue
@@ -61,9 +62,45 @@ def change_pages(site: SiteData) -> dict[str, bytes]:
             for night in nights
         ]
         pages[change_page_path(bundle, candidate, case)] = _page(
-            site, bundle, candidate, case, nights, columns
+            site, bundle, candidate, case, nights, columns, cells
         )
     return pages
+
+
+Value = Callable[[SiteRun], tuple[str, bool | None]]
+
+
+class _Cells:
+    """Each run's row values (text, passed), worked out once for the whole site: a run shows on
+    its night's page and again on the pages of the nights after it."""
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple[str, str], tuple[str, bool | None]] = {}
+        self._checks: dict[str, dict[str, bool | None]] = {}
+        self._dimensions: dict[str, dict[str, Any]] = {}
+
+    def of(self, row: str, value: Value) -> Value:
+        """``value``, kept per run for the row named ``row`` (the same on every page)."""
+
+        def kept(run: SiteRun) -> tuple[str, bool | None]:
+            key = (run.path, row)
+            if key not in self._kept:
+                self._kept[key] = value(run)
+            return self._kept[key]
+
+        return kept
+
+    def checks(self, run: SiteRun) -> dict[str, bool | None]:
+        """The run's checks by ``section/id``: passed, failed or None."""
+        if run.path not in self._checks:
+            self._checks[run.path] = _checks(run)
+        return self._checks[run.path]
+
+    def dimensions(self, run: SiteRun) -> dict[str, Any]:
+        """The run's scorecard dimensions (its reasons redacted, as the run page shows them)."""
+        if run.path not in self._dimensions:
+            self._dimensions[run.path] = run.record.scorecard_json()["dimensions"]
+        return self._dimensions[run.path]
 
 
 def _observation(run: SiteRun) -> dict[str, Any]:
@@ -106,20 +143,20 @@ def _checks(run: SiteRun) -> dict[str, bool | None]:
     return found
 
 
-def _check_value(name: str) -> Callable[[SiteRun], tuple[str, bool | None]]:
+def _check_value(cells: _Cells, name: str) -> Value:
     def value(run: SiteRun) -> tuple[str, bool | None]:
-        passed = _checks(run).get(name)
+        passed = cells.checks(run).get(name)
         return {True: "passed", False: "failed", None: "-"}[passed], passed
 
     return value
 
 
-def _dimension_value(name: str) -> Callable[[SiteRun], tuple[str, bool | None]]:
-    return lambda run: _dimension(run, name)
+def _dimension_value(cells: _Cells, name: str) -> Value:
+    return lambda run: _dimension(run, cells.dimensions(run), name)
 
 
-def _dimension(run: SiteRun, name: str) -> tuple[str, bool | None]:
-    card = run.record.scorecard_json()["dimensions"].get(name)
+def _dimension(run: SiteRun, dimensions: dict[str, Any], name: str) -> tuple[str, bool | None]:
+    card = dimensions.get(name)
     if not isinstance(card, dict):
         return "-", None
     explained = next(
@@ -186,11 +223,7 @@ def _runs_named(repetitions: list[int], total: int) -> str:
     return f"{len(repetitions)} runs: {named} and {len(repetitions) - RUNS_NAMED} more"
 
 
-def _row(
-    label: str,
-    columns: Sequence[Sequence[SiteRun]],
-    value: Callable[[SiteRun], tuple[str, bool | None]],
-) -> str:
+def _row(label: str, columns: Sequence[Sequence[SiteRun]], value: Value) -> str:
     """One aligned row: per night, each run's value; marked when every earlier run passed and
     a run of the night fails."""
     cells = []
@@ -226,10 +259,11 @@ def _page(
     case: str,
     nights: list[str],
     columns: list[list[SiteRun]],
+    cells: _Cells,
 ) -> bytes:
     path = change_page_path(bundle, candidate, case)
     everyone = [run for runs in columns for run in runs]
-    checks = sorted({name for run in everyone for name in _checks(run)})
+    checks = sorted({name for run in everyone for name in cells.checks(run)})
     head = "".join(
         f'<th scope="col">{esc(night)}{" (this night)" if night == bundle else ""}</th>'
         for night in nights
@@ -257,17 +291,18 @@ def _page(
         '<tr><th scope="row">runs</th>'
         + "".join(f"<td>{run_links(runs)}</td>" for runs in columns)
         + "</tr>",
-        _row("outcome", columns, outcome),
-        _row("expected calls", columns, lambda run: (_calls(run, "expectedCalls"), None)),
-        _row("observed calls", columns, lambda run: (_calls(run, "observedCalls"), None)),
-        _row("forbidden calls invoked", columns, _forbidden_invoked),
-        *(_row(f"check {name}", columns, _check_value(name)) for name in checks),
-        *(_row(f"dimension {name}", columns, _dimension_value(name)) for name in DIMENSIONS),
-        _row("audit findings not passed", columns, _findings),
-        _row(
-            "failure",
-            columns,
-            lambda run: (run.facts.failure or "none", run.facts.failure is None),
+        *(
+            _row(label, columns, cells.of(label, value))
+            for label, value in [
+                ("outcome", outcome),
+                ("expected calls", lambda run: (_calls(run, "expectedCalls"), None)),
+                ("observed calls", lambda run: (_calls(run, "observedCalls"), None)),
+                ("forbidden calls invoked", _forbidden_invoked),
+                *((f"check {name}", _check_value(cells, name)) for name in checks),
+                *((f"dimension {name}", _dimension_value(cells, name)) for name in DIMENSIONS),
+                ("audit findings not passed", _findings),
+                ("failure", lambda run: (run.facts.failure or "none", run.facts.failure is None)),
+            ]
         ),
     ]
     changed = sum(1 for row in rows if row.startswith('<tr class="changed">'))
