@@ -401,25 +401,42 @@ def beyond_shift(outcome: RuleOutcome, residual: ResidualDrop | None) -> RuleOut
         f" (standard error {residual.error:.3f}, one-sided p={residual.p_value:.2g}, "
         f"level {residual.level:.2g})"
     )
-    if residual.beyond:
+    return _beyond_or_warn(
+        outcome,
+        residual.beyond,
+        (f"beyond the {residual.group}'s shift", f"Beyond the shared shift: {numbers}."),
+        (
+            f"mean overall: within the {residual.group}'s shared shift",
+            f"Explained by the shared shift: {numbers}.",
+        ),
+    )
+
+
+def _beyond_or_warn(
+    outcome: RuleOutcome, beyond: bool, failing: tuple[str, str], warning: tuple[str, str]
+) -> RuleOutcome:
+    """A failing drop read a second time: still failing, its summary and detail extended by
+    ``failing`` (summary suffix, detail sentence), or a warning that says ``warning``
+    (summary, detail sentence)."""
+    if beyond:
         return dataclasses.replace(
             outcome,
-            summary=f"{outcome.summary}; beyond the {residual.group}'s shift",
-            detail=f"{outcome.detail} Beyond the shared shift: {numbers}.",
+            summary=f"{outcome.summary}; {failing[0]}",
+            detail=f"{outcome.detail} {failing[1]}",
         )
     return dataclasses.replace(
         outcome,
         status="warn",
-        summary=f"mean overall: within the {residual.group}'s shared shift",
-        detail=f"{outcome.detail} Explained by the shared shift: {numbers}.",
+        summary=warning[0],
+        detail=f"{outcome.detail} {warning[1]}",
         dimensions=(),
     )
 
 
 def within_noise(outcome: RuleOutcome, noise: NightNoise | None) -> RuleOutcome:
     """A gated mean-overall drop outcome judged against the night-to-night noise: a failing
-    drop that does not stand out (alone or from its peers) by more than past nights moved becomes a
-    warning; one that does stays a failure and says so (``scorecard.gate._nights``)."""
+    drop that does not stand out (alone or from its peers) by more than past nights moved
+    becomes a warning; one that does stays a failure and says so (``scorecard.gate._nights``)."""
     if noise is None or outcome.status != "fail":
         return outcome
     spread = (
@@ -438,18 +455,14 @@ def within_noise(outcome: RuleOutcome, noise: NightNoise | None) -> RuleOutcome:
         f"{noise.z_dimensions:+.2f} on dimensions passed ({readings[1]}); {spread}; "
         f"one-sided p={noise.p_value:.2g}, level {noise.level:.2g}"
     )
-    if noise.beyond:
-        return dataclasses.replace(
-            outcome,
-            summary=f"{outcome.summary}; beyond night-to-night noise",
-            detail=f"{outcome.detail} Beyond the night-to-night noise: {numbers}.",
-        )
-    return dataclasses.replace(
+    return _beyond_or_warn(
         outcome,
-        status="warn",
-        summary="mean overall: within night-to-night noise",
-        detail=f"{outcome.detail} Within the night-to-night noise: {numbers}.",
-        dimensions=(),
+        noise.beyond,
+        ("beyond night-to-night noise", f"Beyond the night-to-night noise: {numbers}."),
+        (
+            "mean overall: within night-to-night noise",
+            f"Within the night-to-night noise: {numbers}.",
+        ),
     )
 
 
