@@ -414,3 +414,68 @@ def test_command_refuses_stdin_without_starting_a_cluster(tmp_path: Path) -> Non
 def test_command_default_split_is_the_library_default() -> None:
     """The CLI's copy of the split size (kept to start fast) matches the library's."""
     assert command._SPLIT_BYTES == SPLIT_BYTES
+
+
+_WorkerPlugin: Any = distributed.WorkerPlugin
+
+
+class _KillFirstWrite(_WorkerPlugin):  # type: ignore[misc]
+    """On every worker: the first Parquet row group written anywhere on the cluster (the marker
+    file decides which) is followed by SIGKILL of that worker, mid-file. ``named`` also takes
+    ``O_TMPFILE`` away, so the write goes through a named ``.part-0.parquet.XXXX.tmp``."""
+
+    def __init__(self, marker: str, named: bool) -> None:
+        self.marker, self.named = marker, named
+
+    def setup(self, worker: Any) -> None:
+        import os
+        import signal
+
+        import pyarrow.parquet as parquet
+
+        from scorecard.engine import _output
+
+        if self.named:
+            _output._unnamed_file = lambda folder: None
+        write_batch = parquet.ParquetWriter.write_batch
+        marker = self.marker
+
+        def write_then_die(writer: Any, *args: Any, **kwargs: Any) -> None:
+            write_batch(writer, *args, **kwargs)
+            try:
+                os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                return
+            os.kill(os.getpid(), signal.SIGKILL)
+
+        parquet.ParquetWriter.write_batch = write_then_die
+
+
+@pytest.mark.parametrize("named", [False, True], ids=["unnamed temporary", "named temporary"])
+def test_a_worker_killed_mid_write_leaves_the_dataset_whole(
+    on_dask: DaskOutput, inputs: Inputs, tmp_path: Path, named: bool
+) -> None:
+    """A worker SIGKILLed in the middle of writing a bundle's file: its nanny starts another,
+    the write is done again, and the dataset is the one an undisturbed run writes, byte for
+    byte, with no temporary file in it or beside it (a named one, where files cannot be made
+    without a name, is swept before the dataset is published)."""
+    marker = tmp_path / "killed"
+    out = tmp_path / "out" / "results.parquet"
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as own,
+    ):
+        own.register_plugin(_KillFirstWrite(str(marker), named), name="kill-first-write")
+        run = score_on_dask(inputs.paths, client=own, out=out, cases=CASES, split_bytes=SPLIT)
+    assert marker.exists()  # a worker did die mid-write
+    assert run.rows == on_dask.run.rows
+    written = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    expected = {
+        p.relative_to(on_dask.dataset): p.read_bytes()
+        for p in on_dask.dataset.rglob("*")
+        if p.is_file()
+    }
+    assert written == expected
+    assert [path.name for path in out.parent.iterdir()] == ["results.parquet"]

@@ -388,6 +388,16 @@ class _Driver:
         return writes
 
 
+def _drop_temporaries(staging: Path) -> None:
+    """Remove what a worker lost mid-write left in the dataset being staged: where files cannot
+    be made without a name (no ``O_TMPFILE``), a killed write leaves its ``.part-0.parquet.XXXX.tmp``
+    beside the part a retried task wrote. The dataset's own files never start with a dot."""
+    for folder, _, names in os.walk(staging):
+        for name in names:
+            if name.startswith("."):
+                os.unlink(os.path.join(folder, name))
+
+
 def refuse_stdin(paths: Collection[str]) -> None:
     """Raise the :class:`InputError` a cluster run gives for stdin (``-``) among ``paths``."""
     if STDIN in paths:
@@ -444,6 +454,7 @@ def score_on_dask(
                 run.tasks = sum(1 for step in steps if step.scored is not None)
                 writes = driver.number_and_write(steps, run, scorecards)
                 run.rows = sum(driver.client.gather(writes))
+            _drop_temporaries(staging)
         except BaseException:
             driver.cancel()
             raise

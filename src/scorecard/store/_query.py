@@ -79,8 +79,13 @@ def connect(files: Mapping[str, Sequence[Path]], bundles: Sequence[tuple[Any, ..
         _view(connection, "detail", files[DETAIL], DETAIL_SCHEMA)
         connection.execute(f"CREATE TABLE bundles ({_columns(BUNDLE_COLUMNS)})")
         if bundles:
-            marks = ", ".join("?" for _ in BUNDLE_COLUMNS)
-            connection.executemany(f"INSERT INTO bundles VALUES ({marks})", list(bundles))
+            # One statement for every row: executemany runs one statement a row (a tenth of
+            # a second for 200 bundles, half of a history question's time).
+            row = "(" + ", ".join("?" for _ in BUNDLE_COLUMNS) + ")"
+            connection.execute(
+                f"INSERT INTO bundles VALUES {', '.join(row for _ in bundles)}",
+                [value for values in bundles for value in values],
+            )
         allowed = ", ".join(_quoted(str(path)) for kind in files for path in files[kind])
         connection.execute(f"SET allowed_paths = [{allowed}]")
         connection.execute("SET temp_directory = ''")
