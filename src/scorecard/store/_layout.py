@@ -49,6 +49,7 @@ __all__ = [
     "SOURCE_COLUMNS",
     "STORE_JSON",
     "STORE_SCHEMA",
+    "TALLY_COLUMNS",
     "TMP",
     "file_stem",
     "partition",
@@ -72,6 +73,9 @@ LOCK = ".lock"
 
 KINDS = (RUNS, DETAIL, REJECTS)
 """The folders of a bundle's files, each partitioned by bundle."""
+
+TALLY_COLUMNS = ("candidate", "case", "runs", "passed", "failed", "gate_failed", "not_scored")
+"""A runs file's tally (in its stamp): how its runs ended, per candidate x case."""
 
 METADATA_KEY = b"scorecard.store"
 """The Parquet key-value metadata key of a store file: JSON saying whose file it is."""

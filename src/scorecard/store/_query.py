@@ -13,6 +13,7 @@ a ``COPY`` overwrite an allowed file). Text in results goes through
 
 from __future__ import annotations
 
+import array
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,17 @@ from scorecard.contract import CASE_IDS, StoreError, redact
 
 from ._layout import DETAIL, DETAIL_SCHEMA, RUNS, RUNS_SCHEMA
 
-__all__ = ["BUNDLE_COLUMNS", "HISTORY_SQL", "connect", "read_only", "redacted"]
+__all__ = [
+    "BUNDLE_COLUMNS",
+    "HISTORY_SCHEMA",
+    "HISTORY_SQL",
+    "arrow_table",
+    "connect",
+    "history_order",
+    "night_outcome",
+    "read_only",
+    "redacted",
+]
 
 #: The ``bundles`` table: the index, one row per bundle in night order.
 BUNDLE_COLUMNS = pa.schema(
@@ -224,3 +235,74 @@ ORDER BY
     counted."case",
     bundles.position
 """
+
+#: The columns of a history (``Store.history``), as ``HISTORY_SQL`` gives them.
+HISTORY_SCHEMA = pa.schema(
+    [
+        pa.field("candidate", pa.string()),
+        pa.field("case", pa.string()),
+        pa.field("position", pa.int64()),
+        pa.field("bundle", pa.string()),
+        pa.field("night", pa.string()),
+        pa.field("runs", pa.int64()),
+        pa.field("passed", pa.int64()),
+        pa.field("failed", pa.int64()),
+        pa.field("gate_failed", pa.int64()),
+        pa.field("not_scored", pa.int64()),
+        pa.field("outcome", pa.string()),
+    ]
+)
+
+_CASE_RANK = {case: rank for rank, case in enumerate(CASE_IDS)}
+
+
+def night_outcome(passed: int, failed: int, gate_failed: int) -> str:
+    """A candidate x case's outcome on a night from its counts, as ``HISTORY_SQL`` says it."""
+    if gate_failed > 0:
+        return "gate failed"
+    if failed > 0:
+        return "failed"
+    return "passed" if passed > 0 else "not scored"
+
+
+def history_order(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Where a history row (``HISTORY_SCHEMA``'s columns) goes, as ``HISTORY_SQL`` orders:
+    candidate, case in catalog order (others after, by name), night order. (DuckDB compares
+    text byte by byte in UTF-8, which is the order of code points Python compares.)"""
+    return (row[0], _CASE_RANK.get(row[1], len(CASE_IDS)), row[1], row[2])
+
+
+def arrow_table(rows: Sequence[Sequence[Any]], schema: pa.Schema) -> pa.Table:
+    """``rows`` (values in ``schema``'s order: text, int64, None for null) as a table, made
+    from buffers: pyarrow's conversion from Python values would import pandas (a third of a
+    second of a small read)."""
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
+    return pa.Table.from_arrays(
+        [_arrow_array(values, field.type) for values, field in zip(columns, schema, strict=True)],
+        schema=schema,
+    )
+
+
+def _arrow_array(values: Sequence[Any], kind: pa.DataType) -> pa.Array:
+    count = len(values)
+    nulls = sum(value is None for value in values)
+    validity = None
+    if nulls:
+        bits = bytearray((count + 7) // 8)
+        for index, value in enumerate(values):
+            if value is not None:
+                bits[index >> 3] |= 1 << (index & 7)
+        validity = pa.py_buffer(bytes(bits))
+    if kind == pa.int64():
+        data = array.array("q", (0 if value is None else value for value in values))
+        return pa.Array.from_buffers(kind, count, [validity, pa.py_buffer(data)], nulls)
+    if kind != pa.string():
+        raise TypeError(f"no buffers for {kind}")
+    encoded = [b"" if value is None else value.encode("utf-8") for value in values]
+    offsets = array.array("i", [0])
+    end = 0
+    for piece in encoded:
+        end += len(piece)
+        offsets.append(end)
+    buffers = [validity, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    return pa.Array.from_buffers(kind, count, buffers, nulls)

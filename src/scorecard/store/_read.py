@@ -34,9 +34,9 @@ from scorecard.core import ScoredRecord, scorecard_line
 from scorecard.engine import RecordDetail, record_detail, run_evidence, stored_record
 from scorecard.engine.parquet import PARQUET_SCHEMA, rows_of
 
-from ._files import Vanished, existing_file, open_parquet
+from ._files import Vanished, corrupt, existing_file, open_parquet
 from ._index import BundleEntry, Index
-from ._layout import DETAIL, METADATA_KEY, REJECTS, RUNS
+from ._layout import DETAIL, METADATA_KEY, REJECTS, RUNS, TALLY_COLUMNS
 from ._meta import StoreMeta
 
 __all__ = ["RunDetail", "RunKey", "Snapshot"]
@@ -401,3 +401,65 @@ class Snapshot:
                         "not a JSON line", rule="corrupt_file", source=str(path), line=number
                     ) from None
         return kept
+
+    def tally(self, entry: BundleEntry) -> list[list[Any]] | None:
+        """The bundle's runs counted per candidate x case as its runs file's stamp keeps them
+        (:class:`~._writer.Tally`: rows of :data:`~._layout.TALLY_COLUMNS`), read from the
+        file's footer alone; None for a file written before stamps held it. A stamp that is
+        not this bundle's, or counts that do not add up to its runs, is a located error."""
+        path = self.path(entry, RUNS)
+        try:
+            metadata = pq.read_metadata(path).metadata or {}
+        except FileNotFoundError:
+            raise Vanished(path) from None
+        except (OSError, ValueError, pa.ArrowException) as error:
+            raise StoreError(
+                f"not a readable Parquet file ({type(error).__name__}): truncated or overwritten?",
+                rule="corrupt_file",
+                source=str(path),
+            ) from None
+        try:
+            stamp = json.loads(metadata[METADATA_KEY])
+        except (KeyError, ValueError):
+            stamp = None
+        expected = {"kind": RUNS, "bundle": entry.id, "digest": entry.digest}
+        if not isinstance(stamp, dict) or any(stamp.get(k) != v for k, v in expected.items()):
+            raise StoreError(
+                f"not this store's runs file of bundle {entry.id} (another file in its place)",
+                rule="foreign_file",
+                source=str(path),
+            )
+        if "tally" not in stamp:
+            return None
+        return _checked_tally(stamp["tally"], entry.runs, str(path))
+
+
+def _checked_tally(tally: Any, runs: int, source: str) -> list[list[Any]]:
+    """The rows of a runs file's tally, checked: its columns, each row two names and five
+    counts (runs the sum of the other four), the runs adding up to the bundle's."""
+
+    def bad(pointer: str, message: str) -> StoreError:
+        return corrupt(source, f"the runs file's tally {message}", f"/tally{pointer}")
+
+    if not isinstance(tally, dict) or tally.get("columns") != list(TALLY_COLUMNS):
+        raise bad("/columns", f"must name the columns {', '.join(TALLY_COLUMNS)}")
+    rows = tally.get("rows")
+    if not isinstance(rows, list):
+        raise bad("/rows", "must be a list of rows")
+    total = 0
+    for index, row in enumerate(rows):
+        if (
+            not isinstance(row, list)
+            or len(row) != len(TALLY_COLUMNS)
+            or not all(isinstance(name, str) for name in row[:2])
+            or not all(
+                type(count) is int and count >= 0  # a bool is not a count
+                for count in row[2:]
+            )
+            or row[2] != sum(row[3:])
+        ):
+            raise bad(f"/rows/{index}", "row must be two names and counts that add up")
+        total += row[2]
+    if total != runs:
+        raise bad("/rows", f"counts {total} runs, the index says {runs}")
+    return rows

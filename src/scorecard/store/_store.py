@@ -32,7 +32,16 @@ from ._labels import (
 from ._layout import CATALOG, DETAIL, LOCK, RUNS, STORE_JSON, TMP
 from ._locks import writer_lock
 from ._meta import StoreMeta, catalog_files, meta_document, meta_text, read_meta
-from ._query import HISTORY_SQL, connect, read_only, redacted
+from ._query import (
+    HISTORY_SCHEMA,
+    HISTORY_SQL,
+    arrow_table,
+    connect,
+    history_order,
+    night_outcome,
+    read_only,
+    redacted,
+)
 from ._read import RunDetail, RunKey, Snapshot
 
 if TYPE_CHECKING:
@@ -278,36 +287,46 @@ class Store:
     def _sql(self, sql: str, params: dict[str, object] | None, kinds: Sequence[str]) -> pa.Table:
         import duckdb
 
-        def work(snapshot: Snapshot) -> pa.Table:
-            files = {
-                kind: [snapshot.path(entry, kind) for entry in snapshot.index.bundles]
-                if kind in kinds
-                else []
-                for kind in (RUNS, DETAIL)
-            }
-            connection = None
-            try:
-                # DuckDB reads the files' schemas when the views are made: inside too.
-                connection = connect(files, self._bundles_rows(snapshot))
-                return connection.sql(sql, params=params).to_arrow_table()
-            except duckdb.Error:
-                # A file moved by a concurrent commit (DuckDB: "no files found"): again.
-                for paths in files.values():
-                    for path in paths:
-                        if not path.exists():
-                            raise Vanished(path) from None
-                raise
-            finally:
-                if connection is not None:
-                    connection.close()
-
         try:
-            return self._read(work)
+            return self._read(lambda snapshot: self._sql_on(snapshot, sql, params, kinds))
         except duckdb.Error as error:
             message = str(error).strip().split("\n")[0]
             raise StoreError(
                 f"the query failed: {message}", rule="bad_query", source="query"
             ) from None
+
+    def _sql_on(
+        self,
+        snapshot: Snapshot,
+        sql: str,
+        params: dict[str, object] | None,
+        kinds: Sequence[str],
+        entries: Sequence[BundleEntry] | None = None,
+    ) -> pa.Table:
+        """``sql`` over the views of ``kinds`` (the files of ``entries``, default every
+        bundle) and the ``bundles`` table (every bundle) of one snapshot."""
+        import duckdb
+
+        chosen = snapshot.index.bundles if entries is None else entries
+        files = {
+            kind: [snapshot.path(entry, kind) for entry in chosen] if kind in kinds else []
+            for kind in (RUNS, DETAIL)
+        }
+        connection = None
+        try:
+            # DuckDB reads the files' schemas when the views are made: inside too.
+            connection = connect(files, self._bundles_rows(snapshot))
+            return connection.sql(sql, params=params).to_arrow_table()
+        except duckdb.Error:
+            # A file moved by a concurrent commit (DuckDB: "no files found"): again.
+            for paths in files.values():
+                for path in paths:
+                    if not path.exists():
+                        raise Vanished(path) from None
+            raise
+        finally:
+            if connection is not None:
+                connection.close()
 
     def query(self, sql: str) -> pa.Table:
         """The result of one read-only SQL statement (DuckDB's dialect) over the views ``runs``
@@ -324,9 +343,44 @@ class Store:
         ``passed``, ``failed``, ``gate_failed`` and were ``not_scored``, and the night's
         ``outcome`` (``gate failed`` if any run's effective gate failed, else ``failed``,
         ``passed``, and ``not scored`` when no run was scored); rows by candidate, case in
-        catalog order, night. Computed by DuckDB over the runs files."""
-        table = self._sql(HISTORY_SQL, {"candidate": candidate, "case": case}, (RUNS,))
-        return redacted(table)
+        catalog order, night (:data:`~._query.HISTORY_SCHEMA`).
+
+        Each bundle's counts come from its runs file's tally (its footer: the time does not
+        grow with the runs a night holds); a bundle ingested before files kept one is counted
+        by DuckDB over its runs (``HISTORY_SQL``), with the same result."""
+        import duckdb
+
+        def work(snapshot: Snapshot) -> pa.Table:
+            rows: list[tuple[object, ...]] = []
+            untallied = []
+            for position, entry in enumerate(snapshot.index.bundles):
+                tally = snapshot.tally(entry)
+                if tally is None:
+                    untallied.append(entry)
+                    continue
+                for name, case_id, runs, passed, failed, gate_failed, not_scored in tally:
+                    if (candidate is None or name == candidate) and (
+                        case is None or case_id == case
+                    ):
+                        counts = (runs, passed, failed, gate_failed, not_scored)
+                        outcome = night_outcome(passed, failed, gate_failed)
+                        rows.append(
+                            (name, case_id, position, entry.id, entry.night, *counts, outcome)
+                        )
+            if untallied:
+                params: dict[str, object] = {"candidate": candidate, "case": case}
+                scanned = self._sql_on(snapshot, HISTORY_SQL, params, (RUNS,), untallied)
+                rows.extend(tuple(row.values()) for row in scanned.to_pylist())
+            rows.sort(key=history_order)
+            return arrow_table(rows, HISTORY_SCHEMA)
+
+        try:
+            return redacted(self._read(work))
+        except duckdb.Error as error:
+            message = str(error).strip().split("\n")[0]
+            raise StoreError(
+                f"the query failed: {message}", rule="bad_query", source="query"
+            ) from None
 
 
 def _make(root: Path, catalog: Catalog, policy: Policy) -> None:

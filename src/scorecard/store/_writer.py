@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 
 from scorecard.contract import InputError, Row
 from scorecard.engine import StoredBlock
-from scorecard.engine.parquet import row_batch
+from scorecard.engine.parquet import PARQUET_SCHEMA, row_batch
 
 from ._files import durable
 from ._layout import (
@@ -32,9 +32,10 @@ from ._layout import (
     RUNS,
     RUNS_ROW_GROUP,
     RUNS_SCHEMA,
+    TALLY_COLUMNS,
 )
 
-__all__ = ["BundleWriter"]
+__all__ = ["BundleWriter", "Tally"]
 
 #: Where a detail file's key columns (bundle, candidate, case, repetition) are in a row.
 _DETAIL_KEY_COLUMNS = (0, 1, 5, 6)
@@ -44,13 +45,63 @@ _SOURCES = pa.schema([RUNS_SCHEMA.field(name) for name in _SOURCE_NAMES])
 _DETAIL_KEYS = ["bundle", "candidate", "case", "repetition", "source_file", "source_line"]
 
 
-def _stamp(kind: str, bundle: str, digest: str, manifest: str | None = None) -> dict[bytes, bytes]:
+_CANDIDATE, _CASE, _OVERALL, _GATE, _PASSED = (
+    PARQUET_SCHEMA.names.index(name)
+    for name in ("candidate", "case", "overall_score", "gate_passed", "passed")
+)
+
+
+def _stamp(
+    kind: str,
+    bundle: str,
+    digest: str,
+    manifest: str | None = None,
+    tally: dict[str, Any] | None = None,
+) -> dict[bytes, bytes]:
     """A file's stamp (its key-value metadata): whose file it is (and, in the runs file, the
-    bundle's manifest as given, which holds its roster)."""
+    bundle's manifest as given, which holds its roster, and its :class:`Tally`)."""
     stamp: dict[str, Any] = {"kind": kind, "bundle": bundle, "digest": digest}
     if kind == RUNS:
         stamp["manifest"] = manifest
+        stamp["tally"] = tally
     return {METADATA_KEY: json.dumps(stamp, ensure_ascii=False).encode()}
+
+
+class Tally:
+    """How the bundle's runs ended, per candidate x case, counted as they are written: the
+    history of a long campaign reads these few numbers from each runs file's footer instead of
+    scanning every run (``Store.history``). The counts are those of ``HISTORY_SQL``: a run is
+    not scored without an overall score; else gate failed when its gate passed is false; else
+    passed when it passed; else failed."""
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[str, str], list[int]] = {}
+
+    def add(self, rows: list[Row]) -> None:
+        counts = self._counts
+        for row in rows:
+            key = (row[_CANDIDATE], row[_CASE])
+            found = counts.get(key)
+            if found is None:
+                found = counts[key] = [0, 0, 0, 0, 0]
+            found[0] += 1
+            overall, gate, passed = row[_OVERALL], row[_GATE], row[_PASSED]
+            if overall is None or overall != overall:  # None or NaN: null in the file
+                found[4] += 1
+            elif gate is not None and not gate:
+                found[3] += 1
+            elif passed is not None and passed:
+                found[1] += 1
+            else:
+                found[2] += 1
+
+    def document(self) -> dict[str, Any]:
+        """The counts as the stamp keeps them: ``columns``, then one row per candidate x case
+        (sorted), ``[candidate, case, runs, passed, failed, gate_failed, not_scored]``."""
+        return {
+            "columns": list(TALLY_COLUMNS),
+            "rows": [[*key, *counts] for key, counts in sorted(self._counts.items())],
+        }
 
 
 class _Background:
@@ -110,6 +161,7 @@ class BundleWriter:
             write_statistics=_DETAIL_KEYS,
         )
         self._rejects: Any = None
+        self._tally = Tally()
         self._background = _Background()
 
     def add(self, block: StoredBlock) -> None:
@@ -124,6 +176,7 @@ class BundleWriter:
             pa.RecordBatch.from_arrays([*key_arrays, *block.detail.columns], schema=DETAIL_SCHEMA)
         )
         self._rows.extend(block.rows)
+        self._tally.add(block.rows)
         self._runs_sources.append(block.detail.select(_SOURCE_NAMES))
         self.runs += len(block.rows)
         self._held += len(block.rows)
@@ -179,7 +232,9 @@ class BundleWriter:
         if self._rows:
             self._write_runs(final=True)
         self._background.finish()
-        self._runs_writer.add_key_value_metadata(_stamp(RUNS, self.bundle, digest, self.manifest))
+        self._runs_writer.add_key_value_metadata(
+            _stamp(RUNS, self.bundle, digest, self.manifest, self._tally.document())
+        )
         self._detail_writer.add_key_value_metadata(_stamp(DETAIL, self.bundle, digest))
         self._runs_writer.close()
         self._detail_writer.close()
