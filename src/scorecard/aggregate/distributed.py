@@ -22,7 +22,7 @@ from scorecard.engine.parquet import PARQUET_SCHEMA, rows_of
 from ._frames import records_frame
 from ._reference import report_aggregate
 
-__all__ = ["REPORT_KEYS", "dask_report", "read_dataset"]
+__all__ = ["REPORT_KEYS", "cluster_frame", "dask_report", "read_dataset"]
 
 #: Columns :func:`dask_report` can group by.
 REPORT_KEYS = ("bundle", "candidate", "provider", "model", "tier", "case")
@@ -92,3 +92,31 @@ def dask_report(frame: Any, by: Sequence[str] = ("bundle", "candidate")) -> pd.D
         table[key] = table[key].astype("category").cat.set_categories(categories)
     report: pd.DataFrame = table.sort_values(keys, kind="stable").reset_index(drop=True)
     return report
+
+
+def _bundle_frame(path: str, bundle_order: list[str]) -> pd.DataFrame:
+    """Task: the records frame of one bundle's Parquet file (a store's runs file)."""
+    return records_frame([Path(path)], bundle_order=bundle_order)
+
+
+def cluster_frame(client: Any, files: Sequence[Path], bundle_order: Sequence[str]) -> pd.DataFrame:
+    """The records frame of ``files``, one bundle's rows each, given in ``bundle_order`` (a
+    store's runs files), read and built on the Dask cluster of ``client``: a task per file
+    makes that bundle's frame, which the driver places end to end. The frame is sorted by
+    bundle first, so this is ``records_frame(files, bundle_order=...)`` value for value, once
+    each label column has the categories the whole frame has (those held, sorted, after the
+    bundles of ``bundle_order`` and the catalog's cases), which the parts get here."""
+    from scorecard.aggregate._frames import LABEL_COLUMNS, _categories
+
+    order = list(bundle_order)
+    futures = client.map(_bundle_frame, [str(path) for path in files], [order] * len(files))
+    parts: list[pd.DataFrame] = client.gather(futures)
+    if not parts:
+        return records_frame([], bundle_order=order)
+    first = {"bundle": order, "case": list(CASE_IDS)}
+    for name in LABEL_COLUMNS:
+        held = (value for part in parts for value in part[name].cat.categories)
+        dtype = pd.CategoricalDtype(_categories(held, first.get(name, ())))
+        for part in parts:
+            part[name] = part[name].cat.set_categories(dtype.categories)
+    return pd.concat(parts, ignore_index=True)

@@ -131,6 +131,7 @@ def _check_options(
     baseline=Takes.optional_text,
     bundle=Takes.optional_text,
     across_bundles=Takes.optional_text,
+    scheduler=Takes.optional_text,
 )
 def compare(
     paths: Sequence[PathLike] = (),
@@ -150,6 +151,7 @@ def compare(
     on_file: Callable[[str], None] | None = None,
     campaign: Campaign | None = None,
     store: PathLike | Store | None = None,
+    scheduler: str | None = None,
 ) -> Comparison:
     """Compare the runs of ``paths`` (observations scored here, records files, Parquet) or of
     ``campaign`` or ``store`` (a campaign store's runs, night order): by default the newest bundle against the one before it
@@ -161,6 +163,10 @@ def compare(
     Bad options, unknown ids and rejected records raise (:class:`InputError`,
     :class:`InputErrors`); the view is the same whatever ``workers`` is. The comparison carries
     its receipt (``docs/receipts.md``) unless ``campaign`` was given in memory.
+
+    ``scheduler`` (with ``store`` only: a Dask scheduler's address, or ``local`` for a
+    cluster of processes here) reads the store's nights into the campaign frame on that
+    cluster, a task per night; the comparison is the same, byte for byte.
     """
     from scorecard.aggregate import analyze_campaign, observed_categories
     from scorecard.report import bundle_view, campaign_view, trend_view, view_document
@@ -181,9 +187,21 @@ def compare(
     rules = gate_rules_of(settings_file)
     opened = None
     receipted = campaign is None  # a campaign given in memory names no input to re-read
+    if scheduler is not None and store is None:
+        raise InputError(
+            "--scheduler reads a campaign store on the cluster: give --store too",
+            rule="usage",
+            source="--scheduler",
+        )
     if store is not None:
         opened = open_campaign_store(store, policy=settings_file)
-        campaign = store_campaign(opened)
+        if scheduler is None:
+            campaign = store_campaign(opened)
+        else:
+            from ._distributed import cluster_client
+
+            with cluster_client(scheduler) as client:
+                campaign = store_campaign(opened, client=client)
     given = list(paths)
     baseline_path = campaign is None and baseline is not None and Path(baseline).exists()
     if baseline_path and any(

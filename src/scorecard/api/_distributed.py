@@ -18,7 +18,7 @@ from ._inputs import PathLike, PolicySource, policy_file
 if TYPE_CHECKING:
     from scorecard.engine.distributed import DistributedRun
 
-__all__ = ["LOCAL", "SPLIT_BYTES", "score_on_cluster"]
+__all__ = ["LOCAL", "SPLIT_BYTES", "cluster_client", "score_on_cluster"]
 
 LOCAL = "local"
 """The scheduler address that starts a cluster of processes on this machine for the run."""
@@ -28,7 +28,7 @@ SPLIT_BYTES = 64 * 1024 * 1024
 
 
 @contextlib.contextmanager
-def _client(scheduler: str) -> Iterator[Any]:
+def cluster_client(scheduler: str) -> Iterator[Any]:
     """A client of the cluster at ``scheduler``, or of a new local one for :data:`LOCAL`."""
     try:
         from distributed import Client, LocalCluster
@@ -92,7 +92,7 @@ def score_on_cluster(
     given = [os.fspath(path) for path in paths]
     refuse_stdin(given)  # before a local cluster is started for nothing
     scoring = policy_file(policy).policy
-    with _client(scheduler) as client:
+    with cluster_client(scheduler) as client:
         run = score_on_dask(
             given,
             client=client,

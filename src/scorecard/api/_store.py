@@ -94,16 +94,24 @@ def store_campaign(
     bundles: Sequence[str] | None = None,
     *,
     only: dict[str, Sequence[str]] | None = None,
+    client: Any = None,
 ) -> Campaign:
     """The store's runs (``bundles`` only, when given) as the records frame a view reads, in
     night order: the frame of the same folders, value for value (``only``: its rows of those
-    labels, as ``records_frame`` takes it, read without building the rest)."""
+    labels, as ``records_frame`` takes it, read without building the rest). With ``client``
+    (a ``distributed.Client``), the frame is read and built on its Dask cluster, a task per
+    night (``aggregate.distributed.cluster_frame``): the same frame."""
     from scorecard.aggregate import records_frame
 
     order = [entry.id for entry in store.bundles() if bundles is None or entry.id in bundles]
     if not order:
         raise InputError("the store holds no bundle yet (scorecard ingest)", rule="no_records")
-    return Campaign(records_frame(store.runs_files(order), bundle_order=order, only=only), order)
+    files = store.runs_files(order)
+    if client is not None and not only:
+        from scorecard.aggregate.distributed import cluster_frame
+
+        return Campaign(cluster_frame(client, files, order), order)
+    return Campaign(records_frame(files, bundle_order=order, only=only), order)
 
 
 def current_bundle(store: Store, current: str | None) -> str:

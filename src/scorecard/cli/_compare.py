@@ -169,6 +169,17 @@ GateOption = Annotated[
     ),
 ]
 
+StoreSchedulerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        help="With --store: read the store's nights into the campaign frame on the Dask "
+        "cluster at this address (tcp://host:8786; local: a cluster on this machine), a task "
+        "per night; the comparison is the same. Needs scorecard[distributed].",
+        show_default=False,
+    ),
+]
+
 
 def compare(
     paths: PathsArgument = None,
@@ -188,6 +199,7 @@ def compare(
     policy_file: PolicyOption = None,
     workers: WorkersOption = None,
     store: StoreOption = None,
+    scheduler: StoreSchedulerOption = None,
 ) -> None:
     """Judge the newest bundle of a campaign against the one before it (every candidate, paired
     by case: a verdict per metric, the gate's status, and every candidate's trend over the
@@ -215,6 +227,7 @@ def compare(
             cases=cases,
             workers=workers,
             store=store,
+            scheduler=scheduler,
             bundle_ids=bundle_ids or [],
             on_file=on_file,
         )
