@@ -3,6 +3,7 @@ API call (``docs/store.md``)."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import shutil
@@ -285,15 +286,8 @@ class Store:
         ]
 
     def _sql(self, sql: str, params: dict[str, object] | None, kinds: Sequence[str]) -> pa.Table:
-        import duckdb
-
-        try:
+        with _query_errors():
             return self._read(lambda snapshot: self._sql_on(snapshot, sql, params, kinds))
-        except duckdb.Error as error:
-            message = str(error).strip().split("\n")[0]
-            raise StoreError(
-                f"the query failed: {message}", rule="bad_query", source="query"
-            ) from None
 
     def _sql_on(
         self,
@@ -348,7 +342,6 @@ class Store:
         Each bundle's counts come from its runs file's tally (its footer: the time does not
         grow with the runs a night holds); a bundle ingested before files kept one is counted
         by DuckDB over its runs (``HISTORY_SQL``), with the same result."""
-        import duckdb
 
         def work(snapshot: Snapshot) -> pa.Table:
             rows: list[tuple[object, ...]] = []
@@ -369,18 +362,25 @@ class Store:
                         )
             if untallied:
                 params: dict[str, object] = {"candidate": candidate, "case": case}
-                scanned = self._sql_on(snapshot, HISTORY_SQL, params, (RUNS,), untallied)
+                with _query_errors():
+                    scanned = self._sql_on(snapshot, HISTORY_SQL, params, (RUNS,), untallied)
                 rows.extend(tuple(row.values()) for row in scanned.to_pylist())
             rows.sort(key=history_order)
             return arrow_table(rows, HISTORY_SCHEMA)
 
-        try:
-            return redacted(self._read(work))
-        except duckdb.Error as error:
-            message = str(error).strip().split("\n")[0]
-            raise StoreError(
-                f"the query failed: {message}", rule="bad_query", source="query"
-            ) from None
+        return redacted(self._read(work))
+
+
+@contextlib.contextmanager
+def _query_errors() -> Iterator[None]:
+    """DuckDB's error of a query made a located :class:`StoreError` (its first line)."""
+    import duckdb
+
+    try:
+        yield
+    except duckdb.Error as error:
+        message = str(error).strip().split("\n")[0]
+        raise StoreError(f"the query failed: {message}", rule="bad_query", source="query") from None
 
 
 def _make(root: Path, catalog: Catalog, policy: Policy) -> None:
