@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pyarrow as pa
 import pytest
 
@@ -111,9 +112,61 @@ def test_a_tally_of_more_runs_than_the_bundle_is_a_located_error(tmp_path: Path)
     path = store.path / store.bundles()[0].files[RUNS]
     spoil(
         path,
-        b'["acpx-claude-sonnet", "cancellation-permissions", 1, 1, 0, 0, 0]',
-        b'["acpx-claude-sonnet", "cancellation-permissions", 2, 1, 1, 0, 0]',
+        b'["acpx-claude-sonnet", "cancellation-permissions", 1, 1, 0, 0, 0, 0]',
+        b'["acpx-claude-sonnet", "cancellation-permissions", 2, 1, 1, 0, 0, 0]',
     )
     with pytest.raises(StoreError, match="the index says") as raised:
         store.history()
     assert raised.value.pointer == "/tally/rows"
+
+
+def test_the_history_command_from_tallies_is_the_folders(tmp_path: Path) -> None:
+    """The command's history (nights and ledger) from the store's tallies is the folders',
+    value for value, with the audit gating too; asked for one candidate and case as well."""
+    from scorecard import api
+    from scorecard.contract import Policy
+
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("auditGate: true\n", encoding="utf-8")
+    for name, settings, given in (
+        ("plain", Policy(), None),
+        ("audit", Policy(audit_gate=True), policy),
+    ):
+        store = open_store(tmp_path / name, create=True, policy=settings)
+        assert store.ingest(NIGHTS, workers=1).ok
+        assert store.night_counts() is not None  # the command takes the tallies' way
+        for asked in ({}, {"candidates": ["opencode-glm"], "case_ids": ["restart-recovery"]}):
+            from_store = api.history(store=store, **asked)  # type: ignore[arg-type]
+            from_folders = api.history(NIGHTS, policy=given, workers=1, **asked)  # type: ignore[arg-type]
+            assert from_store == from_folders
+            assert from_store.nights
+
+
+def test_runs_the_scorecard_passed_but_the_audit_gate_failed_count_as_the_frame_counts(
+    sample_store: Store,
+) -> None:
+    """No sample run passes every dimension with a failed audit finding, so such runs are
+    made here: in the samples' rows, some passed runs get a failed gate. Their tallies, as
+    the history command reads them, give the nights and ledger the records frame gives."""
+    from scorecard.aggregate import history_frames, nights_history, records_frame
+    from scorecard.engine import ROW_FIELDS
+    from scorecard.store._store import night_counts
+
+    order = [entry.id for entry in sample_store.bundles()]
+    frame = records_frame(sample_store.runs_files(), bundle_order=order)
+    passed = frame.index[frame["passed"].fillna(False).astype(bool)]
+    frame.loc[passed[::3], "gate_passed"] = False
+    assert (
+        frame["passed"].fillna(False).astype(bool) & ~frame["gate_passed"].fillna(True).astype(bool)
+    ).sum() > 10
+    counts = []
+    for bundle in order:
+        part = frame[frame["bundle"] == bundle]
+        columns = [part[name].astype(object).where(part[name].notna(), None) for name in ROW_FIELDS]
+        tally = writer.Tally()
+        tally.add([tuple(row) for row in zip(*columns, strict=True)])
+        counts.extend(night_counts(bundle, tally.document()["rows"]))
+    expected = history_frames(frame, order)
+    found = nights_history(counts, order)
+    for mine, theirs in zip(found, expected, strict=True):
+        pd.testing.assert_frame_equal(mine, theirs, check_exact=True)

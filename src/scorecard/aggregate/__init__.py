@@ -37,12 +37,13 @@ from ._frames import (
     select_rows,
     stack_frames,
 )
-from ._history import OUTCOMES, Outcome, history_frames
+from ._history import COUNT_COLUMNS, OUTCOMES, Outcome, history_frames, nights_history
 from ._reference import Alert, alerts, report_aggregate
 from ._stats import reference_p95
 from ._tables import cost_frame, dimension_frame, reliability_frame, summary_frame, trend_frame
 
 __all__ = [
+    "COUNT_COLUMNS",
     "METRICS",
     "OUTCOMES",
     "POOLED",
@@ -72,6 +73,7 @@ __all__ = [
     "dimension_frame",
     "held_labels",
     "history_frames",
+    "nights_history",
     "observed_categories",
     "pair_analysis",
     "records_frame",

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from ._stats import wilson_intervals
 
-__all__ = ["OUTCOMES", "Outcome", "history_frames"]
+__all__ = ["COUNT_COLUMNS", "OUTCOMES", "Outcome", "history_frames", "nights_history"]
 
 Outcome = Literal["passed", "failed", "gate failed", "not scored"]
 OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "gate failed", "not scored")
@@ -35,7 +35,12 @@ OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "gate failed", "not scored"
 _LETTERS = {"passed": "P", "failed": "F", "gate failed": "G", "not scored": "-"}
 
 
+#: The columns of a campaign's night counts (:func:`nights_history` takes them).
+COUNT_COLUMNS = ("candidate", "case", "bundle", "runs", "scored", "passed_runs", "gate_failures")
+
+
 def _night_outcomes(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per candidate x case x bundle of a records frame: :data:`COUNT_COLUMNS`."""
     scoreable = frame["scoreable"].to_numpy(dtype=bool)
     gate_failed = scoreable & ~frame["gate_passed"].to_numpy(dtype=bool, na_value=True)
     failed = scoreable & ~frame["passed"].to_numpy(dtype=bool, na_value=False)
@@ -51,7 +56,11 @@ def _night_outcomes(frame: pd.DataFrame) -> pd.DataFrame:
         }
     )
     nights = runs.groupby(["candidate", "case", "bundle"], sort=False, observed=True).sum()
-    nights = nights.reset_index()
+    return nights.reset_index()
+
+
+def _with_outcomes(nights: pd.DataFrame) -> pd.DataFrame:
+    """The night counts with each night's ``outcome``."""
     outcome = np.where(
         nights["scored"].to_numpy() == 0,
         "not scored",
@@ -85,13 +94,31 @@ def history_frames(
     order: P passed, F failed, G gate failed, - not scored; a space where it did not run).
     Rows are sorted by candidate, then case.
     """
-    position = {bundle: index for index, bundle in enumerate(bundle_order)}
     selected = frame
     if candidates:
         selected = selected[selected["candidate"].astype(str).isin(list(candidates))]
     if cases:
         selected = selected[selected["case"].astype(str).isin(list(cases))]
-    nights = _night_outcomes(selected)
+    return _nights_and_ledger(_night_outcomes(selected), bundle_order, confidence)
+
+
+def nights_history(
+    counts: Sequence[Sequence[Any]], bundle_order: Sequence[str], *, confidence: float = 0.95
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`history_frames` from a campaign's night counts: rows of :data:`COUNT_COLUMNS`,
+    one per candidate x case x bundle it ran, of the candidates and cases wanted, names as a
+    records frame holds them (what a campaign store's tallies give without reading a run)."""
+    frame = pd.DataFrame(list(counts), columns=list(COUNT_COLUMNS))
+    for name in COUNT_COLUMNS[3:]:
+        frame[name] = frame[name].astype(np.int64)
+    return _nights_and_ledger(frame, bundle_order, confidence)
+
+
+def _nights_and_ledger(
+    counts: pd.DataFrame, bundle_order: Sequence[str], confidence: float
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    position = {bundle: index for index, bundle in enumerate(bundle_order)}
+    nights = _with_outcomes(counts)
     nights["night"] = nights["bundle"].map(position).astype(np.int64)
     nights = nights.sort_values(["candidate", "case", "night"], kind="stable").reset_index(
         drop=True

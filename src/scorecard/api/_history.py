@@ -59,6 +59,9 @@ def history(
     checked = False
     if store is not None:
         opened = open_campaign_store(store, policy=policy)
+        counted = opened.night_counts()
+        if counted is not None:
+            return _from_counts(*counted, candidates, case_ids, confidence)
         only: dict[str, Sequence[str]] = {}
         if candidates or case_ids:
             # a few candidates or cases of a long history: their rows alone become a frame
@@ -87,8 +90,43 @@ def history(
     nights, ledger = history_frames(
         frame, campaign.bundle_order, candidates=candidates, cases=case_ids, confidence=confidence
     )
+    return _history(campaign.bundle_order, nights, ledger)
+
+
+def _from_counts(
+    order: list[str],
+    rows: list[tuple[str, str, str, int, int, int, int]],
+    candidates: Sequence[str],
+    case_ids: Sequence[str],
+    confidence: float,
+) -> History:
+    """The history from a store's night counts (its tallies): the names as a records frame
+    holds them, checked and chosen as the frame's are, then the frame's nights and ledger."""
+    from scorecard.aggregate import nights_history
+    from scorecard.contract import CASE_IDS, written_name
+
+    shown = [
+        (written_name(name), written_name(case), written_name(bundle), runs, scored, passed, gate)
+        for name, case, bundle, runs, scored, passed, gate in rows
+    ]
+    held_candidates = {row[0] for row in shown}
+    held_cases = {row[1] for row in shown}
+    known_cases = [case for case in CASE_IDS if case in held_cases]
+    known_cases += sorted(held_cases.difference(CASE_IDS))
+    check_known("candidate", candidates, sorted(held_candidates), option="--candidate")
+    check_known("case", case_ids, known_cases, option="--case-id")
+    chosen = [
+        row
+        for row in shown
+        if (not candidates or row[0] in candidates) and (not case_ids or row[1] in case_ids)
+    ]
+    nights, ledger = nights_history(chosen, order, confidence=confidence)
+    return _history(order, nights, ledger)
+
+
+def _history(order: Sequence[str], nights: Any, ledger: Any) -> History:
     return History(
-        list(campaign.bundle_order),
+        list(order),
         [
             {str(key): _plain(value) for key, value in row.items()}
             for row in nights.to_dict("records")

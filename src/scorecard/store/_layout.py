@@ -74,8 +74,18 @@ LOCK = ".lock"
 KINDS = (RUNS, DETAIL, REJECTS)
 """The folders of a bundle's files, each partitioned by bundle."""
 
-TALLY_COLUMNS = ("candidate", "case", "runs", "passed", "failed", "gate_failed", "not_scored")
-"""A runs file's tally (in its stamp): how its runs ended, per candidate x case."""
+TALLY_COLUMNS = (
+    "candidate",
+    "case",
+    "runs",
+    "passed",
+    "failed",
+    "gate_failed",
+    "not_scored",
+    "gate_failed_passed",
+)
+"""A runs file's tally (in its stamp): how its runs ended, per candidate x case (the last
+count: of the gate failed runs, those the scorecard passed, which only the audit's gate fails)."""
 
 METADATA_KEY = b"scorecard.store"
 """The Parquet key-value metadata key of a store file: JSON saying whose file it is."""

@@ -435,8 +435,9 @@ class Snapshot:
 
 
 def _checked_tally(tally: Any, runs: int, source: str) -> list[list[Any]]:
-    """The rows of a runs file's tally, checked: its columns, each row two names and five
-    counts (runs the sum of the other four), the runs adding up to the bundle's."""
+    """The rows of a runs file's tally, checked: its columns, each row two names and six
+    counts (runs the sum of the next four; the last at most the gate failed), the runs adding
+    up to the bundle's."""
 
     def bad(pointer: str, message: str) -> StoreError:
         return corrupt(source, f"the runs file's tally {message}", f"/tally{pointer}")
@@ -456,7 +457,8 @@ def _checked_tally(tally: Any, runs: int, source: str) -> list[list[Any]]:
                 type(count) is int and count >= 0  # a bool is not a count
                 for count in row[2:]
             )
-            or row[2] != sum(row[3:])
+            or row[2] != sum(row[3:7])
+            or row[7] > row[5]
         ):
             raise bad(f"/rows/{index}", "row must be two names and counts that add up")
         total += row[2]

@@ -10,7 +10,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 
@@ -51,6 +51,9 @@ if TYPE_CHECKING:
 __all__ = ["Store", "open_store"]
 
 T = TypeVar("T")
+
+NightCount = tuple[str, str, str, int, int, int, int]
+"""A candidate x case on a night, as the ``history`` command counts it (:func:`night_counts`)."""
 
 _ATTEMPTS = 8
 """Snapshots a read takes at most when files it lists move under it (a commit moves them in
@@ -351,7 +354,7 @@ class Store:
                 if tally is None:
                     untallied.append(entry)
                     continue
-                for name, case_id, runs, passed, failed, gate_failed, not_scored in tally:
+                for name, case_id, runs, passed, failed, gate_failed, not_scored, _ in tally:
                     if (candidate is None or name == candidate) and (
                         case is None or case_id == case
                     ):
@@ -369,6 +372,40 @@ class Store:
             return arrow_table(rows, HISTORY_SCHEMA)
 
         return redacted(self._read(work))
+
+    def night_counts(
+        self,
+    ) -> tuple[list[str], list[NightCount]] | None:
+        """Every bundle's runs counted per candidate x case from the tallies alone, for the
+        ``history`` command: the night order (ids) and rows ``(candidate, case, bundle, runs,
+        scored, passed_runs, gate_failures)`` as ``aggregate.history_frames`` counts a records
+        frame (``passed_runs``: every scored run the scorecard passed, the audit's gate aside);
+        names as the index and files hold them. None when a bundle has no tally (kept before
+        tallies existed): its runs must be read."""
+
+        def work(
+            snapshot: Snapshot,
+        ) -> tuple[list[str], list[NightCount]] | None:
+            rows = []
+            for entry in snapshot.index.bundles:
+                tally = snapshot.tally(entry)
+                if tally is None:
+                    return None
+                rows.extend(night_counts(entry.id, tally))
+            return [entry.id for entry in snapshot.index.bundles], rows
+
+        return self._read(work)
+
+
+def night_counts(bundle: str, tally: list[list[Any]]) -> list[NightCount]:
+    """A bundle's tally rows as :meth:`Store.night_counts` gives them: ``(candidate, case,
+    bundle, runs, scored, passed_runs, gate_failures)``, where ``passed_runs`` counts every
+    scored run the scorecard passed (those the audit's gate failed too), as the records frame
+    counts them for the ``history`` command."""
+    return [
+        (name, case, bundle, runs, runs - not_scored, passed + gate_failed_passed, gate_failed)
+        for name, case, runs, passed, _, gate_failed, not_scored, gate_failed_passed in tally
+    ]
 
 
 @contextlib.contextmanager

@@ -72,7 +72,9 @@ class Tally:
     history of a long campaign reads these few numbers from each runs file's footer instead of
     scanning every run (``Store.history``). The counts are those of ``HISTORY_SQL``: a run is
     not scored without an overall score; else gate failed when its gate passed is false; else
-    passed when it passed; else failed."""
+    passed when it passed; else failed. Of the gate failed, those the scorecard passed are
+    counted too (the audit's gate failed them): the ``history`` command's nights count every
+    run the scorecard passed."""
 
     def __init__(self) -> None:
         self._counts: dict[tuple[str, str], list[int]] = {}
@@ -83,13 +85,15 @@ class Tally:
             key = (row[_CANDIDATE], row[_CASE])
             found = counts.get(key)
             if found is None:
-                found = counts[key] = [0, 0, 0, 0, 0]
+                found = counts[key] = [0, 0, 0, 0, 0, 0]
             found[0] += 1
             overall, gate, passed = row[_OVERALL], row[_GATE], row[_PASSED]
             if overall is None or overall != overall:  # None or NaN: null in the file
                 found[4] += 1
             elif gate is not None and not gate:
                 found[3] += 1
+                if passed is not None and passed:
+                    found[5] += 1
             elif passed is not None and passed:
                 found[1] += 1
             else:
@@ -97,7 +101,7 @@ class Tally:
 
     def document(self) -> dict[str, Any]:
         """The counts as the stamp keeps them: ``columns``, then one row per candidate x case
-        (sorted), ``[candidate, case, runs, passed, failed, gate_failed, not_scored]``."""
+        (sorted), in :data:`~._layout.TALLY_COLUMNS` order."""
         return {
             "columns": list(TALLY_COLUMNS),
             "rows": [[*key, *counts] for key, counts in sorted(self._counts.items())],
