@@ -144,6 +144,7 @@ PACKAGES = {
     ],
     "scorecard.aggregate": [
         "Alert",
+        "COUNT_COLUMNS",
         "CampaignAnalysis",
         "ComparisonSettings",
         "Difference",
@@ -172,6 +173,7 @@ PACKAGES = {
         "dimension_frame",
         "held_labels",
         "history_frames",
+        "nights_history",
         "observed_categories",
         "pair_analysis",
         "records_frame",
