@@ -12,8 +12,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -22,12 +23,16 @@ from scorecard.contract import StoreError
 
 from ._layout import METADATA_KEY, PENDING
 
+T = TypeVar("T")
+
 __all__ = [
     "Vanished",
+    "checked_stamp",
     "corrupt",
     "durable",
     "existing_file",
     "file_label",
+    "footer_stamp",
     "open_parquet",
     "read_json_file",
     "replace_file",
@@ -119,8 +124,22 @@ def file_label(root: Path, path: Path) -> str:
 def open_parquet(path: Path, *, bundle: str, digest: str, kind: str) -> pq.ParquetFile:
     """A bundle's Parquet file, checked to be the store's file of that bundle and digest
     (its key-value metadata); truncated, foreign or another bundle's: a located error."""
+    opened = _parquet(path, pq.ParquetFile)
+    checked_stamp(path, opened.metadata, bundle=bundle, digest=digest, kind=kind)
+    return opened
+
+
+def footer_stamp(path: Path, *, bundle: str, digest: str, kind: str) -> dict[str, Any]:
+    """The stamp of a bundle's Parquet file, read from its footer alone and checked as
+    :func:`open_parquet` checks it."""
+    metadata = _parquet(path, pq.read_metadata)
+    return checked_stamp(path, metadata, bundle=bundle, digest=digest, kind=kind)
+
+
+def _parquet(path: Path, reader: Callable[[Path], T]) -> T:
+    """``reader(path)``; a vanished file :class:`Vanished`, an unreadable one located."""
     try:
-        opened = pq.ParquetFile(path)
+        return reader(path)
     except FileNotFoundError:
         raise Vanished(path) from None
     except (OSError, ValueError, pa.ArrowException) as error:
@@ -129,9 +148,14 @@ def open_parquet(path: Path, *, bundle: str, digest: str, kind: str) -> pq.Parqu
             rule="corrupt_file",
             source=str(path),
         ) from None
-    metadata = opened.metadata.metadata or {}
+
+
+def checked_stamp(
+    path: Path, metadata: pq.FileMetaData, *, bundle: str, digest: str, kind: str
+) -> dict[str, Any]:
+    """The file's stamp, which must say it is the ``kind`` file of ``bundle`` and ``digest``."""
     try:
-        stamp = json.loads(metadata[METADATA_KEY])
+        stamp = json.loads((metadata.metadata or {})[METADATA_KEY])
     except (KeyError, ValueError):
         stamp = None
     expected = {"kind": kind, "bundle": bundle, "digest": digest}
@@ -141,4 +165,4 @@ def open_parquet(path: Path, *, bundle: str, digest: str, kind: str) -> pq.Parqu
             rule="foreign_file",
             source=str(path),
         )
-    return opened
+    return stamp

@@ -34,7 +34,7 @@ from scorecard.core import ScoredRecord, scorecard_line
 from scorecard.engine import RecordDetail, record_detail, run_evidence, stored_record
 from scorecard.engine.parquet import PARQUET_SCHEMA, rows_of
 
-from ._files import Vanished, corrupt, existing_file, open_parquet
+from ._files import Vanished, corrupt, existing_file, footer_stamp, open_parquet
 from ._index import BundleEntry, Index
 from ._layout import DETAIL, METADATA_KEY, REJECTS, RUNS, TALLY_COLUMNS
 from ._meta import StoreMeta
@@ -408,27 +408,7 @@ class Snapshot:
         file's footer alone; None for a file written before stamps held it. A stamp that is
         not this bundle's, or counts that do not add up to its runs, is a located error."""
         path = self.path(entry, RUNS)
-        try:
-            metadata = pq.read_metadata(path).metadata or {}
-        except FileNotFoundError:
-            raise Vanished(path) from None
-        except (OSError, ValueError, pa.ArrowException) as error:
-            raise StoreError(
-                f"not a readable Parquet file ({type(error).__name__}): truncated or overwritten?",
-                rule="corrupt_file",
-                source=str(path),
-            ) from None
-        try:
-            stamp = json.loads(metadata[METADATA_KEY])
-        except (KeyError, ValueError):
-            stamp = None
-        expected = {"kind": RUNS, "bundle": entry.id, "digest": entry.digest}
-        if not isinstance(stamp, dict) or any(stamp.get(k) != v for k, v in expected.items()):
-            raise StoreError(
-                f"not this store's runs file of bundle {entry.id} (another file in its place)",
-                rule="foreign_file",
-                source=str(path),
-            )
+        stamp = footer_stamp(path, bundle=entry.id, digest=entry.digest, kind=RUNS)
         if "tally" not in stamp:
             return None
         return _checked_tally(stamp["tally"], entry.runs, str(path))
