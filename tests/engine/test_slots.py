@@ -64,6 +64,35 @@ def test_text_that_cannot_be_encoded_travels_as_it_is() -> None:
         slots.close()
 
 
+class _Interrupted(Exception):
+    """Stands for a stop (a signal's exception) that arrives while a piece is read back."""
+
+
+class _StoppedMidRead:
+    """A slotted item whose reading back is cut short: the exception leaves with the piece's
+    view in its frames, as a stop's does."""
+
+    def write_into(self, memory: memoryview) -> int | None:
+        memory[:3] = b"abc"
+        return 3
+
+    @classmethod
+    def read_from(cls, memory: memoryview) -> Any:
+        raise _Interrupted
+
+
+def test_a_read_cut_short_leaves_the_memory_to_be_unmapped() -> None:
+    """The stopped read's exception (traceback and all, as a caller still handling it holds it)
+    keeps no view of the mapping: closing unmaps it."""
+    slots = OutputSlots(2, 64)
+    written = slots.written([_StoppedMidRead()], 0)
+    with pytest.raises(_Interrupted) as stopped:
+        slots.read(written)
+    assert stopped.traceback  # the frames the piece was read in are still alive here
+    slots.close()
+    assert slots.memory.closed
+
+
 def test_slots_are_handed_out_once_until_given_back() -> None:
     """No two chunks in flight share a slot; when all are out, a chunk takes the pipe."""
     slots = OutputSlots(2, 8)

@@ -72,8 +72,15 @@ class OutputSlots:
         self._free.append(slot)
 
     def close(self) -> None:
-        """Unmap the memory (workers keep their own mapping until they exit)."""
-        self.memory.close()
+        """Unmap the memory (workers keep their own mapping until they exit).
+
+        A stop that arrives while a piece is read back leaves that piece's view in the frames
+        of the exception on its way out; the mapping cannot be unmapped while it lives, and is
+        unmapped with it instead (the stop, not this, is what the caller must hear about)."""
+        try:
+            self.memory.close()
+        except BufferError:
+            pass
 
     def written(self, items: list[Any], slot: int) -> list[Any]:
         """In a worker: ``items`` with each text piece that fits written into ``slot`` and
@@ -112,10 +119,13 @@ class OutputSlots:
             return items
         with memoryview(self.memory) as view:
             return [
-                str(view[item.start : item.start + item.length], "utf-8")
-                if isinstance(item, InSlot)
-                else item.kind.read_from(view[item.start : item.start + item.length])
-                if isinstance(item, SlottedIn)
-                else item
+                _read_back(view, item) if isinstance(item, InSlot | SlottedIn) else item
                 for item in items
             ]
+
+
+def _read_back(view: memoryview, item: InSlot | SlottedIn) -> Any:
+    """The text or item written at ``item``'s place in ``view``; the slice of ``view`` it was
+    read through is released on the way out, whatever happens (a stop included)."""
+    with view[item.start : item.start + item.length] as piece:
+        return str(piece, "utf-8") if isinstance(item, InSlot) else item.kind.read_from(piece)
