@@ -20,6 +20,7 @@ the pipe.
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 from typing import Any, NamedTuple, Protocol
 
@@ -77,10 +78,8 @@ class OutputSlots:
         A stop that arrives while a piece is read back leaves that piece's view in the frames
         of the exception on its way out; the mapping cannot be unmapped while it lives, and is
         unmapped with it instead (the stop, not this, is what the caller must hear about)."""
-        try:
+        with contextlib.suppress(BufferError):
             self.memory.close()
-        except BufferError:
-            pass
 
     def written(self, items: list[Any], slot: int) -> list[Any]:
         """In a worker: ``items`` with each text piece that fits written into ``slot`` and
