@@ -25,13 +25,14 @@ from :mod:`scorecard.plots` (:mod:`._site_data`). Every interpolated string goes
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from scorecard.contract import Catalog, InputError, OutputError, ScorecardError
 from scorecard.core import ScoredRecord
-from scorecard.engine import atomic_folder
+from scorecard.engine import atomic_folder, in_background
 from scorecard.gate import (
     GateRules,
 )
@@ -85,7 +86,15 @@ def build_site(
     :class:`~scorecard.contract.InputError` when there are no records or a run repeats.
     """
     site = SiteData(list(records), catalog, rules or GateRules(), seed, detail)
-    plots = draw_plots(site)
+    # The plots (matplotlib's import and drawing) on a second core while this one works out
+    # the gate on each pair of bundles: the two costliest parts of the site, independent.
+    drawing = in_background(functools.partial(draw_plots, site))
+    try:
+        site.verdict  # noqa: B018  (the gates, computed now)
+    except BaseException:
+        drawing.cancel()
+        raise
+    plots = drawing.result()
     files = _Files()
     files.put(PAGE_INDEX, overview_page(site, plots, rejected), "the overview")
     if rejected:
