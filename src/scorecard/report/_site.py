@@ -87,23 +87,30 @@ def build_site(
     """
     site = SiteData(list(records), catalog, rules or GateRules(), seed, detail)
     # The plots (matplotlib's import and drawing) on a second core while this one works out
-    # the gate on each pair of bundles: the two costliest parts of the site, independent.
+    # the gates and writes every page but the overview, the one page that shows them: the
+    # costliest parts of the site, independent. (No other file can have the overview's or a
+    # plot's name, so putting them last changes no collision found, nor the sorted files.)
     drawing = in_background(functools.partial(draw_plots, site))
+    files = _Files()
     try:
-        site.verdict  # noqa: B018  (the gates, computed now)
+        _put_pages(files, site, rejected)
+        plots = drawing.result()
     except BaseException:
         drawing.cancel()
         raise
-    plots = drawing.result()
-    files = _Files()
     files.put(PAGE_INDEX, overview_page(site, plots, rejected), "the overview")
+    for name, (_, image) in plots.items():
+        if isinstance(image, bytes):
+            files.put(f"plots/{name}.svg", image, f"plot {name}")
+    return files.with_manifest()
+
+
+def _put_pages(files: _Files, site: SiteData, rejected: Sequence[ScorecardError]) -> None:
+    """Every page and file of the site but the overview and the plots."""
     if rejected:
         files.put(PAGE_REJECTED, rejected_page(rejected), "the rejected records")
     files.put(PAGE_RUNS, all_runs_page(site), "the runs")
     files.put(STYLESHEET, CSS.lstrip().encode(), "the stylesheet")
-    for name, (_, image) in plots.items():
-        if isinstance(image, bytes):
-            files.put(f"plots/{name}.svg", image, f"plot {name}")
     for candidate in site.candidates:
         files.put(
             candidate_page_path(candidate),
@@ -128,7 +135,6 @@ def build_site(
             run_shard(site, runs),
             f"the runs of case {case} by {candidate} in {bundle}",
         )
-    return files.with_manifest()
 
 
 class _Files:
