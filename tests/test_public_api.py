@@ -339,6 +339,7 @@ PACKAGES = {
         "validate_observation",
     ],
     "scorecard.engine": [
+        "Background",
         "BundleFiles",
         "CLASSIFICATIONS",
         "LoadedRecords",
@@ -360,6 +361,7 @@ PACKAGES = {
         "default_workers",
         "empty_input_notices",
         "file_state",
+        "in_background",
         "input_digest",
         "is_records_file",
         "is_special_file",

@@ -246,13 +246,15 @@ def sign_flip_tests(
 _NORMAL_SIDE = 30
 
 
-def _smaller_or_equal(draws: FloatArray, points: FloatArray, tolerance: FloatArray) -> IntArray:
-    """Per column, how many ``draws`` (rows) lie at or below each of ``points`` (rows)."""
+def _smaller_or_equal(
+    ordered: list[FloatArray], points: FloatArray, tolerance: FloatArray
+) -> IntArray:
+    """Per column, how many draws (``ordered``: each column's draws sorted) lie at or below
+    each of ``points`` (rows)."""
     counts = np.empty(points.shape, dtype=np.int64)
-    for column in range(draws.shape[1]):
-        ordered = np.sort(draws[:, column])
+    for column, draws in enumerate(ordered):
         counts[:, column] = np.searchsorted(
-            ordered, points[:, column] + tolerance[column], side="right"
+            draws, points[:, column] + tolerance[column], side="right"
         )
     return counts
 
@@ -268,11 +270,12 @@ def _lower_p_value(
     counted as ``(1 + hits) / (1 + draws)``."""
     extra = 0 if exact else 1
     total = draws.shape[0] + extra
-    observed_hits = _smaller_or_equal(draws, observed[None, :], tolerance)[0]
+    ordered = [np.sort(draws[:, column]) for column in range(draws.shape[1])]  # sorted once
+    observed_hits = _smaller_or_equal(ordered, observed[None, :], tolerance)[0]
     observed_p: FloatArray = (extra + observed_hits) / total
     if draws.shape[1] == 1:
         return float(observed_p[0])
-    draw_p = (extra + _smaller_or_equal(draws, draws, tolerance)) / total
+    draw_p = (extra + _smaller_or_equal(ordered, draws, tolerance)) / total
     smallest = draw_p.min(axis=1)
     hits = int((smallest <= observed_p.min() * (1 + 1e-12)).sum())
     return float((extra + hits) / total)
@@ -372,8 +375,12 @@ def stratified_permutation_test(
             continue
         else:
             chosen = _smallest_keys_sums(rng.random((resamples, a + b)), a, values)
-        # current mean - baseline mean of the draw: chosen / a - (total - chosen) / b
-        statistic += weight * (chosen * (1 / a + 1 / b) - values.sum(axis=0) / b)
+        # current mean - baseline mean of the draw: chosen / a - (total - chosen) / b, that is
+        # weight * (chosen * (1 / a + 1 / b) - total / b), worked in place (a fresh array)
+        np.multiply(chosen, 1 / a + 1 / b, out=chosen)
+        np.subtract(chosen, values.sum(axis=0) / b, out=chosen)
+        np.multiply(chosen, weight, out=chosen)
+        statistic += chosen
     return _lower_p_value(observed, statistic, 1e-12 * (1.0 + scale), exact=False)
 
 
@@ -423,18 +430,32 @@ class _DistinctDraws:
             self.sums[column, : counts.size] = distinct.real
             self.totals[column, : counts.size] = distinct.imag
             self.weights[column, : counts.size] = counts
+        self._asked: tuple[IntArray, FloatArray, FloatArray, FloatArray] | None = None
+
+    def _rows(self, columns: IntArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        # The bisection asks the same columns (the same array) 27 times: gathered once.
+        if self._asked is None or self._asked[0] is not columns:
+            gathered = self.sums[columns], self.totals[columns], self.weights[columns]
+            self._asked = (columns, *gathered)
+        return self._asked[1], self._asked[2], self._asked[3]
 
     def count(
         self, columns: IntArray, delta: FloatArray, observed: FloatArray, tolerance: FloatArray
     ) -> tuple[FloatArray, FloatArray]:
         """Per question (the column ``columns`` names, a shift ``delta``, the observed shifted
         sum and the tolerance), the draws whose shifted sum is beyond the observed one by more
-        than the tolerance, and those within it (ties)."""
-        shifted = np.abs(self.sums[columns] - self.totals[columns] * delta[:, None])
+        than the tolerance, and those within it (ties). The shifted sums are the same
+        operations as ever, worked in place; the counts are sums of whole numbers of draws,
+        exact in any order."""
+        sums, totals, weights = self._rows(columns)
+        shifted = totals * delta[:, None]
+        np.subtract(sums, shifted, out=shifted)
+        np.abs(shifted, out=shifted)
         beyond = shifted > (observed + tolerance)[:, None]
-        ties = np.abs(shifted - observed[:, None]) <= tolerance[:, None]
-        weights = self.weights[columns]
-        return (weights * beyond).sum(axis=1), (weights * ties).sum(axis=1)
+        np.subtract(shifted, observed[:, None], out=shifted)
+        np.abs(shifted, out=shifted)
+        ties = shifted <= tolerance[:, None]
+        return np.einsum("ij,ij->i", weights, beyond), np.einsum("ij,ij->i", weights, ties)
 
 
 def _interval_key(

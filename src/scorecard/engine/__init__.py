@@ -15,6 +15,8 @@ from scorecard.contract import lazy_exports
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "Background": "_background",
+    "in_background": "_background",
     "BundleFiles": "_bundle_files",
     "bundle_files": "_bundle_files",
     "file_state": "_bundle_files",
@@ -62,6 +64,7 @@ _EXPORTS = {
 __all__ = [
     "CLASSIFICATIONS",
     "ROW_FIELDS",
+    "Background",
     "BundleFiles",
     "LoadedRecords",
     "RecordDetail",
@@ -81,6 +84,7 @@ __all__ = [
     "default_workers",
     "empty_input_notices",
     "file_state",
+    "in_background",
     "input_digest",
     "is_records_file",
     "is_special_file",
@@ -109,6 +113,7 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 
 
 if TYPE_CHECKING:
+    from ._background import Background, in_background
     from ._bundle_files import BundleFiles, bundle_files, file_state, input_digest
     from ._catalog import scoring_catalog
     from ._detail import RecordDetail, RunEvidence, record_detail, run_evidence

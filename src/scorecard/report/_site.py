@@ -25,13 +25,14 @@ from :mod:`scorecard.plots` (:mod:`._site_data`). Every interpolated string goes
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from scorecard.contract import Catalog, InputError, OutputError, ScorecardError
 from scorecard.core import ScoredRecord
-from scorecard.engine import atomic_folder
+from scorecard.engine import atomic_folder, in_background
 from scorecard.gate import (
     GateRules,
 )
@@ -85,16 +86,31 @@ def build_site(
     :class:`~scorecard.contract.InputError` when there are no records or a run repeats.
     """
     site = SiteData(list(records), catalog, rules or GateRules(), seed, detail)
-    plots = draw_plots(site)
+    # The plots (matplotlib's import and drawing) on a second core while this one works out
+    # the gates and writes every page but the overview, the one page that shows them: the
+    # costliest parts of the site, independent. (No other file can have the overview's or a
+    # plot's name, so putting them last changes no collision found, nor the sorted files.)
+    drawing = in_background(functools.partial(draw_plots, site))
     files = _Files()
+    try:
+        _put_pages(files, site, rejected)
+        plots = drawing.result()
+    except BaseException:
+        drawing.cancel()
+        raise
     files.put(PAGE_INDEX, overview_page(site, plots, rejected), "the overview")
+    for name, (_, image) in plots.items():
+        if isinstance(image, bytes):
+            files.put(f"plots/{name}.svg", image, f"plot {name}")
+    return files.with_manifest()
+
+
+def _put_pages(files: _Files, site: SiteData, rejected: Sequence[ScorecardError]) -> None:
+    """Every page and file of the site but the overview and the plots."""
     if rejected:
         files.put(PAGE_REJECTED, rejected_page(rejected), "the rejected records")
     files.put(PAGE_RUNS, all_runs_page(site), "the runs")
     files.put(STYLESHEET, CSS.lstrip().encode(), "the stylesheet")
-    for name, (_, image) in plots.items():
-        if isinstance(image, bytes):
-            files.put(f"plots/{name}.svg", image, f"plot {name}")
     for candidate in site.candidates:
         files.put(
             candidate_page_path(candidate),
@@ -119,7 +135,6 @@ def build_site(
             run_shard(site, runs),
             f"the runs of case {case} by {candidate} in {bundle}",
         )
-    return files.with_manifest()
 
 
 class _Files:

@@ -7,6 +7,7 @@ Every number comes from :func:`scorecard.aggregate.analyze_campaign` and every v
 
 from __future__ import annotations
 
+import functools
 import io
 import warnings
 from collections.abc import Collection, Sequence
@@ -113,10 +114,6 @@ class SiteData:
             key=lambda case: (catalog_order.get(case, len(catalog_order)), case),
         )
         self.by_path = {run.path: run for run in self.runs}
-        self.pairs = [
-            BundlePair(baseline, current, self._gate(current, baseline))
-            for baseline, current in self.analysis.comparison_pairs()
-        ]
         self.newest = self.bundles[-1]
         #: The bundles whose runs the site lists and details (the others: context, in the
         #: numbers, the gate and the change pages' earlier nights).
@@ -135,7 +132,20 @@ class SiteData:
             counts[0] += 1
             counts[1] += run.outcome == "passed"
             counts[2] += run.outcome == "gate failed"
-        self.verdict: GateResult = self.pairs[-1].result if self.pairs else self._gate(self.newest)
+
+    @functools.cached_property
+    def pairs(self) -> list[BundlePair]:
+        """The gate on each pair of consecutive bundles, oldest first (the costliest part of
+        the site: asked for after the plots are started, :func:`~._site.build_site`)."""
+        return [
+            BundlePair(baseline, current, self._gate(current, baseline))
+            for baseline, current in self.analysis.comparison_pairs()
+        ]
+
+    @functools.cached_property
+    def verdict(self) -> GateResult:
+        """The gate's verdict on the newest bundle (against the one before it, if any)."""
+        return self.pairs[-1].result if self.pairs else self._gate(self.newest)
 
     def _gate(self, current: str, baseline: str | None = None) -> GateResult:
         """The gate command's verdict on ``current`` (against ``baseline``)."""
