@@ -15,6 +15,7 @@ from scorecard.contract._catalog import Catalog
 from scorecard.core._explain import explain_record, render_explanation
 from scorecard.core._record import ScoredRecord
 from scorecard.engine._pipeline import score_paths_serially
+from tests.conftest import ROOT
 
 
 def resolve(document: Any, pointer: str) -> Any:
@@ -278,3 +279,28 @@ def test_a_secret_shaped_call_name_is_withheld_in_the_contract_words(
     text = json.dumps(explained(tmp_path, document, catalog))
     assert secret not in text
     assert "[redacted]" in text
+
+
+def test_the_explanation_holds_the_contract_models_values(catalog: Catalog) -> None:
+    """Read from the record's card, every value of the explanation is the validated
+    scorecard model's, type included (a 1 where the model says 1.0 would print differently),
+    on every run of the sample campaign."""
+    records = list(score_paths_serially([ROOT / "observations"], catalog=catalog))
+    assert len(records) > 500
+    for record in records:
+        assert isinstance(record, ScoredRecord)
+        explanation = explain_record(record, catalog)
+        model = record.scorecard
+        expected = model.overall.model_dump(by_alias=True)
+        assert explanation["overall"] == expected
+        assert [type(value) for value in explanation["overall"].values()] == [
+            type(value) for value in expected.values()
+        ]
+        for item in explanation["failingDimensions"]:
+            dimension = model.dimensions[item["dimension"]]
+            assert (item["score"], item["gate"]) == (dimension.score, dimension.gate)
+            assert type(item["score"]) is type(dimension.score)
+        assert (explanation["caseId"], explanation["classification"]) == (
+            model.case_id,
+            model.classification,
+        )

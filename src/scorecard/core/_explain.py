@@ -57,29 +57,37 @@ def failing_reasons(
 
 def explain_record(record: ScoredRecord, catalog: Catalog) -> dict[str, Any]:
     """Scorecard, failing dimensions (reasons + JSON Pointers) and audit of one record."""
-    card = record.scorecard
+    # Read from the record's card as the scorer made it (the contract's types: a site explains
+    # every run, and validating each card again as a model cost a third of the explanation).
+    card = record.card
+    dimensions = card["dimensions"]
+    overall = card["overall"]
     failing: list[dict[str, Any]] = []
-    failed = [name for name in DIMENSIONS if not card.dimensions[name].passed]
-    if card.overall.score is not None and failed:  # the reasons' pointers: scored again
-        results = raw_dimension_results(record.observation, catalog[card.case_id])
+    failed = [name for name in DIMENSIONS if not dimensions[name]["passed"]]
+    if overall["score"] is not None and failed:  # the reasons' pointers: scored again
+        results = raw_dimension_results(record.observation, catalog[card["caseId"]])
         for name in failed:
-            dimension = card.dimensions[name]
+            dimension = dimensions[name]
             failing.append(
                 {
                     "dimension": name,
-                    "score": dimension.score,
-                    "gate": dimension.gate,
+                    "score": dimension["score"],
+                    "gate": dimension["gate"],
                     "reasons": [explained_reason(reason) for reason in results[name].reasons],
                 }
             )
     return {
         "source": {"file": record.source, "line": record.line, "index": record.index},
-        "bundleId": card.bundle_id,
-        "caseId": card.case_id,
-        "candidateId": card.candidate_id,
+        "bundleId": card["bundleId"],
+        "caseId": card["caseId"],
+        "candidateId": card["candidateId"],
         "repetition": record.repetition,
-        "classification": card.classification,
-        "overall": card.overall.model_dump(by_alias=True),
+        "classification": card["classification"],
+        "overall": {
+            "score": overall["score"],
+            "gatePassed": overall["gatePassed"],
+            "passed": overall["passed"],
+        },
         "gatePassed": record.gate_passed,
         "failingDimensions": failing,
         "audit": _audit_with_schema(record.audit_json()),
