@@ -52,6 +52,11 @@ RUNS = [
         ["datasets the same files, row groups and rows (this checkout, every round): True"],
     ),
     (
+        "columnar_benchmark.py",
+        ["--copies", "1", "--repeat", "1"],
+        ["560 runs in 4 nights", "x duckdb", "plot all", "after: load"],
+    ),
+    (
         "store_engines.py",
         ["--nights", "5", "--runs", "200", "--concurrent", "1", "--repeat", "1"],
         ["answers identical across engines: True", "reader during commits", "read by dask"],
