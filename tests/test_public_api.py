@@ -393,6 +393,7 @@ PACKAGES = {
         "Counts",
         "FastScorer",
         "Piece",
+        "RecordPiece",
         "RowPiece",
         "case_plans",
         "count_newlines",

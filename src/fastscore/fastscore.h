@@ -8,6 +8,7 @@
    text.c        the output buffer's helpers: cached quoting, numbers spelt as JavaScript does
    strict.c      which lines the fast path may read: the general path's JSON checks on raw bytes
    row.c         the aggregation row of one scored observation (contract.ROW_COLUMNS)
+   record.c      the scored record of one observation (`--format records`), its audit findings
 
    Helpers every line calls many times are static inline here. */
 
@@ -342,5 +343,25 @@ enum {
    audit gates), labels a dict of candidate -> (model, tier). A new tuple; NULL without an error set when a
    value is not what the row may hold (the Python path decides), NULL with one on error. */
 PyObject *build_row(PyObject *observation, const Card *card, PyObject *rows);
+
+/* Records mode (record.c): what write_record needs besides the line, set once per block. */
+typedef struct {
+    Buffer *out;          /* the block's record lines */
+    Buffer findings;      /* scratch: one line's findings */
+    PyObject *checks;     /* case id -> fast._records.record_checks of its plan */
+    PyObject *heads;      /* case id -> `{"schema":...,"candidateId":` */
+    PyObject *labels;     /* candidate -> `"model":...,"tier":...,` (absent: both null) */
+    PyObject *source_head; /* `"source":{"file":...,"line":` (array: `...null,"index":`) */
+    int array;            /* the block is a .json array's elements: line n is index n - 1 */
+    int audit_gates;      /* the policy's auditGate */
+    PyObject *bundle;     /* the bundle id */
+    PyObject *keys;       /* the run keys (bundle, candidate, case) of the lines in `out` */
+} RecordWriter;
+
+/* Appends the record line (with its newline) of one scored observation to writer->out, around
+   its scorecard line (without newline): 1, 0 when the Python path must decide (nothing
+   appended), -1 on error. */
+int write_record(RecordWriter *writer, PyObject *observation, PyObject *case_id, const Card *card,
+                 const char *scorecard, Py_ssize_t scorecard_length, Py_ssize_t number);
 
 #endif

@@ -30,6 +30,7 @@ from ._chunk_scorer import (
     Rows,
     RunKey,
     chunk_outcomes,
+    chunk_records,
     chunk_rows,
     chunk_text,
 )
@@ -133,6 +134,29 @@ def _numbered(run: Run, summary: RunSummary) -> Iterator[tuple[int, Any] | Input
             yield repetitions[tally.run_key], output
 
 
+def _numbered_records(
+    items: Iterable[str | list[RunKey] | InputError],
+) -> Iterator[str | InputError]:
+    """Pieces of record lines with their repetitions written in (each piece comes followed by
+    its lines' run keys), and the errors between them, in input order."""
+    repetitions: Counter[RunKey] = Counter()
+    piece = ""
+    for item in items:
+        if isinstance(item, InputError):
+            yield item
+        elif isinstance(item, str):
+            piece = item
+        else:
+            # The placeholder is the key itself: a JSON string's quotes are escaped.
+            parts = piece.split(_REPETITION_PLACEHOLDER)
+            written = [parts[0]]
+            for key, part in zip(item, parts[1:], strict=True):
+                repetitions[key] += 1
+                written.append(f'"repetition":{repetitions[key]},')
+                written.append(part)
+            yield "".join(written)
+
+
 def score_text(
     paths: Iterable[str],
     *,
@@ -161,6 +185,9 @@ def score_text(
     run = Run(
         paths, catalog, policy, workers, output_format, bundle_id, stdin, chunk_bytes, on_file
     )
+    if output_format == "records":
+        yield from _numbered_records(merged_items(run.map(chunk_records), summary))
+        return
     if output_format != "jsonl":
         for item in _numbered(run, summary):
             if isinstance(item, InputError):

@@ -16,6 +16,7 @@ _EXPORTS = {
     "Counts": "_fastpath",
     "FastScorer": "_fastpath",
     "Piece": "_fastpath",
+    "RecordPiece": "_fastpath",
     "RowPiece": "_fastpath",
     "fast_scorer": "_fastpath",
     "case_plans": "_plans",
@@ -29,6 +30,7 @@ __all__ = [
     "Counts",
     "FastScorer",
     "Piece",
+    "RecordPiece",
     "RowPiece",
     "case_plans",
     "count_newlines",
@@ -43,6 +45,6 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 
 if TYPE_CHECKING:
     from ._extension import count_newlines, engine_in_use
-    from ._fastpath import Counts, FastScorer, Piece, RowPiece, fast_scorer
+    from ._fastpath import Counts, FastScorer, Piece, RecordPiece, RowPiece, fast_scorer
     from ._memory import reuse_freed_memory
     from ._plans import case_plans, known_plans

@@ -33,6 +33,20 @@ def score_block(
     case_plans: dict[str, tuple[Any, ...]],
     policy_plan: tuple[Any, ...],
     heads: dict[str, str],
+    records: tuple[
+        dict[str, tuple[tuple[Any, ...], ...]], dict[str, str], dict[str, str], str, bool, bool, str
+    ],
+    /,
+) -> tuple[
+    list[str | list[tuple[str, str, str]] | tuple[int, bytes]], tuple[int, int, int, int]
+]: ...
+@overload
+def score_block(
+    block: bytes,
+    first_line: int,
+    case_plans: dict[str, tuple[Any, ...]],
+    policy_plan: tuple[Any, ...],
+    heads: dict[str, str],
     rows: tuple[
         tuple[tuple[int, Any], ...], str, dict[str, tuple[str | None, str | None]], float, int, bool
     ],
