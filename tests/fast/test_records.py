@@ -54,8 +54,10 @@ SOURCE = "runs/t.jsonl"
 
 
 def _roster(**labels: tuple[str, str]) -> dict[str, CandidateSpec]:
+    """Roster entries holding only what a record reads of them (id, model, tier)."""
+    construct: Any = CandidateSpec.model_construct
     return {
-        candidate: CandidateSpec.model_construct(id=candidate, model=model, tier=tier)
+        candidate: construct(id=candidate, model=model, tier=tier)
         for candidate, (model, tier) in labels.items()
     }
 
