@@ -393,6 +393,7 @@ PACKAGES = {
         "Counts",
         "FastScorer",
         "Piece",
+        "REPETITION_PLACEHOLDER",
         "RecordPiece",
         "RowPiece",
         "case_plans",
@@ -400,6 +401,7 @@ PACKAGES = {
         "engine_in_use",
         "fast_scorer",
         "known_plans",
+        "number_records",
         "reuse_freed_memory",
     ],
     "scorecard.gate": [

@@ -316,9 +316,10 @@ typedef struct {
 
 /* Appends the scorecard line of one recognised observation to `out` and describes it in `card`:
    1 when written, 0 when the Python path must decide (out may hold part of a line: the caller
-   rolls it back), -1 on error. */
+   rolls it back), -1 on error. Without `audited`, the failed findings are left to the caller
+   (records mode: record.c audits the line in full). */
 int score_record(Buffer *out, PyObject *observation, PyObject *plan, PyObject *policy,
-                 PyObject *head, Counts *counts, Card *card);
+                 PyObject *head, Counts *counts, Card *card, int audited);
 
 /* The row plan (fastpath.row_plan): per column of contract.ROW_COLUMNS, (source, argument). */
 enum {
@@ -359,9 +360,13 @@ typedef struct {
 } RecordWriter;
 
 /* Appends the record line (with its newline) of one scored observation to writer->out, around
-   its scorecard line (without newline): 1, 0 when the Python path must decide (nothing
-   appended), -1 on error. */
-int write_record(RecordWriter *writer, PyObject *observation, PyObject *case_id, const Card *card,
+   its scorecard line (without newline), and sets card->audit to its failed findings: 1, 0 when
+   the Python path must decide (nothing appended), -1 on error. */
+int write_record(RecordWriter *writer, PyObject *observation, PyObject *case_id, Card *card,
                  const char *scorecard, Py_ssize_t scorecard_length, Py_ssize_t number);
+
+/* number_records(text, keys, repetitions) -> text with each "repetition":0, numbered
+   (record.c). */
+PyObject *number_records(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

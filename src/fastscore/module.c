@@ -174,10 +174,11 @@ score_raw_line(Buffer *out, Scratch *scratch, const char *start, Py_ssize_t leng
     if (status == 1) {
         Py_ssize_t mark = out->size;
         Counts before = *counts;
-        status = score_record(out, observation, plan, policy, head, counts, card);
+        status = score_record(out, observation, plan, policy, head, counts, card, records == NULL);
         if (status == 1 && records != NULL) {
             status = write_record(records, observation, case_id, card, out->data + mark,
                                   out->size - mark - 1, number);
+            counts->audit_failed += status == 1 ? card->audit : 0;
         }
         if (status == 1 && rows != NULL) {
             *row = build_row(observation, card, rows);
@@ -517,6 +518,10 @@ static PyMethodDef methods[] = {
      " for each scored line instead of its text; with records (fastpath.FastScorer.score_records),"
      " record lines (repetition 0) instead of scorecard lines, each piece of them followed by"
      " the list of its lines' run keys (bundle, candidate, case)."},
+    {"number_records", (PyCFunction)(void (*)(void))number_records, METH_FASTCALL,
+     "number_records(text, keys, repetitions) -> text (record lines) with the placeholder"
+     " \"repetition\":0, of each line numbered: keys holds each line's run key, repetitions"
+     " (a dict, updated) how many runs of each key came before."},
     {"is_unambiguous", is_unambiguous, METH_O,
      "is_unambiguous(line) -> whether the fast path may read the line: one JSON value the"
      " general path reads as msgspec does (no repeated key, integers within 2**53, numbers below"

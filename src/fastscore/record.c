@@ -86,6 +86,32 @@ evidence(PyObject *observation, long where)
     return parent == NULL ? NULL : field(parent, name);
 }
 
+/* A number of an observation as jsformat.format_js_number spells it (number_spelling, without
+   making a str for the usual integer or double). */
+static int
+append_number(Buffer *out, PyObject *number)
+{
+    if (PyFloat_CheckExact(number)) {
+        return append_double(out, PyFloat_AS_DOUBLE(number));
+    }
+    if (PyLong_CheckExact(number)) {
+        int overflow;
+        long long value = PyLong_AsLongLongAndOverflow(number, &overflow);
+        if (value == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (!overflow && -(1LL << 53) <= value && value <= (1LL << 53)) {
+            char digits[32];
+            int length = snprintf(digits, sizeof digits, "%lld", value);
+            return append(out, digits, length);
+        }
+    }
+    PyObject *text = number_spelling(number);
+    int status = text == NULL ? -1 : append_str(out, text);
+    Py_XDECREF(text);
+    return status;
+}
+
 /* An observed value as Finding.to_json writes it: text redacted and quoted (reason_json), a
    list of text likewise, a number as JavaScript spells it. 1 when written, 0 when it is not a
    value this file knows (the line is declined), -1 on error. */
@@ -101,10 +127,7 @@ append_evidence(Buffer *out, PyObject *value)
                    : 1;
     }
     if (PyLong_CheckExact(value) || PyFloat_CheckExact(value)) {
-        PyObject *text = number_spelling(value);
-        int status = text == NULL ? -1 : append_str(out, text);
-        Py_XDECREF(text);
-        return status < 0 ? -1 : 1;
+        return append_number(out, value) < 0 ? -1 : 1;
     }
     if (PyList_CheckExact(value)) {
         if (APPEND_LITERAL(out, "[") < 0) {
@@ -400,10 +423,7 @@ append_metric(Buffer *out, const char *key, Py_ssize_t key_length, PyObject *val
         return -1;
     }
     *first = 0;
-    PyObject *text = number_spelling(value);
-    int status = text == NULL ? -1 : append_str(out, text);
-    Py_XDECREF(text);
-    return status < 0 ? -1 : 1;
+    return append_number(out, value) < 0 ? -1 : 1;
 }
 
 /* The observation's metrics (METRIC_KEYS, in order). */
@@ -466,7 +486,7 @@ append_count(Buffer *out, const char *key, long count)
 }
 
 int
-write_record(RecordWriter *writer, PyObject *observation, PyObject *case_id, const Card *card,
+write_record(RecordWriter *writer, PyObject *observation, PyObject *case_id, Card *card,
              const char *scorecard, Py_ssize_t scorecard_length, Py_ssize_t number)
 {
     Buffer *out = writer->out;
@@ -543,10 +563,86 @@ write_record(RecordWriter *writer, PyObject *observation, PyObject *case_id, con
         goto done;
     }
     Py_DECREF(key);
+    card->audit = (int)audit.failed;
     status = 1;
 done:
     if (status != 1) {
         out->size = mark;
     }
     return status;
+}
+
+/* The placeholder a worker writes for the run number (engine/_parallel.py). */
+static const char PLACEHOLDER[] = "\"repetition\":0,";
+#define PLACEHOLDER_LENGTH ((Py_ssize_t)sizeof(PLACEHOLDER) - 1)
+
+/* The placeholder in the line starting at `line` (it is near the start), or NULL. A JSON
+   string's quotes are escaped, so a quote that starts the placeholder starts the key itself. */
+static const char *
+find_placeholder(const char *line, const char *end)
+{
+    for (const char *at = line; at < end; at++) {
+        at = memchr(at, '"', (size_t)(end - at));
+        if (at == NULL) {
+            return NULL;
+        }
+        if (end - at >= PLACEHOLDER_LENGTH && memcmp(at, PLACEHOLDER, PLACEHOLDER_LENGTH) == 0) {
+            return at;
+        }
+    }
+    return NULL;
+}
+
+PyObject *
+number_records(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyUnicode_Check(args[0]) || !PyList_Check(args[1]) ||
+        !PyDict_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "number_records(text, keys, repetitions)");
+        return NULL;
+    }
+    PyObject *keys = args[1], *repetitions = args[2];
+    Py_ssize_t size;
+    const char *text = PyUnicode_AsUTF8AndSize(args[0], &size);
+    if (text == NULL) {
+        return NULL;
+    }
+    const char *end = text + size, *line = text;
+    Buffer out;
+    buffer_init(&out);
+    PyObject *result = NULL;
+    for (Py_ssize_t index = 0; index < PyList_GET_SIZE(keys); index++) {
+        const char *found = find_placeholder(line, end);
+        const char *after = found ? found + PLACEHOLDER_LENGTH : NULL;
+        const char *newline = after ? memchr(after, '\n', (size_t)(end - after)) : NULL;
+        if (newline == NULL) {
+            PyErr_SetString(PyExc_ValueError, "fewer record lines than keys");
+            goto done;
+        }
+        PyObject *key = PyList_GET_ITEM(keys, index);
+        PyObject *seen = PyDict_GetItemWithError(repetitions, key);
+        long long count = 0;
+        if (seen == NULL ? PyErr_Occurred() != NULL
+                         : (count = PyLong_AsLongLong(seen)) == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+        PyObject *next = PyLong_FromLongLong(count + 1);
+        int stored = next == NULL ? -1 : PyDict_SetItem(repetitions, key, next);
+        Py_XDECREF(next);
+        char number[48];
+        int length = snprintf(number, sizeof number, "\"repetition\":%lld,", count + 1);
+        if (stored < 0 || append(&out, line, found - line) < 0 ||
+            append(&out, number, length) < 0 || append(&out, after, newline + 1 - after) < 0) {
+            goto done;
+        }
+        line = newline + 1;
+    }
+    if (line != end) {
+        PyErr_SetString(PyExc_ValueError, "more record lines than keys");
+        goto done;
+    }
+    result = PyUnicode_DecodeUTF8(out.data, out.size, NULL);
+done:
+    buffer_free(&out);
+    return result;
 }

@@ -477,3 +477,31 @@ def test_the_c_scorer_writes_every_plain_line_of_each_variant(
     variants, _ = _variants(tmp_path, catalog)
     _records_run([str(ROOT / "observations"), *map(str, variants)], catalog, 1)
     assert written == []
+
+
+def test_run_numbers_are_written_in_by_c_as_by_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The main process's numbering of record lines gives the same text and counts in C as in
+    Python, a count carried from piece to piece; a piece whose lines and keys differ in number
+    is refused by both."""
+    line = '{"schema":"s","caseId":"a\\"repetition\\":0,","repetition":0,"x":"\u2028\u00e9"}\n'
+    keys = [("b", "c", "one"), ("b", "c", "two"), ("b", "c", "one")]
+    answers = []
+    for compiled in (True, False):
+        if not compiled:
+            monkeypatch.setattr(fastpath, "_fastscore", None)
+        repetitions = {("b", "c", "one"): 4}
+        texts = [
+            fastpath.number_records(line * 3, keys, repetitions),
+            fastpath.number_records(line, keys[:1], repetitions),
+        ]
+        answers.append((texts, repetitions))
+        for lines, wrong in ((line * 2, keys), (line * 3, keys[:2])):
+            with pytest.raises(ValueError, match="record lines"):
+                fastpath.number_records(lines, wrong, {})
+    assert answers[0] == answers[1]
+    assert [json.loads(text)["repetition"] for text in answers[0][0][0].split("\n")[:-1]] == [
+        5,
+        1,
+        6,
+    ]
+    assert answers[0][1] == {("b", "c", "one"): 7, ("b", "c", "two"): 1}

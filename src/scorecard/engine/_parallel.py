@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from scorecard.contract import Catalog, InputError, Policy
+from scorecard.fast import REPETITION_PLACEHOLDER, number_records
 
 from ._chunk_scorer import (
     RECORDS,
@@ -53,7 +54,7 @@ __all__ = [
 
 
 # Rendered before the run number is known; the main process writes the number in.
-_REPETITION_PLACEHOLDER = '"repetition":0,'
+_REPETITION_PLACEHOLDER = REPETITION_PLACEHOLDER
 
 
 _REPETITION_COLUMN = ROW_FIELDS.index("repetition")
@@ -137,9 +138,9 @@ def _numbered(run: Run, summary: RunSummary) -> Iterator[tuple[int, Any] | Input
 def _numbered_records(
     items: Iterable[str | list[RunKey] | InputError],
 ) -> Iterator[str | InputError]:
-    """Pieces of record lines with their repetitions written in (each piece comes followed by
+    """Pieces of record lines with their run numbers written in (each piece comes followed by
     its lines' run keys), and the errors between them, in input order."""
-    repetitions: Counter[RunKey] = Counter()
+    repetitions: dict[RunKey, int] = {}
     piece = ""
     for item in items:
         if isinstance(item, InputError):
@@ -147,14 +148,7 @@ def _numbered_records(
         elif isinstance(item, str):
             piece = item
         else:
-            # The placeholder is the key itself: a JSON string's quotes are escaped.
-            parts = piece.split(_REPETITION_PLACEHOLDER)
-            written = [parts[0]]
-            for key, part in zip(item, parts[1:], strict=True):
-                repetitions[key] += 1
-                written.append(f'"repetition":{repetitions[key]},')
-                written.append(part)
-            yield "".join(written)
+            yield number_records(piece, item, repetitions)
 
 
 def score_text(

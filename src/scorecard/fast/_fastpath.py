@@ -50,7 +50,15 @@ if TYPE_CHECKING:
     from scorecard.contract import Catalog, Policy
 
 
-__all__ = ["FastScorer", "compiled", "fast_scorer", "policy_plan", "row_plan"]
+__all__ = [
+    "REPETITION_PLACEHOLDER",
+    "FastScorer",
+    "compiled",
+    "fast_scorer",
+    "number_records",
+    "policy_plan",
+    "row_plan",
+]
 
 _SAFE = 2**53
 _HEADS_LIMIT = 256
@@ -261,6 +269,27 @@ class FastScorer:
         return _fastscore.score_block(
             block, first_line, self._plans, self._policy, self._heads_of(bundle_id), rows, detail
         )
+
+
+REPETITION_PLACEHOLDER = '"repetition":0,'
+"""What a worker writes in a record for its run number, which only the main process knows."""
+
+
+def number_records(text: str, keys: list[RunKey], repetitions: dict[RunKey, int]) -> str:
+    """``text`` (whole record lines, each holding :data:`REPETITION_PLACEHOLDER`) with each
+    line's run number written in: ``keys`` gives each line's run key, ``repetitions`` how many
+    runs of each key came before (updated). In C where the extension is in use."""
+    if _fastscore is not None:
+        return _fastscore.number_records(text, keys, repetitions)
+    # A JSON string's quotes are escaped: the placeholder is only ever the key itself.
+    parts = text.split(REPETITION_PLACEHOLDER)
+    if len(parts) != len(keys) + 1:
+        raise ValueError("as many record lines as keys")
+    written = [parts[0]]
+    for key, part in zip(keys, parts[1:], strict=True):
+        count = repetitions[key] = repetitions.get(key, 0) + 1
+        written += (f'"repetition":{count},', part)
+    return "".join(written)
 
 
 def compiled() -> bool:
