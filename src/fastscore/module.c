@@ -2,7 +2,8 @@
 
    This is a second implementation of validation.py's contract rules, scoring.py (dimensions),
    audit.py (the count of failed findings) and lines.py (the scorecard line), for the one case
-   that dominates every large run: a plainly valid observation scored for the `jsonl` format.
+   that dominates every large run: a plainly valid observation scored for the `jsonl` format
+   (or as its row, row.c, or its whole scored record, record.c).
    Lines that strict.c finds unambiguous (any key order, whitespace and escapes) are decoded
    into the msgspec structs of recognize.py. A line it is not sure of is handed back, and the
    caller takes the Python path, which stays the definition:

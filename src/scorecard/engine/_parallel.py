@@ -5,8 +5,9 @@ with a pool, a file's chunks are byte ranges its workers read, and for ``jsonl``
 number, themselves); each chunk is parsed, validated, scored, audited and rendered by a worker
 process (:mod:`._chunk_scorer`; with one worker, right here), and only the output text and a
 small tally come back (sending records back costs more than scoring them; forked workers write
-``jsonl`` text into shared memory, :mod:`._slots`, and send back where it lies). Plain ``jsonl``
-records take the compiled fast path (:mod:`scorecard.fast._fastpath`). Chunks come back in
+``jsonl`` and ``records`` text into shared memory, :mod:`._slots`, and send back where it lies).
+Plain ``jsonl`` and ``records`` lines take the compiled fast path
+(:mod:`scorecard.fast._fastpath`). Chunks come back in
 submission order (:mod:`._pool`); the main process numbers repetitions and counts the summary
 exactly as the serial path does, so the bytes written do not depend on the worker count. At most
 ``WINDOW x workers`` chunks are in flight, which bounds memory however large the input is. The

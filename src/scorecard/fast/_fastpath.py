@@ -1,4 +1,6 @@
-"""The fast path of ``scorecard score`` for the usual line: a plainly valid observation, ``jsonl`` out.
+"""The fast path of ``scorecard score`` for the usual line: a plainly valid observation, ``jsonl``
+out (or its row, or its ``records`` line: :meth:`FastScorer.score_rows`,
+:meth:`FastScorer.score_records`).
 
 :meth:`FastScorer.score_block` hands a block of JSON Lines to the C extension
 ``scorecard.fast._fastscore``, which splits it into lines, checks on the raw bytes that the
