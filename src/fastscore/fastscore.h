@@ -175,6 +175,25 @@ append(Buffer *buffer, const char *text, Py_ssize_t length)
 
 #define APPEND_LITERAL(buffer, text) append((buffer), (text), (Py_ssize_t)sizeof(text) - 1)
 
+/* Room for `capacity` bytes in all, made once (appending then copies nothing more). */
+static inline int
+reserve(Buffer *buffer, Py_ssize_t capacity)
+{
+    if (capacity <= buffer->capacity) {
+        return 0;
+    }
+    char *grown = PyMem_Malloc(capacity);
+    if (grown == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(grown, buffer->data, buffer->size);
+    buffer_free(buffer);
+    buffer->data = grown;
+    buffer->capacity = capacity;
+    return 0;
+}
+
 static inline int
 append_str(Buffer *buffer, PyObject *text)
 {
@@ -189,7 +208,28 @@ int append_call(Buffer *buffer, PyObject *helper, PyObject *argument);
 #define CACHED_LENGTH 256
 int append_cached(Buffer *buffer, PyObject *cache, PyObject *helper, PyObject *argument);
 int append_double(Buffer *buffer, double value);
+/* append_double without the cache of spellings: for measures, which rarely repeat (and would
+   push the scores' spellings out). */
+int append_measure(Buffer *buffer, double value);
 PyObject *number_spelling(PyObject *number);
+
+/* An integer in decimal (snprintf costs more than the rest of a record's small numbers). */
+static inline int
+append_integer(Buffer *buffer, long long value)
+{
+    char digits[24];
+    char *at = digits + sizeof digits;
+    unsigned long long magnitude = value < 0 ? 0ULL - (unsigned long long)value
+                                             : (unsigned long long)value;
+    do {
+        *--at = (char)('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude);
+    if (value < 0) {
+        *--at = '-';
+    }
+    return append(buffer, at, (Py_ssize_t)(digits + sizeof digits - at));
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Which lines the fast path may read (strict.c).                                              */

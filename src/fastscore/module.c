@@ -299,8 +299,8 @@ score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         writer.source_head = PyTuple_GET_ITEM(given, 3);
         writer.array = PyObject_IsTrue(PyTuple_GET_ITEM(given, 4));
         writer.audit_gates = PyObject_IsTrue(PyTuple_GET_ITEM(given, 5));
-        if (writer.array < 0 || writer.audit_gates < 0 ||
-            (writer.keys = PyList_New(0)) == NULL) {
+        writer.keys = NULL; /* made with the pieces, once the arguments are checked */
+        if (writer.array < 0 || writer.audit_gates < 0) {
             return NULL;
         }
         records = &writer;
@@ -330,7 +330,16 @@ score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *pieces = PyList_New(0);
-    if (pieces == NULL) {
+    /* A block's records take about its size: room for them at once. */
+    if (pieces == NULL || (records != NULL && ((writer.keys = PyList_New(0)) == NULL ||
+                                               reserve(&record_out, PyBytes_GET_SIZE(block) +
+                                                                        PyBytes_GET_SIZE(block) / 4 +
+                                                                        65536) < 0))) {
+        Py_XDECREF(pieces);
+        if (records != NULL) {
+            Py_XDECREF(writer.keys);
+        }
+        buffer_free(&record_out);
         return NULL;
     }
     Buffer out;

@@ -92,7 +92,7 @@ static int
 append_number(Buffer *out, PyObject *number)
 {
     if (PyFloat_CheckExact(number)) {
-        return append_double(out, PyFloat_AS_DOUBLE(number));
+        return append_measure(out, PyFloat_AS_DOUBLE(number));
     }
     if (PyLong_CheckExact(number)) {
         int overflow;
@@ -101,9 +101,7 @@ append_number(Buffer *out, PyObject *number)
             return -1;
         }
         if (!overflow && -(1LL << 53) <= value && value <= (1LL << 53)) {
-            char digits[32];
-            int length = snprintf(digits, sizeof digits, "%lld", value);
-            return append(out, digits, length);
+            return append_integer(out, value);
         }
     }
     PyObject *text = number_spelling(number);
@@ -181,9 +179,7 @@ constant_finding(Buffer *out, Audit *audit, PyObject *text)
 static int
 append_index(Buffer *out, Py_ssize_t index)
 {
-    char digits[32];
-    int length = snprintf(digits, sizeof digits, "%zd", index);
-    return append(out, digits, length);
+    return append_integer(out, (long long)index);
 }
 
 /* _equal (CHECK_EQUAL: actual == expected) and _at_most (CHECK_AT_MOST: actual <= bound):
@@ -480,9 +476,7 @@ append_failure(Buffer *out, PyObject *failure)
 static int
 append_count(Buffer *out, const char *key, long count)
 {
-    char text[64];
-    int length = snprintf(text, sizeof text, "%s%ld", key, count);
-    return append(out, text, length);
+    return append(out, key, (Py_ssize_t)strlen(key)) < 0 ? -1 : append_integer(out, count);
 }
 
 int
@@ -611,6 +605,10 @@ number_records(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Buffer out;
     buffer_init(&out);
     PyObject *result = NULL;
+    /* The numbers' digits replace a 0 each: room for all of them at once. */
+    if (reserve(&out, size + 20 * PyList_GET_SIZE(keys)) < 0) {
+        return NULL;
+    }
     for (Py_ssize_t index = 0; index < PyList_GET_SIZE(keys); index++) {
         const char *found = find_placeholder(line, end);
         const char *after = found ? found + PLACEHOLDER_LENGTH : NULL;
@@ -629,10 +627,9 @@ number_records(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyObject *next = PyLong_FromLongLong(count + 1);
         int stored = next == NULL ? -1 : PyDict_SetItem(repetitions, key, next);
         Py_XDECREF(next);
-        char number[48];
-        int length = snprintf(number, sizeof number, "\"repetition\":%lld,", count + 1);
-        if (stored < 0 || append(&out, line, found - line) < 0 ||
-            append(&out, number, length) < 0 || append(&out, after, newline + 1 - after) < 0) {
+        if (stored < 0 || append(&out, line, found - line + PLACEHOLDER_LENGTH - 2) < 0 ||
+            append_integer(&out, count + 1) < 0 || append(&out, ",", 1) < 0 ||
+            append(&out, after, newline + 1 - after) < 0) {
             goto done;
         }
         line = newline + 1;
@@ -641,7 +638,15 @@ number_records(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_ValueError, "more record lines than keys");
         goto done;
     }
-    result = PyUnicode_DecodeUTF8(out.data, out.size, NULL);
+    if (PyUnicode_IS_ASCII(args[0])) { /* the usual text: copied, not decoded again */
+        result = PyUnicode_New(out.size, 127);
+        if (result != NULL) {
+            memcpy(PyUnicode_DATA(result), out.data, (size_t)out.size);
+        }
+    }
+    else {
+        result = PyUnicode_DecodeUTF8(out.data, out.size, NULL);
+    }
 done:
     buffer_free(&out);
     return result;
