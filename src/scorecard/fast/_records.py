@@ -3,9 +3,9 @@
 A record is the scorecard line plus the observation's facts and its audit (``docs/records.md``).
 The C code writes it from texts made here, once per case or bundle, by the Python definitions
 themselves: each audit finding that does not pass is :meth:`~scorecard.core.Finding.to_json`
-written by :func:`~scorecard.contract.js_json`, with a hole where the evidence goes
-(:data:`_HOLE`), cut in two at the hole; the C code writes the evidence there (redacted and
-quoted by ``reason_json``, as ``to_json`` redacts it). So codes, pointers, hints and expected
+written by :func:`~scorecard.contract.js_json`, with holes where the evidence and an index go
+(:data:`_EVIDENCE`, :data:`_INDEX`), cut at the holes; the C code writes the evidence there
+(redacted and quoted by ``reason_json``, as ``to_json`` redacts it) and the index. So codes, pointers, hints and expected
 values are spelt by the Python path, and the C code only decides which findings a line has, in
 the order :func:`~scorecard.core.audit_observation` lists them (``src/fastscore/record.c``).
 ``tests/fast/test_records.py`` compares every line with the general path's.
@@ -27,9 +27,11 @@ from scorecard.core import (
 
 __all__ = ["record_checks", "record_heads", "roster_labels", "source_head"]
 
-# A character no finding's constant text holds, which JSON.stringify writes as it is: where the
-# evidence goes.
-_HOLE = "\ue000"
+# Characters no finding's constant text holds, which JSON.stringify writes as they are: where
+# the evidence goes (``actual``, which ``to_json`` writes quoted) and where an index goes (in a
+# pointer).
+_EVIDENCE = "\ue000"
+_INDEX = "\ue001"
 
 # What a check reads (``WHERE_*`` in ``src/fastscore/record.c``).
 _WHERE = {
@@ -56,26 +58,20 @@ def _text(finding: Finding) -> str:
     return js_json(finding.to_json())
 
 
-def _cut(finding: Finding) -> tuple[str, ...]:
-    """The finding's text cut at each hole."""
-    parts = tuple(_text(finding).split(_HOLE))
-    if len(parts) < 2:
-        raise ValueError("a finding's text without its hole")
-    return parts
-
-
-def _evidence_cut(finding: Finding) -> tuple[str, str]:
-    """The finding's text before and after its evidence (``actual``, the hole quoted)."""
-    head, tail = _text(finding).split(json_string(_HOLE))
-    return head, tail
+def _pieces(finding: Finding, holes: int) -> tuple[str, ...]:
+    """The finding's text cut at its ``holes`` holes (evidence, index), in order."""
+    pieces = tuple(_text(finding).replace(json_string(_EVIDENCE), _INDEX).split(_INDEX))
+    if len(pieces) != holes + 1:
+        raise ValueError("a finding's text with its holes elsewhere")
+    return pieces
 
 
 def _equal(name: str, expected: Any, kind: int = _EQUAL, bound_text: Any = None) -> tuple[Any, ...]:
     code, assertion, pointer, hint = CHECKS[name]
     shown = expected if bound_text is None else bound_text
-    failed = Finding(code, assertion, pointer, "failed", shown, _HOLE, hint)
+    failed = Finding(code, assertion, pointer, "failed", shown, _EVIDENCE, hint)
     absent = Finding(code, assertion, pointer, "not_observed", shown, None)
-    return (kind, _WHERE[name], expected, *_evidence_cut(failed), _text(absent))
+    return (kind, _WHERE[name], expected, *_pieces(failed, 1), _text(absent))
 
 
 def _members(name: str, required: tuple[str, ...]) -> tuple[Any, ...]:
@@ -95,27 +91,40 @@ def _markers(required: tuple[str, ...]) -> tuple[Any, ...]:
     per_marker = []
     for marker in required:
         out_of_order, missing = marker_hints(required, marker)
-        index_hole = f"{pointer}/{_HOLE}"
-        late = Finding(code, assertion, index_hole, "failed", list(required), _HOLE, out_of_order)
-        head, rest = _cut(late)[0], _HOLE.join(_cut(late)[1:])
-        middle, tail = rest.split(json_string(_HOLE))
-        never = Finding(
-            MARKER_MISSING, assertion, pointer, "failed", list(required), _HOLE, missing
+        late = Finding(
+            code,
+            assertion,
+            f"{pointer}/{_INDEX}",
+            "failed",
+            list(required),
+            _EVIDENCE,
+            out_of_order,
         )
-        per_marker.append((head, middle, tail, *_evidence_cut(never)))
+        never = Finding(
+            MARKER_MISSING, assertion, pointer, "failed", list(required), _EVIDENCE, missing
+        )
+        per_marker.append((*_pieces(late, 2), *_pieces(never, 1)))
     return (_MARKERS, required, _text(absent), tuple(per_marker))
 
 
 def _forbidden(forbidden: tuple[str, ...]) -> tuple[Any, ...]:
     code, assertion, pointer, hint = CHECKS["forbiddenPrpEventTypes"]
-    pieces = []
-    for event_type in forbidden:
-        seen = Finding(
-            code, assertion, f"{pointer}/{_HOLE}", "failed", f"not {event_type}", event_type, hint
+    pieces = tuple(
+        _pieces(
+            Finding(
+                code,
+                assertion,
+                f"{pointer}/{_INDEX}",
+                "failed",
+                f"not {event_type}",
+                event_type,
+                hint,
+            ),
+            1,
         )
-        head, tail = _cut(seen)
-        pieces.append((head, tail))
-    return (_FORBIDDEN, forbidden, tuple(pieces))
+        for event_type in forbidden
+    )
+    return (_FORBIDDEN, forbidden, pieces)
 
 
 def record_checks(plan: tuple[Any, ...]) -> tuple[tuple[Any, ...], ...]:
@@ -156,9 +165,9 @@ def record_checks(plan: tuple[Any, ...]) -> tuple[tuple[Any, ...], ...]:
     if max_attempts is not None:
         code, assertion, pointer, hint = CHECKS["maxAttempts"]
         bound = f"<= {max_attempts}"
-        counted = _evidence_cut(Finding(code, assertion, pointer, "failed", bound, _HOLE, hint))
-        metered = _evidence_cut(
-            Finding(code, assertion, METRICS_ATTEMPTS, "failed", bound, _HOLE, hint)
+        counted = _pieces(Finding(code, assertion, pointer, "failed", bound, _EVIDENCE, hint), 1)
+        metered = _pieces(
+            Finding(code, assertion, METRICS_ATTEMPTS, "failed", bound, _EVIDENCE, hint), 1
         )
         checks.append((_ATTEMPTS, max_attempts, counted[0], metered[0], counted[1]))
     if max_runs is not None:
@@ -187,8 +196,8 @@ def record_checks(plan: tuple[Any, ...]) -> tuple[tuple[Any, ...], ...]:
         if expected is not None:
             checks.append(_equal(name, expected))
     code, assertion, pointer, hint = CHECKS["providers"]
-    other = Finding(code, assertion, pointer, "failed", list(providers), _HOLE, hint)
-    checks.append((_PROVIDER, providers, *_evidence_cut(other)))
+    other = Finding(code, assertion, pointer, "failed", list(providers), _EVIDENCE, hint)
+    checks.append((_PROVIDER, providers, *_pieces(other, 1)))
     return tuple(checks)
 
 
