@@ -31,9 +31,13 @@ With one and two workers among the worker counts, the scaling table sets two wor
 over one against the best this machine gives in the same rounds: two one-worker runs side by
 side, each scoring half of the variant's lines ("halves at once": start-up, reading and writing
 included, nothing shared). Its last column is how much of that best two workers reach.
+The ``records`` variant is ``own`` written as ``--format records`` (``scorecard.record.v1``,
+``docs/records.md``) instead of JSON Lines scorecards, in the same rounds: its table sets its
+time beside ``own``'s for each worker count and checkout (records / jsonl, wall and CPU).
 Configurations take turns for
 ``--repeat`` rounds and each shows its fastest round. The outputs of every variant (and worker
-count, and checkout) must be byte-identical: the same observations give the same scorecards.
+count, and checkout) must be byte-identical: the same observations give the same scorecards;
+so must the records outputs among themselves.
 Machines here are shared and noisy: quote ratios from one run.
 """
 
@@ -199,6 +203,31 @@ def in_process(corpus: Path, rounds: int, source: Path | None = None) -> tuple[f
     return declined / max(lines, 1), ratio
 
 
+RECORDS = ("--format", "records")
+"""What the ``records`` variant adds to ``scorecard score``."""
+
+
+def print_records(
+    best: dict[tuple[str, int, Path | None], tuple[float, float]],
+    least_cpu: dict[tuple[str, int, Path | None], float],
+    records: dict[tuple[int, Path | None], tuple[float, float]],
+) -> None:
+    """The ``records`` variant's time beside the JSON Lines time of the same corpus (``own``),
+    each the fastest of the same rounds, wall and CPU."""
+    print(
+        f"\n{'variant':9} {'checkout':9} {'workers':>7} {'records s':>9} {'jsonl s':>8} "
+        f"{'records / jsonl':>15} {'(CPU)':>6}"
+    )
+    for (workers, source), (elapsed, cpu) in records.items():
+        jsonl = best[("own", workers, source)][0]
+        jsonl_cpu = least_cpu[("own", workers, source)]
+        checkout = "this" if source is None else source.name
+        print(
+            f"{'records':9} {checkout:9} {workers:7} {elapsed:9.2f} {jsonl:8.2f} "
+            f"{elapsed / jsonl:15.2f} {cpu / jsonl_cpu:6.2f}"
+        )
+
+
 def _size(path: Path) -> int:
     """Bytes of a file, or of the files in a folder."""
     if path.is_dir():
@@ -258,6 +287,7 @@ def main() -> int:
         baselines_cpu = dict.fromkeys(corpora, 0.0)
         best: dict[tuple[str, int, Path | None], tuple[float, float]] = {}
         least_cpu: dict[tuple[str, int, Path | None], float] = {}
+        records: dict[tuple[int, Path | None], tuple[float, float]] = {}
         empty = folder / "empty.jsonl"
         empty.write_bytes(b"")
         startup = float("inf")
@@ -278,6 +308,13 @@ def main() -> int:
                 key = (name, workers, source)
                 best[key] = min(best.get(key, (elapsed, peak)), (elapsed, peak))
                 least_cpu[key] = min(least_cpu.get(key, cpu), cpu)
+            for workers, source in (
+                (workers, source) for source in sources for workers in arguments.workers
+            ):
+                out = folder / f"records-{workers}-{sources.index(source)}.jsonl"
+                elapsed, _, cpu = measure_score(corpora["own"], out, workers, source, RECORDS)
+                earlier = records.get((workers, source), (elapsed, cpu))
+                records[(workers, source)] = (min(earlier[0], elapsed), min(earlier[1], cpu))
             if {1, 2} <= set(arguments.workers):
                 for name, source in ((name, source) for source in sources for name in halves):
                     first, second = halves[name]
@@ -318,12 +355,18 @@ def main() -> int:
             )
             out = folder / f"out-{index}.jsonl"
             digests.add(hashlib.sha256(out.read_bytes()).hexdigest())
+        record_digests = {
+            hashlib.sha256(path.read_bytes()).hexdigest() for path in folder.glob("records-*.jsonl")
+        }
         identical = len(digests) == 1
         print(f"\noutputs identical across variants, worker counts and checkouts: {identical}")
+        records_identical = len(record_digests) == 1
+        print(f"records identical across worker counts and checkouts: {records_identical}")
+        print_records(best, least_cpu, records)
         if split:
             print_scaling(best, split)
         print(f"at the end, {load_average()}")
-    return 0 if identical else 1
+    return 0 if identical and records_identical else 1
 
 
 if __name__ == "__main__":

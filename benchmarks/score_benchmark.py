@@ -125,21 +125,25 @@ def run_score(
 
 
 def measure_score(
-    corpus: Path, out: Path, workers: int, source: Path | None = None
+    corpus: Path,
+    out: Path,
+    workers: int,
+    source: Path | None = None,
+    options: tuple[str, ...] = (),
 ) -> tuple[float, float, float]:
     """(wall seconds, peak RSS MiB of the largest process, CPU seconds of all its processes)
-    of one scoring run.
+    of one scoring run (``options``: more arguments of ``scorecard score``, ``--format``...).
 
     ``source``: another checkout of this repository whose ``src`` is imported instead.
     The run imports compiled bytecode, as an installed program does: it is cached under the
     corpus folder (``PYTHONPYCACHEPREFIX``) even where ``PYTHONDONTWRITEBYTECODE`` is set, as it
     is on this project's machines, which would otherwise compile every module at every start.
     """
-    return measure_scores_at_once([(corpus, out, workers, source)])[0]
+    return measure_scores_at_once([(corpus, out, workers, source)], options)[0]
 
 
 def measure_scores_at_once(
-    runs: list[tuple[Path, Path, int, Path | None]],
+    runs: list[tuple[Path, Path, int, Path | None]], options: tuple[str, ...] = ()
 ) -> list[tuple[float, float, float]]:
     """:func:`measure_score` of each (corpus, out, workers, source), all started together and
     running side by side; each run's figures are its own."""
@@ -158,6 +162,7 @@ def measure_scores_at_once(
             str(out),
             "--workers",
             str(workers),
+            *options,
         ]
         # Each run writes a new file: replacing the previous round's output would also time
         # the file system freeing it, which is not scoring.

@@ -24,7 +24,11 @@ RUNS = [
     (
         "producer_benchmark.py",
         ["--observations", "300", "--repeat", "1"],
-        ["outputs identical across variants, worker counts and checkouts: True"],
+        [
+            "outputs identical across variants, worker counts and checkouts: True",
+            "records identical across worker counts and checkouts: True",
+            "records / jsonl",
+        ],
     ),
     (
         "score_benchmark.py",

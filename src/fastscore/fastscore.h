@@ -8,6 +8,7 @@
    text.c        the output buffer's helpers: cached quoting, numbers spelt as JavaScript does
    strict.c      which lines the fast path may read: the general path's JSON checks on raw bytes
    row.c         the aggregation row of one scored observation (contract.ROW_COLUMNS)
+   record.c      the scored record of one observation (`--format records`), its audit findings
 
    Helpers every line calls many times are static inline here. */
 
@@ -174,6 +175,25 @@ append(Buffer *buffer, const char *text, Py_ssize_t length)
 
 #define APPEND_LITERAL(buffer, text) append((buffer), (text), (Py_ssize_t)sizeof(text) - 1)
 
+/* Room for `capacity` bytes in all, made once (appending then copies nothing more). */
+static inline int
+reserve(Buffer *buffer, Py_ssize_t capacity)
+{
+    if (capacity <= buffer->capacity) {
+        return 0;
+    }
+    char *grown = PyMem_Malloc(capacity);
+    if (grown == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(grown, buffer->data, buffer->size);
+    buffer_free(buffer);
+    buffer->data = grown;
+    buffer->capacity = capacity;
+    return 0;
+}
+
 static inline int
 append_str(Buffer *buffer, PyObject *text)
 {
@@ -188,7 +208,28 @@ int append_call(Buffer *buffer, PyObject *helper, PyObject *argument);
 #define CACHED_LENGTH 256
 int append_cached(Buffer *buffer, PyObject *cache, PyObject *helper, PyObject *argument);
 int append_double(Buffer *buffer, double value);
+/* append_double without the cache of spellings: for measures, which rarely repeat (and would
+   push the scores' spellings out). */
+int append_measure(Buffer *buffer, double value);
 PyObject *number_spelling(PyObject *number);
+
+/* An integer in decimal (snprintf costs more than the rest of a record's small numbers). */
+static inline int
+append_integer(Buffer *buffer, long long value)
+{
+    char digits[24];
+    char *at = digits + sizeof digits;
+    unsigned long long magnitude = value < 0 ? 0ULL - (unsigned long long)value
+                                             : (unsigned long long)value;
+    do {
+        *--at = (char)('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude);
+    if (value < 0) {
+        *--at = '-';
+    }
+    return append(buffer, at, (Py_ssize_t)(digits + sizeof digits - at));
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Which lines the fast path may read (strict.c).                                              */
@@ -315,9 +356,10 @@ typedef struct {
 
 /* Appends the scorecard line of one recognised observation to `out` and describes it in `card`:
    1 when written, 0 when the Python path must decide (out may hold part of a line: the caller
-   rolls it back), -1 on error. */
+   rolls it back), -1 on error. Without `audited`, the failed findings are left to the caller
+   (records mode: record.c audits the line in full). */
 int score_record(Buffer *out, PyObject *observation, PyObject *plan, PyObject *policy,
-                 PyObject *head, Counts *counts, Card *card);
+                 PyObject *head, Counts *counts, Card *card, int audited);
 
 /* The row plan (fastpath.row_plan): per column of contract.ROW_COLUMNS, (source, argument). */
 enum {
@@ -342,5 +384,29 @@ enum {
    audit gates), labels a dict of candidate -> (model, tier). A new tuple; NULL without an error set when a
    value is not what the row may hold (the Python path decides), NULL with one on error. */
 PyObject *build_row(PyObject *observation, const Card *card, PyObject *rows);
+
+/* Records mode (record.c): what write_record needs besides the line, set once per block. */
+typedef struct {
+    Buffer *out;          /* the block's record lines */
+    Buffer findings;      /* scratch: one line's findings */
+    PyObject *checks;     /* case id -> fast._records.record_checks of its plan */
+    PyObject *heads;      /* case id -> `{"schema":...,"candidateId":` */
+    PyObject *labels;     /* candidate -> `"model":...,"tier":...,` (absent: both null) */
+    PyObject *source_head; /* `"source":{"file":...,"line":` (array: `...null,"index":`) */
+    int array;            /* the block is a .json array's elements: line n is index n - 1 */
+    int audit_gates;      /* the policy's auditGate */
+    PyObject *bundle;     /* the bundle id */
+    PyObject *keys;       /* the run keys (bundle, candidate, case) of the lines in `out` */
+} RecordWriter;
+
+/* Appends the record line (with its newline) of one scored observation to writer->out, around
+   its scorecard line (without newline), and sets card->audit to its failed findings: 1, 0 when
+   the Python path must decide (nothing appended), -1 on error. */
+int write_record(RecordWriter *writer, PyObject *observation, PyObject *case_id, Card *card,
+                 const char *scorecard, Py_ssize_t scorecard_length, Py_ssize_t number);
+
+/* number_records(text, keys, repetitions) -> text with each "repetition":0, numbered
+   (record.c). */
+PyObject *number_records(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

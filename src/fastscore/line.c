@@ -43,7 +43,7 @@ append_dimension(Buffer *out, PyObject *entry, const Result *result, int passed)
 
 int
 score_record(Buffer *out, PyObject *observation, PyObject *plan, PyObject *policy,
-             PyObject *head, Counts *counts, Card *card)
+             PyObject *head, Counts *counts, Card *card, int audited)
 {
     Result results[DIMENSION_COUNT];
     for (int index = 0; index < DIMENSION_COUNT; index++) {
@@ -162,7 +162,7 @@ score_record(Buffer *out, PyObject *observation, PyObject *plan, PyObject *polic
                                          : APPEND_LITERAL(out, "false}}\n")) < 0) {
             goto done;
         }
-        audit = audit_failed(observation, plan);
+        audit = audited ? audit_failed(observation, plan) : 0;
         if (audit < 0) {
             goto done;
         }

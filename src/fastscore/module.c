@@ -2,7 +2,8 @@
 
    This is a second implementation of validation.py's contract rules, scoring.py (dimensions),
    audit.py (the count of failed findings) and lines.py (the scorecard line), for the one case
-   that dominates every large run: a plainly valid observation scored for the `jsonl` format.
+   that dominates every large run: a plainly valid observation scored for the `jsonl` format
+   (or as its row, row.c, or its whole scored record, record.c).
    Lines that strict.c finds unambiguous (any key order, whitespace and escapes) are decoded
    into the msgspec structs of recognize.py. A line it is not sure of is handed back, and the
    caller takes the Python path, which stays the definition:
@@ -140,11 +141,12 @@ passes_contract(PyObject *observation)
 }
 
 /* One line: scored into `out` and `card` (1), declined (0), or an error (-1). With `rows`
-   (rows mode), `*row` is set to the line's row when it is scored. */
+   (rows mode), `*row` is set to the line's row when it is scored; with `records` (records
+   mode), its record line (line `number`) is written into records->out. */
 static int
 score_raw_line(Buffer *out, Scratch *scratch, const char *start, Py_ssize_t length,
                PyObject *plans, PyObject *policy, PyObject *heads, Counts *counts, Card *card,
-               PyObject *rows, PyObject **row)
+               PyObject *rows, PyObject **row, RecordWriter *records, Py_ssize_t number)
 {
     /* Read only what the general path would read as msgspec does (strict.c). */
     int unambiguous = unambiguous_json(scratch, start, length);
@@ -173,7 +175,12 @@ score_raw_line(Buffer *out, Scratch *scratch, const char *start, Py_ssize_t leng
     if (status == 1) {
         Py_ssize_t mark = out->size;
         Counts before = *counts;
-        status = score_record(out, observation, plan, policy, head, counts, card);
+        status = score_record(out, observation, plan, policy, head, counts, card, records == NULL);
+        if (status == 1 && records != NULL) {
+            status = write_record(records, observation, case_id, card, out->data + mark,
+                                  out->size - mark - 1, number);
+            counts->audit_failed += status == 1 ? card->audit : 0;
+        }
         if (status == 1 && rows != NULL) {
             *row = build_row(observation, card, rows);
             if (*row == NULL) {
@@ -214,6 +221,24 @@ flush(Buffer *out, PyObject *pieces)
     return status;
 }
 
+/* Records mode: ends the current piece of record lines, followed by the run keys of its lines
+   (a list of (bundle, candidate, case)), and starts a new list of keys. */
+static int
+flush_records(RecordWriter *writer, PyObject *pieces)
+{
+    if (writer->out->size == 0) {
+        return 0;
+    }
+    PyObject *keys = writer->keys;
+    writer->keys = PyList_New(0);
+    int status = writer->keys == NULL || flush(writer->out, pieces) < 0 ||
+                         PyList_Append(pieces, keys) < 0
+                     ? -1
+                     : 0;
+    Py_DECREF(keys);
+    return status;
+}
+
 static int
 is_ascii_space(char c)
 {
@@ -245,12 +270,43 @@ row_entry(PyObject *row, const Card *card, long detail, Py_ssize_t number, const
 static PyObject *
 score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5 && nargs != 7) {
+    if (nargs != 5 && nargs != 6 && nargs != 7) {
         PyErr_SetString(PyExc_TypeError, "score_block(block, first_line, case_plans, "
-                                         "policy_plan, heads[, rows, detail])");
+                                         "policy_plan, heads[, records | rows, detail])");
         return NULL;
     }
     PyObject *block = args[0], *plans = args[2], *policy = args[3], *heads = args[4];
+    Buffer record_out;
+    buffer_init(&record_out);
+    RecordWriter writer, *records = NULL;
+    if (nargs == 6) {
+        PyObject *given = args[5];
+        if (!PyTuple_CheckExact(given) || PyTuple_GET_SIZE(given) != 7 ||
+            !PyDict_CheckExact(PyTuple_GET_ITEM(given, 0)) ||
+            !PyDict_CheckExact(PyTuple_GET_ITEM(given, 1)) ||
+            !PyDict_CheckExact(PyTuple_GET_ITEM(given, 2)) ||
+            !PyUnicode_CheckExact(PyTuple_GET_ITEM(given, 3))) {
+            PyErr_SetString(PyExc_TypeError, "records is (checks, heads, labels, source head, "
+                                             "array, audit gates, bundle id)");
+            return NULL;
+        }
+        writer.bundle = PyTuple_GET_ITEM(given, 6);
+        writer.out = &record_out;
+        buffer_init(&writer.findings);
+        writer.checks = PyTuple_GET_ITEM(given, 0);
+        writer.heads = PyTuple_GET_ITEM(given, 1);
+        writer.labels = PyTuple_GET_ITEM(given, 2);
+        writer.source_head = PyTuple_GET_ITEM(given, 3);
+        writer.array = PyObject_IsTrue(PyTuple_GET_ITEM(given, 4));
+        writer.audit_gates = PyObject_IsTrue(PyTuple_GET_ITEM(given, 5));
+        writer.keys = NULL; /* made with the pieces, once the arguments are checked */
+        if (writer.array < 0 || writer.audit_gates < 0) {
+            return NULL;
+        }
+        records = &writer;
+    }
+    /* Records mode: `out` holds one line's scorecard; the text handed back is `record_out`. */
+    Buffer *text = records != NULL ? &record_out : NULL;
     PyObject *rows = nargs == 7 ? args[5] : NULL;
     long detail = nargs == 7 ? PyLong_AsLong(args[6]) : 0;
     Py_ssize_t first_line = PyLong_AsSsize_t(args[1]);
@@ -274,7 +330,16 @@ score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *pieces = PyList_New(0);
-    if (pieces == NULL) {
+    /* A block's records take about its size: room for them at once. */
+    if (pieces == NULL || (records != NULL && ((writer.keys = PyList_New(0)) == NULL ||
+                                               reserve(&record_out, PyBytes_GET_SIZE(block) +
+                                                                        PyBytes_GET_SIZE(block) / 4 +
+                                                                        65536) < 0))) {
+        Py_XDECREF(pieces);
+        if (records != NULL) {
+            Py_XDECREF(writer.keys);
+        }
+        buffer_free(&record_out);
         return NULL;
     }
     Buffer out;
@@ -305,7 +370,11 @@ score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Card card;
             PyObject *row = NULL;
             int status = score_raw_line(&out, &scratch, data + begin, end - begin, plans,
-                                        policy, heads, &counts, &card, rows, &row);
+                                        policy, heads, &counts, &card, rows, &row, records,
+                                        number);
+            if (records != NULL) {
+                out.size = 0;
+            }
             if (status < 0) {
                 failed = 1;
             }
@@ -322,7 +391,9 @@ score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             if (status == 0) {
                 PyObject *line = PyBytes_FromStringAndSize(data + begin, end - begin);
                 PyObject *entry = line ? Py_BuildValue("(nN)", number, line) : NULL;
-                if (entry == NULL || flush(&out, pieces) < 0 || PyList_Append(pieces, entry) < 0) {
+                if (entry == NULL ||
+                    (text ? flush_records(records, pieces) : flush(&out, pieces)) < 0 ||
+                    PyList_Append(pieces, entry) < 0) {
                     failed = 1;
                 }
                 Py_XDECREF(entry);
@@ -331,10 +402,15 @@ score_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         start = stop + 1;
         number++;
     }
-    if (!failed && flush(&out, pieces) < 0) {
+    if (!failed && (text ? flush_records(records, pieces) : flush(&out, pieces)) < 0) {
         failed = 1;
     }
     buffer_free(&out);
+    buffer_free(&record_out);
+    if (records != NULL) {
+        buffer_free(&writer.findings);
+        Py_XDECREF(writer.keys);
+    }
     scratch_free(&scratch);
     if (failed) {
         Py_DECREF(pieces);
@@ -449,7 +525,13 @@ static PyMethodDef methods[] = {
      " (pieces, (scored, gate_failures, unscoreable, audit_failed)): pieces are str (scorecard"
      " lines, each ending in a newline) and (line_number, raw_line) of the lines the Python path"
      " must decide; with rows (fastpath.FastScorer.score_rows), (row, failed_findings, detail)"
-     " for each scored line instead of its text."},
+     " for each scored line instead of its text; with records (fastpath.FastScorer.score_records),"
+     " record lines (repetition 0) instead of scorecard lines, each piece of them followed by"
+     " the list of its lines' run keys (bundle, candidate, case)."},
+    {"number_records", (PyCFunction)(void (*)(void))number_records, METH_FASTCALL,
+     "number_records(text, keys, repetitions) -> text (record lines) with the placeholder"
+     " \"repetition\":0, of each line numbered: keys holds each line's run key, repetitions"
+     " (a dict, updated) how many runs of each key came before."},
     {"is_unambiguous", is_unambiguous, METH_O,
      "is_unambiguous(line) -> whether the fast path may read the line: one JSON value the"
      " general path reads as msgspec does (no repeated key, integers within 2**53, numbers below"

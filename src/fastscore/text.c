@@ -120,6 +120,23 @@ append_double(Buffer *buffer, double value)
     return append(buffer, text, length);
 }
 
+int
+append_measure(Buffer *buffer, double value)
+{
+    char text[SPELLING_SIZE];
+    Py_ssize_t length = spell_double(value, text);
+    if (length < 0) {
+        return -1;
+    }
+    if (length == 0) {
+        PyObject *number = PyFloat_FromDouble(value);
+        int status = number == NULL ? -1 : append_call(buffer, number_text, number);
+        Py_XDECREF(number);
+        return status;
+    }
+    return append(buffer, text, length);
+}
+
 /* A JSON number of an observation as jsformat.format_js_number spells it (a new reference):
    here for integers JavaScript holds exactly and doubles repr spells without an exponent,
    otherwise by calling it. */

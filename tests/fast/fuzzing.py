@@ -36,6 +36,8 @@ from tests.fast.test_fastpath import (
     _text_and_summary,
     assert_same_or_declined,
 )
+from tests.fast.test_records import _records_and_summary
+from tests.fast.test_records import assert_same_or_declined as assert_same_record_or_declined
 
 Mutation = Callable[[st.DrawFn, bytes], bytes]
 
@@ -329,6 +331,16 @@ def mutated_lines(draw: st.DrawFn) -> bytes:
 _BOM = b"\xef\xbb\xbf"
 
 
+_BUNDLE_INFO = BundleInfo(id=BUNDLE, kind="override")
+
+#: Each output the C scorer writes, with how a chunk's output and summary are compared.
+_OUTPUTS = (
+    ("jsonl", _text_and_summary),
+    ("records", _records_and_summary),
+    (ROWS, _rows_and_summary),
+)
+
+
 def check_line(raw: bytes, catalog: Catalog, policy: Policy | None = None) -> int:
     """Each line of ``raw`` (a mutation may have split it; a byte order mark starting one is
     taken off, as only a file's first line may have one): the C path declines it (and may: the
@@ -340,6 +352,8 @@ def check_line(raw: bytes, catalog: Catalog, policy: Policy | None = None) -> in
             line = line[len(_BOM) :]
         if line and not line.isspace():
             answered += assert_same_or_declined(line, catalog, policy or Policy())
+            # the record C writes of it (findings, failure, source and all), or a decline
+            assert_same_record_or_declined(line, catalog, policy or Policy(), _BUNDLE_INFO)
     return answered
 
 
@@ -350,7 +364,7 @@ def check_block(lines: list[bytes], first_line: int, catalog: Catalog) -> None:
     block = b"\n".join(lines)
     chunk = Chunk("t.jsonl", BundleInfo(id=BUNDLE, kind="override"), block, first_line)
     for policy in (Policy(), Policy(audit_gate=True)):
-        for output, compare in (("jsonl", _text_and_summary), (ROWS, _rows_and_summary)):
+        for output, compare in _OUTPUTS:
             scorer = ChunkScorer(catalog, policy, output)
             assert scorer.fast is not None
             compiled = compare(chunk, scorer)
@@ -373,7 +387,7 @@ def check_array(lines: list[bytes], pretty: bool, catalog: Catalog) -> None:
     )
     whole = opening + separator.join(lines) + closing
     chunk = Chunk("t.json", BundleInfo(id=BUNDLE, kind="override"), whole_file=whole)
-    for output, compare in (("jsonl", _text_and_summary), (ROWS, _rows_and_summary)):
+    for output, compare in _OUTPUTS:
         scorer = ChunkScorer(catalog, Policy(), output)
         assert scorer.fast is not None
         compiled = compare(chunk, scorer)

@@ -13,12 +13,17 @@ from scorecard.contract import lazy_exports
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "CHECKS": "_audit",
+    "MARKER_MISSING": "_audit",
+    "METRICS_ATTEMPTS": "_audit",
     "AuditSummary": "_audit",
+    "Check": "_audit",
     "Finding": "_audit",
     "audit_observation": "_audit",
     "summarize_findings": "_audit",
     "explain_record": "_explain",
     "failing_reasons": "_explain",
+    "marker_hints": "_audit",
     "reason_evidence": "_explain",
     "render_explanation": "_explain",
     "dimension_json": "_lines",
@@ -44,12 +49,16 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "CHECKS",
+    "MARKER_MISSING",
+    "METRICS_ATTEMPTS",
     "METRIC_KEYS",
     "NOT_PLAIN_ERRORS",
     "OBSERVATION_DECODER",
     "RECORD_SCHEMA",
     "UNSCOREABLE_REASON",
     "AuditSummary",
+    "Check",
     "Finding",
     "Notice",
     "ScoredRecord",
@@ -62,6 +71,7 @@ __all__ = [
     "identifier_secret",
     "json_scalar",
     "json_string",
+    "marker_hints",
     "reason_evidence",
     "reason_json",
     "record_failure",
@@ -79,7 +89,17 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, base=__name__)
 
 
 if TYPE_CHECKING:
-    from ._audit import AuditSummary, Finding, audit_observation, summarize_findings
+    from ._audit import (
+        CHECKS,
+        MARKER_MISSING,
+        METRICS_ATTEMPTS,
+        AuditSummary,
+        Check,
+        Finding,
+        audit_observation,
+        marker_hints,
+        summarize_findings,
+    )
     from ._explain import explain_record, failing_reasons, reason_evidence, render_explanation
     from ._lines import dimension_json, json_scalar, json_string, reason_json, scorecard_line
     from ._notice import Notice

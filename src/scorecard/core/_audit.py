@@ -24,7 +24,17 @@ from scorecard.contract import ObservationDict, redact
 if TYPE_CHECKING:
     from scorecard.contract import CaseAssertions, WorkflowCase
 
-__all__ = ["AuditSummary", "Finding", "audit_observation", "summarize_findings"]
+__all__ = [
+    "CHECKS",
+    "MARKER_MISSING",
+    "METRICS_ATTEMPTS",
+    "AuditSummary",
+    "Check",
+    "Finding",
+    "audit_observation",
+    "marker_hints",
+    "summarize_findings",
+]
 
 Status = Literal["passed", "failed", "not_observed"]
 
@@ -82,39 +92,163 @@ def summarize_findings(findings: Sequence[Finding]) -> AuditSummary:
     )
 
 
-def _equal(
-    code: str, assertion: str, pointer: str, expected: Any, actual: Any, hint: str
-) -> Finding:
+class Check(NamedTuple):
+    """What every finding of one kind of check says besides its evidence (the compiled
+    records path writes findings from these too, ``scorecard.fast``)."""
+
+    code: str
+    assertion: str
+    """JSON Pointer of the assertion in the case."""
+    pointer: str
+    """JSON Pointer of the evidence in the observation (an item's index is appended)."""
+    hint: str
+    """The hint of a failed finding."""
+
+
+#: Every check of the audit, by the name of what it checks (the case's assertion, or
+#: ``providers``); each finding's code, pointers and hint come from here.
+CHECKS: dict[str, Check] = {
+    "issueStatus": Check(
+        "issue_status_mismatch",
+        "/assertions/issueStatus",
+        "/lifecycle/issueStatus",
+        "the issue did not end in the state the case requires",
+    ),
+    "runStatus": Check(
+        "run_status_mismatch",
+        "/assertions/runStatus",
+        "/lifecycle/runStatus",
+        "the run did not settle as the case requires",
+    ),
+    "semanticDisposition": Check(
+        "semantic_disposition_mismatch",
+        "/assertions/semanticDisposition",
+        "/lifecycle/semanticDisposition",
+        "the runner settled on a different semantic disposition",
+    ),
+    "maxAttempts": Check(
+        "attempts_exceeded",
+        "/assertions/maxAttempts",
+        "/lifecycle/attempts",
+        "recovery retried more often than the case allows",
+    ),
+    "maxRuns": Check(
+        "runs_exceeded",
+        "/assertions/maxRuns",
+        "/lifecycle/runs",
+        "the case took more runs than allowed; look for duplicate wakes",
+    ),
+    "recoveryOwner": Check(
+        "recovery_owner_mismatch",
+        "/assertions/recoveryOwner",
+        "/lifecycle/recoveryOwner",
+        "recovery was owned by someone the case does not expect",
+    ),
+    "commentCount": Check(
+        "comment_count_mismatch",
+        "/assertions/commentCount",
+        "/presentation/commentCount",
+        "the agent posted a different number of comments",
+    ),
+    "responseSource": Check(
+        "response_source_mismatch",
+        "/assertions/responseSource",
+        "/presentation/responseSource",
+        "the final response came from the wrong source",
+    ),
+    "orderedMarkers": Check(
+        "ordered_markers_out_of_order", "/assertions/orderedMarkers", "/presentation/markers", ""
+    ),
+    "requiredPrpEventTypes": Check(
+        "required_prp_event_missing",
+        "/assertions/requiredPrpEventTypes",
+        "/observedPrpEventTypes",
+        "the runner never emitted this required PRP event type",
+    ),
+    "forbiddenPrpEventTypes": Check(
+        "forbidden_prp_event_observed",
+        "/assertions/forbiddenPrpEventTypes",
+        "/observedPrpEventTypes",
+        "the runner emitted an event type this case forbids",
+    ),
+    "requiredActivityFamilies": Check(
+        "required_activity_family_missing",
+        "/assertions/requiredActivityFamilies",
+        "/presentation/activityFamilies",
+        "the presentation never rendered this activity family",
+    ),
+    "artifactDigests": Check(
+        "artifact_digest_missing",
+        "/assertions/artifactDigests",
+        "/artifactDigests",
+        "the run did not produce this artifact (or it changed)",
+    ),
+    "requiredOperationIds": Check(
+        "required_operation_missing",
+        "/assertions/requiredOperationIds",
+        "/base/observedCalls",
+        "the agent never called this operation",
+    ),
+    "trace/digestVerified": Check(
+        "trace_digest_unverified",
+        "/assertions/trace/digestVerified",
+        "/traceLineage/digestVerified",
+        "provider trace frame digests or byte lengths did not verify",
+    ),
+    "trace/ordered": Check(
+        "trace_frames_unordered",
+        "/assertions/trace/ordered",
+        "/traceLineage/ordered",
+        "provider trace frames or debug sequence are not strictly ordered",
+    ),
+    "providers": Check(
+        "provider_not_in_case", "/providers", "/provider", "this case does not run on this provider"
+    ),
+}
+
+#: Where ``maxAttempts`` finds the attempts when the lifecycle does not count them.
+METRICS_ATTEMPTS = "/metrics/attempts"
+#: The code of a required marker never shown (``orderedMarkers``).
+MARKER_MISSING = "ordered_marker_missing"
+
+
+def marker_hints(required: Sequence[str], marker: str) -> tuple[str, str]:
+    """The hints of ``marker`` (one of ``required``) shown out of order and never shown."""
+    before = required[required.index(marker) - 1] if required.index(marker) else None
+    return (
+        f"marker {marker!r} appears before {before!r}; the presentation must show them in the "
+        "case's order",
+        f"marker {marker!r} was never shown",
+    )
+
+
+def _equal(check: Check, expected: Any, actual: Any, pointer: str | None = None) -> Finding:
     if actual is None:
         status: Status = "not_observed"
     else:
         status = "passed" if actual == expected else "failed"
+    hint = check.hint if status == "failed" else ""
     return Finding(
-        code, assertion, pointer, status, expected, actual, hint if status == "failed" else ""
+        check.code, check.assertion, pointer or check.pointer, status, expected, actual, hint
     )
 
 
-def _at_most(
-    code: str, assertion: str, pointer: str, bound: int, actual: int | None, hint: str
-) -> Finding:
+def _at_most(check: Check, bound: int, actual: int | None, pointer: str | None = None) -> Finding:
     if actual is None:
         status: Status = "not_observed"
     else:
         status = "passed" if actual <= bound else "failed"
+    hint = check.hint if status == "failed" else ""
     return Finding(
-        code, assertion, pointer, status, f"<= {bound}", actual, hint if status == "failed" else ""
+        check.code, check.assertion, pointer or check.pointer, status, f"<= {bound}", actual, hint
     )
 
 
 def _members(
-    code: str,
-    assertion: str,
-    pointer: str,
-    required: Sequence[str],
-    observed: Sequence[str] | None,
-    hint: str,
+    check: Check, required: Sequence[str], observed: Sequence[str] | None
 ) -> list[Finding]:
     """One finding per required item: present in ``observed`` or not."""
+    code, assertion, pointer, hint = check
     findings = []
     for item in required:
         if observed is None:
@@ -129,92 +263,57 @@ def _members(
 
 def _ordered_markers(required: Sequence[str], shown: Sequence[str] | None) -> list[Finding]:
     """The required markers must appear in ``shown`` as an ordered subsequence."""
-    assertion = "/assertions/orderedMarkers"
-    pointer = "/presentation/markers"
+    code, assertion, pointer, _ = CHECKS["orderedMarkers"]
     if shown is None:
-        return [
-            Finding(
-                "ordered_markers_out_of_order",
-                assertion,
-                pointer,
-                "not_observed",
-                list(required),
-                None,
-            )
-        ]
+        return [Finding(code, assertion, pointer, "not_observed", list(required), None)]
     position = 0
     for marker in required:
         later = [index for index in range(position, len(shown)) if shown[index] == marker]
         if later:
             position = later[0] + 1
             continue
+        out_of_order, missing = marker_hints(required, marker)
         if marker in shown:
             index = list(shown).index(marker)
-            before = required[required.index(marker) - 1] if required.index(marker) else None
             return [
                 Finding(
-                    "ordered_markers_out_of_order",
+                    code,
                     assertion,
                     f"{pointer}/{index}",
                     "failed",
                     list(required),
                     list(shown),
-                    f"marker {marker!r} appears before {before!r}; the presentation must show "
-                    "them in the case's order",
+                    out_of_order,
                 )
             ]
         return [
             Finding(
-                "ordered_marker_missing",
-                assertion,
-                pointer,
-                "failed",
-                list(required),
-                list(shown),
-                f"marker {marker!r} was never shown",
+                MARKER_MISSING, assertion, pointer, "failed", list(required), list(shown), missing
             )
         ]
-    return [
-        Finding(
-            "ordered_markers_out_of_order",
-            assertion,
-            pointer,
-            "passed",
-            list(required),
-            list(shown),
-        )
-    ]
+    return [Finding(code, assertion, pointer, "passed", list(required), list(shown))]
 
 
 def _forbidden_events(forbidden: Sequence[str], observed: Sequence[str]) -> list[Finding]:
-    assertion = "/assertions/forbiddenPrpEventTypes"
+    code, assertion, pointer, hint = CHECKS["forbiddenPrpEventTypes"]
     findings: list[Finding] = []
     for event_type in forbidden:
         positions = [index for index, seen in enumerate(observed) if seen == event_type]
         if positions:
             findings.extend(
                 Finding(
-                    "forbidden_prp_event_observed",
+                    code,
                     assertion,
-                    f"/observedPrpEventTypes/{index}",
+                    f"{pointer}/{index}",
                     "failed",
                     f"not {event_type}",
                     event_type,
-                    "the runner emitted an event type this case forbids",
+                    hint,
                 )
                 for index in positions
             )
         else:
-            findings.append(
-                Finding(
-                    "forbidden_prp_event_observed",
-                    assertion,
-                    "/observedPrpEventTypes",
-                    "passed",
-                    f"not {event_type}",
-                    None,
-                )
-            )
+            findings.append(Finding(code, assertion, pointer, "passed", f"not {event_type}", None))
     return findings
 
 
@@ -224,99 +323,52 @@ def _status_findings(assertions: CaseAssertions, observation: ObservationDict) -
     findings: list[Finding] = []
     if assertions.issue_status is not None:
         findings.append(
-            _equal(
-                "issue_status_mismatch",
-                "/assertions/issueStatus",
-                "/lifecycle/issueStatus",
-                assertions.issue_status,
-                lifecycle.get("issueStatus"),
-                "the issue did not end in the state the case requires",
-            )
+            _equal(CHECKS["issueStatus"], assertions.issue_status, lifecycle.get("issueStatus"))
         )
     if assertions.run_status is not None:
         findings.append(
-            _equal(
-                "run_status_mismatch",
-                "/assertions/runStatus",
-                "/lifecycle/runStatus",
-                assertions.run_status,
-                lifecycle.get("runStatus"),
-                "the run did not settle as the case requires",
-            )
+            _equal(CHECKS["runStatus"], assertions.run_status, lifecycle.get("runStatus"))
         )
     if assertions.semantic_disposition is not None:
         findings.append(
             _equal(
-                "semantic_disposition_mismatch",
-                "/assertions/semanticDisposition",
-                "/lifecycle/semanticDisposition",
+                CHECKS["semanticDisposition"],
                 assertions.semantic_disposition,
                 lifecycle.get("semanticDisposition"),
-                "the runner settled on a different semantic disposition",
             )
         )
     if assertions.max_attempts is not None:
-        lifecycle_attempts = lifecycle.get("attempts")
-        attempts_pointer = (
-            "/lifecycle/attempts" if lifecycle_attempts is not None else "/metrics/attempts"
-        )
-        attempts = (
-            lifecycle_attempts
-            if lifecycle_attempts is not None
-            else observation["metrics"]["attempts"]
-        )
+        counted = lifecycle.get("attempts")
         findings.append(
-            _at_most(
-                "attempts_exceeded",
-                "/assertions/maxAttempts",
-                attempts_pointer,
+            _at_most(CHECKS["maxAttempts"], assertions.max_attempts, counted)
+            if counted is not None
+            else _at_most(
+                CHECKS["maxAttempts"],
                 assertions.max_attempts,
-                attempts,
-                "recovery retried more often than the case allows",
+                observation["metrics"]["attempts"],
+                METRICS_ATTEMPTS,
             )
         )
     if assertions.max_runs is not None:
-        findings.append(
-            _at_most(
-                "runs_exceeded",
-                "/assertions/maxRuns",
-                "/lifecycle/runs",
-                assertions.max_runs,
-                lifecycle.get("runs"),
-                "the case took more runs than allowed; look for duplicate wakes",
-            )
-        )
+        findings.append(_at_most(CHECKS["maxRuns"], assertions.max_runs, lifecycle.get("runs")))
     if assertions.recovery_owner is not None:
         findings.append(
             _equal(
-                "recovery_owner_mismatch",
-                "/assertions/recoveryOwner",
-                "/lifecycle/recoveryOwner",
-                assertions.recovery_owner,
-                lifecycle.get("recoveryOwner"),
-                "recovery was owned by someone the case does not expect",
+                CHECKS["recoveryOwner"], assertions.recovery_owner, lifecycle.get("recoveryOwner")
             )
         )
     if assertions.comment_count is not None:
         findings.append(
             _equal(
-                "comment_count_mismatch",
-                "/assertions/commentCount",
-                "/presentation/commentCount",
-                assertions.comment_count,
-                presentation.get("commentCount"),
-                "the agent posted a different number of comments",
+                CHECKS["commentCount"], assertions.comment_count, presentation.get("commentCount")
             )
         )
     if assertions.response_source is not None:
         findings.append(
             _equal(
-                "response_source_mismatch",
-                "/assertions/responseSource",
-                "/presentation/responseSource",
+                CHECKS["responseSource"],
                 assertions.response_source,
                 presentation.get("responseSource"),
-                "the final response came from the wrong source",
             )
         )
     return findings
@@ -328,26 +380,10 @@ def _trace_findings(case: WorkflowCase, observation: ObservationDict) -> list[Fi
     findings: list[Finding] = []
     if trace is not None and trace.digest_verified is not None:
         findings.append(
-            _equal(
-                "trace_digest_unverified",
-                "/assertions/trace/digestVerified",
-                "/traceLineage/digestVerified",
-                trace.digest_verified,
-                lineage["digestVerified"],
-                "provider trace frame digests or byte lengths did not verify",
-            )
+            _equal(CHECKS["trace/digestVerified"], trace.digest_verified, lineage["digestVerified"])
         )
     if trace is not None and trace.ordered is not None:
-        findings.append(
-            _equal(
-                "trace_frames_unordered",
-                "/assertions/trace/ordered",
-                "/traceLineage/ordered",
-                trace.ordered,
-                lineage["ordered"],
-                "provider trace frames or debug sequence are not strictly ordered",
-            )
-        )
+        findings.append(_equal(CHECKS["trace/ordered"], trace.ordered, lineage["ordered"]))
     return findings
 
 
@@ -363,12 +399,9 @@ def audit_observation(case: WorkflowCase, observation: ObservationDict) -> list[
     if assertions.required_prp_event_types:
         findings.extend(
             _members(
-                "required_prp_event_missing",
-                "/assertions/requiredPrpEventTypes",
-                "/observedPrpEventTypes",
+                CHECKS["requiredPrpEventTypes"],
                 assertions.required_prp_event_types,
                 observation["observedPrpEventTypes"],
-                "the runner never emitted this required PRP event type",
             )
         )
     if assertions.forbidden_prp_event_types:
@@ -380,48 +413,39 @@ def audit_observation(case: WorkflowCase, observation: ObservationDict) -> list[
     if assertions.required_activity_families:
         findings.extend(
             _members(
-                "required_activity_family_missing",
-                "/assertions/requiredActivityFamilies",
-                "/presentation/activityFamilies",
+                CHECKS["requiredActivityFamilies"],
                 assertions.required_activity_families,
                 presentation.get("activityFamilies"),
-                "the presentation never rendered this activity family",
             )
         )
     if assertions.artifact_digests:
         findings.extend(
             _members(
-                "artifact_digest_missing",
-                "/assertions/artifactDigests",
-                "/artifactDigests",
+                CHECKS["artifactDigests"],
                 assertions.artifact_digests,
                 observation["artifactDigests"],
-                "the run did not produce this artifact (or it changed)",
             )
         )
     if assertions.required_operation_ids:
         findings.extend(
             _members(
-                "required_operation_missing",
-                "/assertions/requiredOperationIds",
-                "/base/observedCalls",
+                CHECKS["requiredOperationIds"],
                 assertions.required_operation_ids,
                 observation["base"]["observedCalls"],
-                "the agent never called this operation",
             )
         )
     findings.extend(_trace_findings(case, observation))
+    code, assertion, pointer, hint = CHECKS["providers"]
+    allowed = observation["provider"] in case.providers
     findings.append(
         Finding(
-            "provider_not_in_case",
-            "/providers",
-            "/provider",
-            "passed" if observation["provider"] in case.providers else "failed",
+            code,
+            assertion,
+            pointer,
+            "passed" if allowed else "failed",
             list(case.providers),
             observation["provider"],
-            ""
-            if observation["provider"] in case.providers
-            else "this case does not run on this provider",
+            "" if allowed else hint,
         )
     )
     return findings

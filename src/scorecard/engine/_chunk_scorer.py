@@ -1,10 +1,11 @@
 """What a worker does with a chunk: parse, validate, score, audit and render its records.
 
 One :class:`ChunkScorer` per process holds the catalog, the policy, the output format and the
-compiled fast path; :func:`chunk_text`, :func:`chunk_rows` and :func:`chunk_outcomes` are the
-picklable calls a pool sends with each chunk. Plain ``jsonl`` lines and rows are scored in C a
-block at a time (:mod:`scorecard.fast`); what the C scorer declines, and every other format,
-goes through the general path (:func:`._pipeline.score_record`), line by line.
+compiled fast path; :func:`chunk_text`, :func:`chunk_records`, :func:`chunk_rows` and
+:func:`chunk_outcomes` are the picklable calls a pool sends with each chunk. Plain ``jsonl``
+lines, ``records`` lines and rows are scored in C a block at a time (:mod:`scorecard.fast`);
+what the C scorer declines, and every other format, goes through the general path
+(:func:`._pipeline.score_record`), line by line.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, cast
 
-from scorecard.contract import Catalog, InputError, Policy
+from scorecard.contract import Catalog, InputError, Policy, written_name
 from scorecard.core import Tally
-from scorecard.fast import Counts, FastScorer, Piece, RowPiece, fast_scorer
+from scorecard.fast import Counts, FastScorer, Piece, RecordPiece, RowPiece, fast_scorer
 
 from ._catalog import scoring_catalog
 from ._chunks import Chunk
@@ -27,10 +28,12 @@ __all__ = [
     "ROWS",
     "ChunkScorer",
     "Outcome",
+    "RecordText",
     "Rows",
     "RunKey",
     "Text",
     "chunk_outcomes",
+    "chunk_records",
     "chunk_rows",
     "chunk_text",
     "run_key",
@@ -57,6 +60,12 @@ and the chunk's counts."""
 RunKey = tuple[str, str, str]
 
 
+RecordText = tuple[list[str | list[RunKey] | InputError], RunSummary]
+"""A chunk of ``records``: pieces of whole record lines (each with ``"repetition":0,``), each
+followed by the list of its lines' run keys, and the errors between them, in input order, and
+the chunk's counts."""
+
+
 Rows = tuple[list[tuple[RunKey | None, Row] | InputError], RunSummary]
 """A chunk as aggregation rows: each with its run key (the main process numbers the runs; None
 for a row read already scored, which keeps its number) or an error, in input order, and the
@@ -71,7 +80,7 @@ class ChunkScorer:
         self.catalog = catalog if isinstance(catalog, Catalog) else scoring_catalog(catalog)
         self.policy = policy
         self.format = output_format
-        fast = output_format in ("jsonl", ROWS)
+        fast = output_format in ("jsonl", "records", ROWS)
         self.fast = fast_scorer(self.catalog, policy) if fast else None
 
     def outcomes(self, chunk: Chunk) -> list[Outcome]:
@@ -114,6 +123,59 @@ class ChunkScorer:
             for piece in pieces
         ]
         return items, summary
+
+    def records(self, chunk: Chunk) -> RecordText:
+        """``chunk`` as ``records`` text, counted here: pieces of record lines whose
+        repetitions the main process writes in (each line holds ``"repetition":0,``), each
+        followed by its lines' run keys. Plain lines are scored and written in C, a block at a
+        time (:meth:`FastScorer.score_records`); so is a ``.json`` array whose every element
+        is plain. Without the C scorer, every line takes the general path, in the same
+        pieces."""
+        summary = RunSummary()
+        written: Written = []
+        array = self._array_block(chunk)
+        if array is not None and self.fast is not None:
+            pieces, counts = self._records_of_block(self.fast, array, 1, chunk, array=True)
+            if not any(isinstance(piece, tuple) for piece in pieces):  # every element in C
+                _count_block(summary, counts, chunk.bundle.id)
+                return cast(list[str | list[RunKey] | InputError], pieces), summary
+        if self.fast is None or chunk.whole_file is not None:
+            for outcome in self.outcomes(chunk):
+                _add_record(written, outcome, summary)
+            return written, summary
+        block = _block_of(chunk, summary)
+        if isinstance(block, InputError):
+            return [block], summary
+        pieces, counts = self._records_of_block(self.fast, block, chunk.first_line, chunk)
+        _count_block(summary, counts, chunk.bundle.id)
+        text = ""
+        for piece in pieces:
+            if isinstance(piece, tuple):  # declined: (line number, line)
+                _add_record(written, self._line(*piece, chunk), summary)
+            elif isinstance(piece, str):
+                text = piece
+            else:  # the run keys of the text before
+                _add_piece(written, text, piece)
+        return written, summary
+
+    def _records_of_block(
+        self, fast: FastScorer, block: bytes, first_line: int, chunk: Chunk, *, array: bool = False
+    ) -> tuple[list[RecordPiece], Counts]:
+        """``block``'s lines (numbered from ``first_line``) as records by the C scorer, for
+        ``chunk``'s bundle, its candidates' labels and its file."""
+        labels: dict[str, tuple[str | None, str | None]] = {
+            candidate: (spec.model, spec.tier)
+            for candidate, spec in chunk.bundle.candidates.items()
+        }
+        return fast.score_records(
+            block,
+            first_line,
+            chunk.bundle.id,
+            labels,
+            written_name(chunk.source),
+            array=array,
+            audit_gates=self.policy.audit_gate,
+        )
 
     def rows(self, chunk: Chunk) -> Rows:
         """``chunk`` as aggregation rows, counted here. Plain lines are scored in C, which makes
@@ -242,6 +304,36 @@ def chunk_text(scorer: ChunkScorer, chunk: Chunk) -> Text:
 
 def chunk_rows(scorer: ChunkScorer, chunk: Chunk) -> Rows:
     return scorer.rows(chunk)
+
+
+def chunk_records(scorer: ChunkScorer, chunk: Chunk) -> RecordText:
+    return scorer.records(chunk)
+
+
+Written = list[str | list[RunKey] | InputError]
+
+
+def _add_record(written: Written, outcome: Outcome, summary: RunSummary) -> None:
+    """A general path's ``records`` outcome counted into ``summary`` and added to ``written``:
+    its line joins the piece before when there is one, an error stands between pieces."""
+    if isinstance(outcome, InputError):
+        summary.rejected += 1
+        written.append(outcome)
+        return
+    tally, line = outcome
+    summary.count(tally)
+    _add_piece(written, f"{line}\n", [tally.run_key])
+
+
+def _add_piece(written: Written, text: str, keys: list[RunKey]) -> None:
+    """Record lines and their run keys added to ``written``, joining the piece at its end."""
+    last_text = written[-2] if len(written) >= 2 else None
+    last_keys = written[-1] if written else None
+    if isinstance(last_text, str) and isinstance(last_keys, list):
+        written[-2] = last_text + text
+        last_keys.extend(keys)
+    else:
+        written += [text, keys]
 
 
 def _block_of(chunk: Chunk, summary: RunSummary) -> bytes | InputError:

@@ -5,8 +5,9 @@ with a pool, a file's chunks are byte ranges its workers read, and for ``jsonl``
 number, themselves); each chunk is parsed, validated, scored, audited and rendered by a worker
 process (:mod:`._chunk_scorer`; with one worker, right here), and only the output text and a
 small tally come back (sending records back costs more than scoring them; forked workers write
-``jsonl`` text into shared memory, :mod:`._slots`, and send back where it lies). Plain ``jsonl``
-records take the compiled fast path (:mod:`scorecard.fast._fastpath`). Chunks come back in
+``jsonl`` and ``records`` text into shared memory, :mod:`._slots`, and send back where it lies).
+Plain ``jsonl`` and ``records`` lines take the compiled fast path
+(:mod:`scorecard.fast._fastpath`). Chunks come back in
 submission order (:mod:`._pool`); the main process numbers repetitions and counts the summary
 exactly as the serial path does, so the bytes written do not depend on the worker count. At most
 ``WINDOW x workers`` chunks are in flight, which bounds memory however large the input is. The
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from scorecard.contract import Catalog, InputError, Policy
+from scorecard.fast import REPETITION_PLACEHOLDER, number_records
 
 from ._chunk_scorer import (
     RECORDS,
@@ -30,6 +32,7 @@ from ._chunk_scorer import (
     Rows,
     RunKey,
     chunk_outcomes,
+    chunk_records,
     chunk_rows,
     chunk_text,
 )
@@ -52,7 +55,7 @@ __all__ = [
 
 
 # Rendered before the run number is known; the main process writes the number in.
-_REPETITION_PLACEHOLDER = '"repetition":0,'
+_REPETITION_PLACEHOLDER = REPETITION_PLACEHOLDER
 
 
 _REPETITION_COLUMN = ROW_FIELDS.index("repetition")
@@ -133,6 +136,22 @@ def _numbered(run: Run, summary: RunSummary) -> Iterator[tuple[int, Any] | Input
             yield repetitions[tally.run_key], output
 
 
+def _numbered_records(
+    items: Iterable[str | list[RunKey] | InputError],
+) -> Iterator[str | InputError]:
+    """Pieces of record lines with their run numbers written in (each piece comes followed by
+    its lines' run keys), and the errors between them, in input order."""
+    repetitions: dict[RunKey, int] = {}
+    piece = ""
+    for item in items:
+        if isinstance(item, InputError):
+            yield item
+        elif isinstance(item, str):
+            piece = item
+        else:
+            yield number_records(piece, item, repetitions)
+
+
 def score_text(
     paths: Iterable[str],
     *,
@@ -161,6 +180,9 @@ def score_text(
     run = Run(
         paths, catalog, policy, workers, output_format, bundle_id, stdin, chunk_bytes, on_file
     )
+    if output_format == "records":
+        yield from _numbered_records(merged_items(run.map(chunk_records), summary))
+        return
     if output_format != "jsonl":
         for item in _numbered(run, summary):
             if isinstance(item, InputError):

@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
 from scorecard.contract import Catalog, InputError, Policy, raise_if_stopped
 
-from ._chunk_scorer import ChunkScorer, chunk_text
+from ._chunk_scorer import ChunkScorer, chunk_records, chunk_text
 from ._chunks import Chunk, LineNumbers, ScoredInput, Uncounted, input_chunks, worked
 from ._slots import OutputSlots
 
@@ -135,7 +135,8 @@ class Run:
         # Text comes back through shared memory where workers are forked (they inherit it).
         slots = (
             OutputSlots(window, slot_bytes(self.chunk_bytes))
-            if forked and (work is chunk_text or getattr(work, "uses_output_slots", False))
+            if forked
+            and (work in (chunk_text, chunk_records) or getattr(work, "uses_output_slots", False))
             else None
         )
         executor = ProcessPoolExecutor(

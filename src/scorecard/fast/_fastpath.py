@@ -1,4 +1,6 @@
-"""The fast path of ``scorecard score`` for the usual line: a plainly valid observation, ``jsonl`` out.
+"""The fast path of ``scorecard score`` for the usual line: a plainly valid observation, ``jsonl``
+out (or its row, or its ``records`` line: :meth:`FastScorer.score_rows`,
+:meth:`FastScorer.score_records`).
 
 :meth:`FastScorer.score_block` hands a block of JSON Lines to the C extension
 ``scorecard.fast._fastscore``, which splits it into lines, checks on the raw bytes that the
@@ -44,12 +46,21 @@ from scorecard.core import (
 
 from ._extension import extension as _fastscore
 from ._plans import case_plans
+from ._records import record_checks, record_heads, roster_labels, source_head
 
 if TYPE_CHECKING:
     from scorecard.contract import Catalog, Policy
 
 
-__all__ = ["FastScorer", "compiled", "fast_scorer", "policy_plan", "row_plan"]
+__all__ = [
+    "REPETITION_PLACEHOLDER",
+    "FastScorer",
+    "compiled",
+    "fast_scorer",
+    "number_records",
+    "policy_plan",
+    "row_plan",
+]
 
 _SAFE = 2**53
 _HEADS_LIMIT = 256
@@ -146,6 +157,11 @@ failed audit findings."""
 Piece = str | tuple[int, bytes]
 """Scorecard lines (each ending in a newline), or (line number, line) of a record the general
 path must decide."""
+RunKey = tuple[str, str, str]
+"""(bundle, candidate, case): the runs a repetition counts."""
+RecordPiece = str | list[RunKey] | tuple[int, bytes]
+"""Record lines (each ending in a newline, repetition 0), the run keys of the lines of the
+record piece before, or (line number, line) of a record the general path must decide."""
 RowDetail = tuple[int, str, bytes]
 """(line number, scorecard line without its newline, line) of a scored line."""
 RowPiece = tuple[tuple[Any, ...], int, RowDetail | None] | tuple[int, bytes]
@@ -160,6 +176,8 @@ class FastScorer:
         self._plans = case_plans(catalog)
         self._policy = policy_plan
         self._heads: dict[str, dict[str, str]] = {}
+        self._record_heads: dict[str, dict[str, str]] = {}
+        self._checks: dict[str, tuple[tuple[Any, ...], ...]] | None = None
 
     def _heads_of(self, bundle_id: str) -> dict[str, str]:
         """Each case's line start for one bundle: ``{"schema":...,"candidateId":``."""
@@ -193,6 +211,45 @@ class FastScorer:
             block, first_line, self._plans, self._policy, self._heads_of(bundle_id)
         )
 
+    def score_records(
+        self,
+        block: bytes,
+        first_line: int,
+        bundle_id: str,
+        labels: dict[str, tuple[str | None, str | None]],
+        source: str,
+        *,
+        array: bool = False,
+        audit_gates: bool = False,
+    ) -> tuple[list[RecordPiece], Counts]:
+        """The lines of a block scored as :meth:`score_block` scores them, each scored line
+        written as its scored record (``scorecard.record.v1``, ``docs/records.md``) with the
+        placeholder ``"repetition":0,`` (the run numbers are the caller's); ``labels`` gives
+        each candidate's (model, tier), ``source`` is the file's name as outputs write it, and
+        ``array`` says the block is a ``.json`` array's elements (:meth:`array_block`: line
+        ``n`` is index ``n - 1``). With ``audit_gates`` (the policy's ``auditGate``), a failed
+        finding fails the record's ``gatePassed``. Each piece of record lines is followed by
+        the run keys of its lines."""
+        if self._checks is None:
+            self._checks = {case_id: record_checks(plan) for case_id, plan in self._plans.items()}
+        heads = self._record_heads.get(bundle_id)
+        if heads is None:
+            if len(self._record_heads) >= _HEADS_LIMIT:
+                self._record_heads.clear()
+            heads = self._record_heads[bundle_id] = record_heads(bundle_id, list(self._plans))
+        records = (
+            self._checks,
+            heads,
+            roster_labels(labels),
+            source_head(source, array),
+            array,
+            audit_gates,
+            bundle_id,
+        )
+        return _fastscore.score_block(
+            block, first_line, self._plans, self._policy, self._heads_of(bundle_id), records
+        )
+
     def score_rows(
         self,
         block: bytes,
@@ -214,6 +271,27 @@ class FastScorer:
         return _fastscore.score_block(
             block, first_line, self._plans, self._policy, self._heads_of(bundle_id), rows, detail
         )
+
+
+REPETITION_PLACEHOLDER = '"repetition":0,'
+"""What a worker writes in a record for its run number, which only the main process knows."""
+
+
+def number_records(text: str, keys: list[RunKey], repetitions: dict[RunKey, int]) -> str:
+    """``text`` (whole record lines, each holding :data:`REPETITION_PLACEHOLDER`) with each
+    line's run number written in: ``keys`` gives each line's run key, ``repetitions`` how many
+    runs of each key came before (updated). In C where the extension is in use."""
+    if _fastscore is not None:
+        return _fastscore.number_records(text, keys, repetitions)
+    # A JSON string's quotes are escaped: the placeholder is only ever the key itself.
+    parts = text.split(REPETITION_PLACEHOLDER)
+    if len(parts) != len(keys) + 1:
+        raise ValueError("as many record lines as keys")
+    written = [parts[0]]
+    for key, part in zip(keys, parts[1:], strict=True):
+        count = repetitions[key] = repetitions.get(key, 0) + 1
+        written += (f'"repetition":{count},', part)
+    return "".join(written)
 
 
 def compiled() -> bool:

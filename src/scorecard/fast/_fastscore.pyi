@@ -33,6 +33,20 @@ def score_block(
     case_plans: dict[str, tuple[Any, ...]],
     policy_plan: tuple[Any, ...],
     heads: dict[str, str],
+    records: tuple[
+        dict[str, tuple[tuple[Any, ...], ...]], dict[str, str], dict[str, str], str, bool, bool, str
+    ],
+    /,
+) -> tuple[
+    list[str | list[tuple[str, str, str]] | tuple[int, bytes]], tuple[int, int, int, int]
+]: ...
+@overload
+def score_block(
+    block: bytes,
+    first_line: int,
+    case_plans: dict[str, tuple[Any, ...]],
+    policy_plan: tuple[Any, ...],
+    heads: dict[str, str],
     rows: tuple[
         tuple[tuple[int, Any], ...], str, dict[str, tuple[str | None, str | None]], float, int, bool
     ],
@@ -42,6 +56,9 @@ def score_block(
     list[tuple[tuple[Any, ...], int, tuple[int, str, bytes] | None] | tuple[int, bytes]],
     tuple[int, int, int, int],
 ]: ...
+def number_records(
+    text: str, keys: list[tuple[str, str, str]], repetitions: dict[tuple[str, str, str], int], /
+) -> str: ...
 def is_unambiguous(line: bytes, /) -> bool: ...
 def array_lines(data: bytes | bytearray | memoryview, /) -> bytes | None: ...
 def count_newlines(data: bytes | bytearray | memoryview, end: int, /) -> int: ...
