@@ -24,8 +24,11 @@ one candidate (``--candidate``), for every candidate or for a provider:
   weak candidates harder);
 - ``outage tonight``: the acpx provider's runs 90% infrastructure failures tonight;
   ``outage baseline``: the same on the middle baseline night, tonight healthy;
-- ``one case broken``: the candidate fails ``restart-recovery`` (candidate failures) 90% of the
-  time;
+- ``one case broken``: the candidate fails ``final-response`` (candidate failures) 90% of the
+  time: the easiest of the four cases the sample's schedule runs three times a night (a case
+  run once a night can never fail the per-case rule, docs/gate.md "Per case"); on the
+  independent generator, the case the candidate's schedule repeats most often (2-3 times), the
+  easiest of those;
 - ``one dimension``: its presentation skill 0.3 lower.
 
 ``detected`` is a fail naming the changed candidate (for the environment scenarios: a shift
@@ -120,7 +123,8 @@ class Scenario:
         return self.change is not None or self.incidents > 0 or self.broken_case
 
 
-BROKEN_CASE = "restart-recovery"
+#: Repeated three times a night by the sample's schedule, the easiest of those cases.
+BROKEN_CASE = "final-response"
 HISTORY_NIGHTS = 14
 SCENARIOS = (
     Scenario("healthy"),
@@ -151,7 +155,8 @@ INDEPENDENT: dict[str, tuple[Change_, Change_ | None]] = {
     "env bad night": (Change_(everyone=0.8), None),
     "outage tonight": (Change_(outage="acpx"), None),
     "outage baseline": (Change_(), Change_(outage="acpx")),
-    "one case broken": (Change_(broken_case="restart-recovery"), None),
+    # The case itself is the campaign's: the one the target repeats most (see independent_pair).
+    "one case broken": (Change_(broken_case="repeated"), None),
     "one dimension": (Change_(aspect="presentation", aspect_worse=2.5), None),
 }
 
@@ -296,6 +301,10 @@ def independent_pair(
         if name not in INDEPENDENT:
             continue
         tonight, baseline_change = INDEPENDENT[name]
+        if tonight.broken_case is not None:
+            tonight = dataclasses.replace(
+                tonight, broken_case=campaign.repeated_case(INDEPENDENT_TARGET)
+            )
         # Tonight has no background outage: an outage tonight is inconclusive by design and
         # has a scenario of its own; the history and baseline nights keep theirs.
         current = side(HISTORY_NIGHTS, tonight, "-" + name.replace(" ", "-"), outages=False)
