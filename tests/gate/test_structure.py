@@ -225,7 +225,9 @@ def test_a_reliable_case_failing_tonight_fails_with_a_deep_history() -> None:
     assert (found.history_passed, found.history_runs, found.history_nights) == (42, 42, 14)
     assert (found.tonight_passed, found.tonight_runs) == (0, 3)
     assert found.level == pytest.approx(0.01 / 72)
-    assert "42/42 runs passed the gate on 14 nights (14 all passed), 0/3 tonight" in found.history_text
+    assert (
+        "42/42 runs passed the gate on 14 nights (14 all passed), 0/3 tonight" in found.history_text
+    )
     document = json.loads(json.dumps(gate_document(result)))
     assert document["case_findings"][0]["history"] == found.history_text
 

@@ -31,6 +31,7 @@ from scorecard.aggregate import CampaignAnalysis, PairedComparison, reference_p9
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
 from ._cases import CaseFinding
+from ._drift import DriftFinding
 from ._input import ALL_CANDIDATES, GateSide, labelled_sides
 from ._nights import MIN_CALIBRATION
 from ._results import (
@@ -58,6 +59,7 @@ __all__ = [
     "judge_audit",
     "judge_cases",
     "judge_coverage",
+    "judge_drift",
     "judge_drop",
     "judge_infrastructure",
     "judge_percentile",
@@ -385,6 +387,37 @@ def judge_cases(findings: Sequence[CaseFinding]) -> list[RuleOutcome]:
                 detail,
                 # Flaky and quarantined pairs are shown apart, never in the verdict line.
                 required=found.kind == "newly_failing",
+            )
+        )
+    return outcomes
+
+
+def judge_drift(findings: Sequence[DriftFinding]) -> list[RuleOutcome]:
+    """The ``drift`` rule: a candidate whose nightly level declines over the last nights beyond
+    the tolerance with a one-sided trend p below alpha / K fails; a significant slope within
+    the tolerance is a warning (``scorecard.gate._drift``)."""
+    outcomes = []
+    for found in findings:
+        if found.p_value >= found.level:
+            continue
+        if found.fails:
+            summary = f"mean overall declining over {found.nights} nights ({found.decline:+.3f})"
+            verdict = "fails the gate"
+        else:
+            summary = f"mean overall: a trend within the tolerance ({found.decline:+.3f})"
+            verdict = "within the tolerance, shown only"
+        detail = (
+            f"{found.candidate}'s nightly mean overall declines night after night: "
+            f"{found.text}; {verdict}."
+        )
+        outcomes.append(
+            RuleOutcome(
+                "drift",
+                "fail" if found.fails else "warn",
+                found.candidate,
+                "mean_overall",
+                summary,
+                detail,
             )
         )
     return outcomes

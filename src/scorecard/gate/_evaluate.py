@@ -12,6 +12,8 @@
         nights          each drop judged against its peers tonight and the night-to-night
                         noise the past nights show (a drop within it is a warning)
         case            a candidate x case reliable in the history failing tonight
+        drift           a candidate's nightly level declining over the last nights (a trend
+                        test with nights as the units)
         coverage        candidates or cases that cannot be paired -> inconclusive / warning
         infrastructure  tonight's outage of a provider (or a candidate) -> its candidates
                         inconclusive; a baseline night's outage counted and shown
@@ -54,6 +56,7 @@ from ._checks import (
     judge_audit,
     judge_cases,
     judge_coverage,
+    judge_drift,
     judge_drop,
     judge_infrastructure,
     judge_percentile,
@@ -61,6 +64,7 @@ from ._checks import (
     judge_shifts,
     within_noise,
 )
+from ._drift import DriftFinding, drift_findings
 from ._input import (
     ALL_CANDIDATES,
     AuditFinding,
@@ -245,6 +249,7 @@ def evaluate_gate(
     residuals: dict[str, ResidualDrop] = {}
     cases: tuple[CaseFinding, ...] = ()
     noise: dict[str, NightNoise] = {}
+    drifts: tuple[DriftFinding, ...] = ()
     if baseline is not None:
         outcomes += judge_coverage(current, baseline)
         comparisons = compare_metrics(analysis, current, baseline, rules)
@@ -264,6 +269,8 @@ def evaluate_gate(
         outcomes += judge_shifts(shifts, rules)
         cases = case_findings(current, [*history, *nights], rules, quarantined=quarantined)
         outcomes += judge_cases(cases)
+        drifts = drift_findings(current, [*history, *nights], rules)
+        outcomes += judge_drift(drifts)
         if rules.latency_factor is not None:
             outcomes += judge_percentile("latency", rules.latency_factor, current, baseline)
         if rules.cost_factor is not None:
@@ -321,4 +328,5 @@ def evaluate_gate(
         residuals=tuple(residuals[name] for name in sorted(residuals)),
         case_findings=cases,
         night_noise=tuple(noise[name] for name in sorted(noise)),
+        drift=drifts,
     )
