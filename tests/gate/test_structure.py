@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from scorecard.contract._models import CASE_IDS
-from scorecard.gate._cases import fisher_tail, tarone_count
+from scorecard.gate._cases import boschloo_tail, fisher_tail, tarone_count
 from scorecard.gate._evaluate import evaluate_gate
 from scorecard.gate._input import GateSide
 from scorecard.gate._results import GateResult
@@ -210,10 +210,23 @@ def test_fisher_tail_by_hand() -> None:
     assert fisher_tail(2, 3, 1, 9) == pytest.approx(28 / 220)
 
 
+def test_boschloo_by_hand() -> None:
+    """A clean history and every run failing tonight: the region is that table alone, so p =
+    max pi^n (1 - pi)^h, at pi = n / (n + h). With failures on both sides the region holds more
+    tables and p stays at or below Fisher's (scipy's boschloo_exact gives 0.000225 for 3/3
+    against 2 of 40, 0.00594 for 2/3 against 1 of 30)."""
+    assert boschloo_tail(3, 3, 0, 42) == pytest.approx((3 / 45) ** 3 * (42 / 45) ** 42)
+    assert boschloo_tail(1, 1, 0, 14) == pytest.approx((1 / 15) * (14 / 15) ** 14)
+    assert boschloo_tail(3, 3, 2, 40) == pytest.approx(0.000225131764, rel=1e-6)
+    assert boschloo_tail(2, 3, 1, 30) == pytest.approx(0.005936534418, rel=1e-6)
+    assert boschloo_tail(3, 3, 2, 40) <= fisher_tail(3, 3, 2, 40)
+
+
 def test_a_reliable_case_failing_tonight_fails_with_a_deep_history() -> None:
-    """c0 passed BROKEN_CASE on all 42 runs of 14 nights and fails 3/3 tonight: p = 1/14190
-    below 0.01 / 72 (six candidates x twelve cases reliable), so the gate fails on it alone
-    (one case of twelve moves c0's mean overall by 0.5 / 12, within the tolerance)."""
+    """c0 passed BROKEN_CASE on all 42 runs of 14 nights and fails 3/3 tonight: Boschloo's
+    p = (3/45)^3 (42/45)^42 = 1.6e-5 below 0.01 / 72 (six candidates x twelve cases reliable,
+    each able to reach it), so the gate fails on it alone (one case of twelve moves c0's mean
+    overall by 0.5 / 12, within the tolerance)."""
     nights = history(14)
     now = night("now", SIX, {}, levels=PERFECT, broken={("c0", BROKEN_CASE): 3})
     result = evaluate_gate(now, nights[-3:], FAST, seed=1, history=nights[:-3])
@@ -233,13 +246,16 @@ def test_a_reliable_case_failing_tonight_fails_with_a_deep_history() -> None:
 
 
 def test_a_shallow_history_shows_the_break_without_failing() -> None:
-    """Against 3 nights only (9 runs): p = 1 / C(12, 3) = 1/220, above 0.01 / 72: a warning."""
+    """Against 3 nights only (9 runs): p = (3/12)^3 (9/12)^9 = 0.00117 for every pair (Fisher's
+    would be 1 / C(12, 3) = 1/220); no pair can reach 0.01 / 9 = 0.00111, so Tarone's K is 9
+    and the break, above that level, is a warning."""
     nights = history(3)
     now = night("now", SIX, {}, levels=PERFECT, broken={("c0", BROKEN_CASE): 3})
     result = evaluate_gate(now, nights, FAST, seed=1)
     assert result.verdict == "pass"
     (found,) = result.case_findings
-    assert found.p_value == pytest.approx(1 / 220)
+    assert found.p_value == pytest.approx((3 / 12) ** 3 * (9 / 12) ** 9)
+    assert found.level == pytest.approx(0.01 / 9)
     assert not found.fails
     assert [(o.candidate, o.status) for o in result.outcomes if o.rule == "case"] == [
         ("c0", "warn")
@@ -276,7 +292,7 @@ def test_quarantined_and_flaky_pairs_are_shown_never_failing() -> None:
 def test_a_case_is_judged_on_its_gate_not_on_every_dimension_passing() -> None:
     """Each case's runs score 0.9, 0.95 and 1.0, so two of three never pass every dimension
     (``overall.passed`` false) while every gate passed: c0 on BROKEN_CASE is reliable on its
-    gate (42/42) and failing the gate on 3/3 tonight fails at p = 1/14190 < 0.01 / 72; judged
+    gate (42/42) and failing the gate on 3/3 tonight fails at p = 1.6e-5 < 0.01 / 72; judged
     on ``overall.passed`` the pair (14 of 42 passed) was not even reliable."""
     nights = [night(f"h{index:02d}", SIX, {}) for index in range(14)]
     now = night("now", SIX, {}, broken={("c0", BROKEN_CASE): 3})
@@ -284,7 +300,7 @@ def test_a_case_is_judged_on_its_gate_not_on_every_dimension_passing() -> None:
     assert failing(result, "case") == [("c0", BROKEN_CASE)]
     (found,) = result.case_findings
     assert (found.history_passed, found.history_runs) == (42, 42)
-    assert found.p_value == pytest.approx(1 / 14190)
+    assert found.p_value == pytest.approx((3 / 45) ** 3 * (42 / 45) ** 42)
     assert found.level == pytest.approx(0.01 / 72)
 
 
@@ -331,12 +347,13 @@ def one_run_nights(bundle: str, broken: int = 0) -> GateSide:
 
 def test_pairs_run_once_a_night_spend_none_of_the_level() -> None:
     """Eight clean nights: 72 reliable pairs, 71 of them run once a night (smallest p 1/9, they
-    can never fail) and c0 x BROKEN_CASE run three times (24 passing, then 3/3 failing: p =
-    1 / C(27, 3) = 1/2925). Tarone's K is 1, so the level is 0.01 and the break fails; a
-    Bonferroni over all 72 (0.01 / 72 = 0.00014) would have let it pass."""
+    can never fail: at best (1/9)(8/9)^8 = 0.043) and c0 x BROKEN_CASE run three times (24
+    passing, then 3/3 failing: p = (3/27)^3 (24/27)^24 = 0.00008). Tarone's K is 1, so the
+    level is 0.01 and the break fails; a Bonferroni over all 72 (0.01 / 72 = 0.00014) would
+    have let it pass."""
     nights = [one_run_nights(f"h{index:02d}") for index in range(8)]
     result = evaluate_gate(one_run_nights("now", broken=3), nights[-3:], FAST, history=nights[:-3])
     assert failing(result, "case") == [("c0", BROKEN_CASE)]
     (found,) = result.case_findings
-    assert found.p_value == pytest.approx(1 / 2925)
+    assert found.p_value == pytest.approx((3 / 27) ** 3 * (24 / 27) ** 24)
     assert found.level == pytest.approx(0.01)

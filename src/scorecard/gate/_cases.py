@@ -12,12 +12,13 @@ baseline nights). A candidate x case pair is *reliable* when its history holds a
 :data:`MIN_HISTORY_RUNS` scoreable runs and at least :data:`RELIABLE_SHARE` of them passed the
 gate: decided from the history alone, before tonight is looked at, so the pairs tested are
 fixed in advance. A reliable pair whose tonight's runs mostly fail is *newly failing*: its
-one-sided Fisher exact p-value (tonight's failures at least as many as observed, given the
-history and tonight's total failures: hypergeometric) is compared with alpha / K, K chosen by
+one-sided Boschloo exact p-value (the unconditional test ordered by Fisher's p: the tables
+whose Fisher p is at most the observed one, their chance under a common failure rate
+maximised over that rate; never above Fisher's p) is compared with alpha / K, K chosen by
 Tarone's rule for discrete tests: the smallest K such that at most K reliable pairs could reach
-alpha / K at all (their smallest attainable p, every tonight's run failing, at most alpha / K).
-A pair that cannot reach it (a case run once a night: p >= 1 / (h + 1)) spends none of the
-level, and the family-wise level is still alpha. A pair that was not reliable but passed and
+alpha / K at all (their smallest attainable p, every tonight's run failing after a clean
+history, at most alpha / K). A pair that cannot reach it (a case run once a night) spends none
+of the level, and the family-wise level is still alpha. A pair that was not reliable but passed and
 failed in its history and fails tonight is *flaky*: shown with its flip rate (the share of
 consecutive history nights whose pass/fail changed, Wilson interval) and never failing. A pair
 in ``quarantined`` is shown and never fails. ``docs/gate.md`` says how deep a history must be
@@ -31,6 +32,8 @@ import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from ._input import GateSide
 from ._rules import GateRules
 
@@ -38,6 +41,7 @@ __all__ = [
     "MIN_HISTORY_RUNS",
     "RELIABLE_SHARE",
     "CaseFinding",
+    "boschloo_tail",
     "case_findings",
     "fisher_tail",
     "tarone_count",
@@ -78,7 +82,7 @@ class CaseFinding:
     flip_high: float
     """Upper end."""
     p_value: float
-    """One-sided Fisher exact p of "tonight fails no more often than the history"."""
+    """One-sided Boschloo exact p of "tonight fails no more often than the history"."""
     level: float
     """alpha / K (Tarone), what ``p_value`` is compared with (NaN for flaky and quarantined
     pairs)."""
@@ -106,6 +110,51 @@ def fisher_tail(failed_now: int, runs_now: int, failed_before: int, runs_before:
         for x in range(failed_now, min(runs_now, failures) + 1)
     )
     return tail / denominator
+
+
+def boschloo_tail(failed_now: int, runs_now: int, failed_before: int, runs_before: int) -> float:
+    """Boschloo's exact unconditional p of "tonight fails no more often than the history":
+    the tables (a tonight's failures, b the history's) whose Fisher p (:func:`fisher_tail`) is
+    at most the observed one, their chance at the common failure rate pi maximised over pi
+    (both counts binomial, nothing conditioned on). Never above Fisher's p; with a clean
+    history and every run failing tonight it is max pi^n (1 - pi)^h, at pi = n / (n + h)."""
+    observed = fisher_tail(failed_now, runs_now, failed_before, runs_before)
+    total = runs_now + runs_before
+    # weight[k]: sum of C(n, a) C(h, b) over the tables of the region with a + b = k.
+    weight = np.zeros(total + 1)
+    for a in range(runs_now + 1):
+        for b in range(runs_before + 1):
+            if fisher_tail(a, runs_now, b, runs_before) <= observed * (1 + 1e-9):
+                weight[a + b] += math.comb(runs_now, a) * math.comb(runs_before, b)
+    counts = np.arange(total + 1)[weight > 0]
+    logs = np.log(weight[weight > 0])
+
+    def chance(rates: np.ndarray) -> np.ndarray:
+        rates = rates[:, None]
+        terms = logs + counts * np.log(rates) + (total - counts) * np.log1p(-rates)
+        summed: np.ndarray = np.exp(terms).sum(axis=1)
+        return summed
+
+    grid = np.linspace(0.0005, 0.9995, 2000)
+    values = chance(grid)
+    best = int(np.argmax(values))
+    low, high = grid[max(0, best - 1)], grid[min(len(grid) - 1, best + 1)]
+    for _ in range(40):  # golden-section search around the best grid point
+        left, right = high - 0.618 * (high - low), low + 0.618 * (high - low)
+        pair = chance(np.array([left, right]))
+        if pair[0] < pair[1]:
+            low = left
+        else:
+            high = right
+    refined = float(chance(np.array([(low + high) / 2]))[0])
+    return min(observed, max(float(values[best]), refined))
+
+
+def _most_extreme(runs_now: int, runs_before: int) -> float:
+    """:func:`boschloo_tail` of every run failing tonight after a clean history, in closed
+    form (that table alone has so small a Fisher p)."""
+    total = runs_now + runs_before
+    return (runs_now / total) ** runs_now * (runs_before / total) ** runs_before
 
 
 def tarone_count(smallest: Sequence[float], alpha: float) -> int:
@@ -162,8 +211,7 @@ def case_findings(
         if runs >= MIN_HISTORY_RUNS and (runs - failed) >= RELIABLE_SHARE * runs:
             reliable.add(key)
     smallest = [
-        fisher_tail(tonight[key][1], tonight[key][1], summaries[key][0], summaries[key][1])
-        for key in reliable
+        boschloo_tail(tonight[key][1], tonight[key][1], 0, summaries[key][1]) for key in reliable
     ]
     level = rules.alpha / tarone_count(smallest, rules.alpha)
     found = []
@@ -174,7 +222,7 @@ def case_findings(
             continue
         flips = sum(a != b for a, b in itertools.pairwise(clean))
         flip, low, high = _wilson(flips, len(clean) - 1)
-        p_value = fisher_tail(failed_now, runs_now, failed, runs)
+        p_value = boschloo_tail(failed_now, runs_now, failed, runs)
         if key in quarantined:
             kind, cut = "quarantined", math.nan
         elif key in reliable:

@@ -343,13 +343,13 @@ def judge_shifts(shifts: Sequence[SharedShift], rules: GateRules) -> list[RuleOu
 
 def judge_cases(findings: Sequence[CaseFinding]) -> list[RuleOutcome]:
     """The ``case`` rule: a candidate x case that passed reliably in its history and fails
-    tonight fails the gate when its Fisher p is below alpha / E; with weaker evidence it is a
+    tonight fails the gate when its Boschloo p is below alpha / K (Tarone); with weaker evidence it is a
     warning; flaky and quarantined pairs are advisory outcomes (``scorecard.gate._cases``)."""
     outcomes = []
     for found in findings:
         history = found.history_text
         if found.kind == "newly_failing":
-            evidence = f"one-sided Fisher exact p={found.p_value:.2g}, level {found.level:.2g}"
+            evidence = f"one-sided Boschloo exact p={found.p_value:.2g}, level {found.level:.2g}"
             summary = f"newly failing on {found.case}: {history}"
             detail = (
                 f"{found.candidate} passed {found.case} reliably in its history and fails it "
