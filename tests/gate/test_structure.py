@@ -357,3 +357,22 @@ def test_pairs_run_once_a_night_spend_none_of_the_level() -> None:
     (found,) = result.case_findings
     assert found.p_value == pytest.approx((3 / 27) ** 3 * (24 / 27) ** 24)
     assert found.level == pytest.approx(0.01)
+
+
+def test_a_break_within_an_environment_shift_is_a_warning() -> None:
+    """Every candidate 0.2 lower tonight (an environment shift, which fails the gate on its own)
+    and c0 failing BROKEN_CASE's gate 3/3 after 42/42: the break is shown as a warning within
+    the shift (a bad environment makes every case likelier to fail), naming no candidate; no
+    drift either (read against the peers, a night that moves everyone cancels)."""
+    nights = [night(f"h{index:02d}", SIX, {}) for index in range(14)]
+    now = night("now", SIX, dict.fromkeys(SIX, 0.2), broken={("c0", BROKEN_CASE): 3})
+    result = evaluate_gate(now, nights[-3:], FAST, seed=1, history=nights[:-3])
+    assert failing(result, "shift") == [(None, "environment")]
+    assert failing(result, "case") == []
+    assert failing(result, "drift") == []
+    (found,) = result.case_findings
+    assert found.p_value < found.level
+    assert found.within_shift
+    assert not found.fails
+    case = [(o.candidate, o.status) for o in result.outcomes if o.rule == "case"]
+    assert case == [("c0", "warn")]

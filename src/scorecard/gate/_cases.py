@@ -87,7 +87,11 @@ class CaseFinding:
     """alpha / K (Tarone), what ``p_value`` is compared with (NaN for flaky and quarantined
     pairs)."""
     fails: bool
-    """Whether it fails the gate (newly failing, p below level, not quarantined)."""
+    """Whether it fails the gate (newly failing, p below level, not quarantined, not within a
+    shared shift)."""
+    within_shift: bool = False
+    """Newly failing with p below the level, but its candidate is in a group (the environment,
+    its provider) whose shared shift was detected tonight: a warning."""
 
     @property
     def history_text(self) -> str:

@@ -343,8 +343,9 @@ def judge_shifts(shifts: Sequence[SharedShift], rules: GateRules) -> list[RuleOu
 
 def judge_cases(findings: Sequence[CaseFinding]) -> list[RuleOutcome]:
     """The ``case`` rule: a candidate x case that passed reliably in its history and fails
-    tonight fails the gate when its Boschloo p is below alpha / K (Tarone); with weaker evidence it is a
-    warning; flaky and quarantined pairs are advisory outcomes (``scorecard.gate._cases``)."""
+    tonight fails the gate when its Boschloo p is below alpha / K (Tarone); with weaker
+    evidence, or within a shared shift detected tonight, it is a warning; flaky and
+    quarantined pairs are advisory outcomes (``scorecard.gate._cases``)."""
     outcomes = []
     for found in findings:
         history = found.history_text
@@ -355,7 +356,10 @@ def judge_cases(findings: Sequence[CaseFinding]) -> list[RuleOutcome]:
                 f"{found.candidate} passed {found.case} reliably in its history and fails it "
                 f"tonight: {history} ({evidence}; "
                 + (
-                    "fails the gate)."
+                    "within tonight's shared shift, which makes every case likelier to fail: "
+                    "shown, not failing)."
+                    if found.within_shift
+                    else "fails the gate)."
                     if found.fails
                     else "too little evidence for this history's depth to fail the gate)."
                 )

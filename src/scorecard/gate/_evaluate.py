@@ -36,6 +36,7 @@ re-exports the public names of the others, so ``scorecard.gate._evaluate`` stays
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
@@ -268,6 +269,14 @@ def evaluate_gate(
         ]
         outcomes += judge_shifts(shifts, rules)
         cases = case_findings(current, [*history, *nights], rules, quarantined=quarantined)
+        # A shared shift tonight makes every case of its candidates likelier to fail.
+        shifted = {name for found in shifts if found.detected for name in found.candidates}
+        cases = tuple(
+            dataclasses.replace(found, fails=False, within_shift=True)
+            if found.fails and found.candidate in shifted
+            else found
+            for found in cases
+        )
         outcomes += judge_cases(cases)
         drifts = drift_findings(current, [*history, *nights], rules)
         outcomes += judge_drift(drifts)
