@@ -138,7 +138,7 @@ def _levels(side: GateSide) -> dict[str, tuple[dict[str, float], int]]:
         cases.setdefault(table.case[index], []).append(float(overall[index]))
     return {
         candidate: (
-            {case: statistics.fmean(v) for case, v in cases.items()},
+            {case: statistics.fmean(scores) for case, scores in cases.items()},
             sum(map(len, cases.values())),
         )
         for candidate, cases in sums.items()

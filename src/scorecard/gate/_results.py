@@ -407,8 +407,8 @@ class GateResult:
             applied.add("safety")
         if self.baseline_bundle is not None:
             applied.update(("coverage", "case"))
-        if self.drift:
-            applied.add("drift")
+            if self.drift:  # the drift rule applies when it tested a candidate (6+ nights)
+                applied.add("drift")
             if rules.drop_metrics:
                 applied.update(("drop", "shift"))
             if rules.latency_factor is not None:
