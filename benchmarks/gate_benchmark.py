@@ -24,13 +24,24 @@ one candidate (``--candidate``), for every candidate or for a provider:
   weak candidates harder);
 - ``outage tonight``: the acpx provider's runs 90% infrastructure failures tonight;
   ``outage baseline``: the same on the middle baseline night, tonight healthy;
-- ``one case broken``: the candidate fails ``restart-recovery`` (candidate failures) 90% of the
-  time;
-- ``one dimension``: its presentation skill 0.3 lower.
+- ``one case broken``: the candidate fails ``final-response`` (candidate failures) 90% of the
+  time: the easiest of the four cases the sample's schedule runs three times a night (a case
+  run once a night can never fail the per-case rule, docs/gate.md "Per case"); on the
+  independent generator, the case the candidate's schedule repeats most often (2-3 times), the
+  easiest of those;
+- ``one dimension``: its presentation skill 0.3 lower;
+- ``slow drift``: the candidate declines a step a night over the last six nights (three
+  before the baseline, the baseline's three... see below), tonight the sixth step: its nightly
+  mean overall falls by one night-to-night standard deviation of that mean a night (0.066 on
+  the simulator, 0.076 on the independent generator: measured on healthy nights of campaigns
+  1000-1005), so the baseline nights are three to five steps down and tonight two steps (two
+  standard deviations) below the baseline's mean. The skill change per step is read from a
+  calibration of the same campaigns (``DRIFT_STEPS``, ``DRIFT_LOGITS``).
 
 ``detected`` is a fail naming the changed candidate (for the environment scenarios: a shift
 finding); ``wrong candidate`` a fail naming a candidate that was not changed; ``any named`` a
-fail naming any candidate; ``shift finding`` a failing ``shift`` outcome.
+fail naming any candidate; ``shift finding`` a failing ``shift`` outcome; ``drift finding`` a
+failing ``drift`` outcome (any candidate).
 
 The gate runs at the library level (``evaluate_gate`` on in-memory records, default rules, seed
 0) and the benchmark prints, per scenario and baseline, the share of pairs that fail (exit 1),
@@ -114,14 +125,25 @@ class Scenario:
     """A provider with that outage on the middle baseline night (tonight healthy)."""
     broken_case: bool = False
     """The changed candidate fails one case (``BROKEN_CASE``) 90% of the time tonight."""
+    drift: tuple[float, ...] = ()
+    """Per step, the changed candidate's ``worsen`` amount on the last len(drift) nights (the
+    last, tonight, the largest)."""
 
     @property
     def changed_target(self) -> bool:
-        return self.change is not None or self.incidents > 0 or self.broken_case
+        return self.change is not None or self.incidents > 0 or self.broken_case or bool(self.drift)
 
 
-BROKEN_CASE = "restart-recovery"
+#: Repeated three times a night by the sample's schedule, the easiest of those cases.
+BROKEN_CASE = "final-response"
 HISTORY_NIGHTS = 14
+#: ``worsen`` amounts whose nightly mean-overall decline is 1-6 night-to-night standard
+#: deviations (0.066) for opencode-glm, interpolated from amounts 0.03-0.18 (means over 50
+#: nights each of campaigns 1000-1004, +-0.012-0.015): the slow drift's steps.
+DRIFT_STEPS = (0.030, 0.078, 0.122, 0.157, 0.193, 0.229)
+#: The same on the independent generator: logits added to opencode-2's aspects whose decline
+#: is 1-6 standard deviations (0.076), interpolated from logits 0.5-4 (the same campaigns).
+DRIFT_LOGITS = (0.89, 1.43, 1.93, 2.33, 2.71, 3.11)
 SCENARIOS = (
     Scenario("healthy"),
     Scenario("flaws x1.3", degrade(1.3)),
@@ -139,6 +161,7 @@ SCENARIOS = (
         "one dimension",
         lambda skills: dataclasses.replace(skills, presentation=skills.presentation - 0.3),
     ),
+    Scenario("slow drift", drift=DRIFT_STEPS),
 )
 
 #: The same scenarios on the independent generator (benchmarks/independent_generator.py):
@@ -151,9 +174,18 @@ INDEPENDENT: dict[str, tuple[Change_, Change_ | None]] = {
     "env bad night": (Change_(everyone=0.8), None),
     "outage tonight": (Change_(outage="acpx"), None),
     "outage baseline": (Change_(), Change_(outage="acpx")),
-    "one case broken": (Change_(broken_case="restart-recovery"), None),
+    # The case itself is the campaign's: the one the target repeats most (see independent_pair).
+    "one case broken": (Change_(broken_case="repeated"), None),
     "one dimension": (Change_(aspect="presentation", aspect_worse=2.5), None),
+    "slow drift": (Change_(worse=DRIFT_LOGITS[-1]), None),
 }
+
+
+def drift_step(steps: Sequence[float], index: int) -> float | None:
+    """The drift's change on night ``index`` (tonight is night HISTORY_NIGHTS and takes the
+    last step), None before the drift began."""
+    step = index - (HISTORY_NIGHTS - len(steps) + 1)
+    return steps[step] if steps and step >= 0 else None
 
 
 def score_side(observations: list[JsonObject], bundle_id: str, catalog: Catalog) -> GateSide:
@@ -198,6 +230,9 @@ def night(
         if scenario is not None and candidate.spec.id == target:
             if scenario.change is not None:
                 skills = scenario.change(skills)
+            amount = drift_step(scenario.drift, index)
+            if amount is not None:
+                skills = worsen(skills, amount)
             if scenario.incidents:
                 chooser = random.Random(derive_seed(schedule_seed, "planted"))
                 planned |= set(chooser.sample(range(len(schedule)), scenario.incidents))
@@ -251,6 +286,14 @@ def one_pair(
         if older is None:
             older = [night(seed, index, catalog, schedule) for index in range(first)]
         history = older
+        if scenario.drift:
+            drifted = [
+                night(seed, index, catalog, schedule, target=target, scenario=scenario)
+                if drift_step(scenario.drift, index) is not None
+                else side
+                for index, side in enumerate([*older, *before])
+            ]
+            history, baseline = drifted[:first], drifted[first:]
         for nights in (1, 3) if pair < one_night_pairs else (3,):
             result = evaluate_gate(current, baseline[-nights:], rules, seed=0, history=history)
             tallies[(scenario.name, nights)] = tally(result, target, scenario.changed_target)
@@ -271,6 +314,7 @@ def tally(result: Any, target: str, changed_target: bool) -> dict[str, int]:
         "wrong": bool(failing - changed),
         "named": bool(failing),
         "shift": shift,
+        "drift": any(o.rule == "drift" for o in result.with_status("fail")),
     }
 
 
@@ -296,6 +340,10 @@ def independent_pair(
         if name not in INDEPENDENT:
             continue
         tonight, baseline_change = INDEPENDENT[name]
+        if tonight.broken_case is not None:
+            tonight = dataclasses.replace(
+                tonight, broken_case=campaign.repeated_case(INDEPENDENT_TARGET)
+            )
         # Tonight has no background outage: an outage tonight is inconclusive by design and
         # has a scenario of its own; the history and baseline nights keep theirs.
         current = side(HISTORY_NIGHTS, tonight, "-" + name.replace(" ", "-"), outages=False)
@@ -306,6 +354,14 @@ def independent_pair(
             if index not in sides:
                 sides[index] = side(index)
         history = [sides[index] for index in range(first)]
+        if name == "slow drift":
+            drifted = [
+                side(index, Change_(worse=logit), "-drift")
+                if (logit := drift_step(DRIFT_LOGITS, index)) is not None
+                else night
+                for index, night in enumerate([*history, *baseline])
+            ]
+            history, baseline = drifted[:first], drifted[first:]
         result = evaluate_gate(current, baseline, rules, seed=0, history=history)
         changed = bool(tonight.worse or tonight.aspect or tonight.forbidden or tonight.broken_case)
         tallies[(name, 3)] = tally(result, INDEPENDENT_TARGET, changed)
@@ -357,7 +413,7 @@ def report(tallies: dict[tuple[str, int], dict[str, int]], pairs: int, target: s
     header = f"{'scenario':<16} {'nights':>6} {'pairs':>5}  {'fail':<23} {'inconclusive':<23}"
     print(
         header + f" {'pass':<23} {'detected':<23} {'wrong candidate':<23} "
-        f"{'any named':<23} {'shift finding':<23}"
+        f"{'any named':<23} {'shift finding':<23} {'drift finding':<23}"
     )
     order = {scenario.name: index for index, scenario in enumerate(SCENARIOS)}
     for (name, nights), tally in sorted(
@@ -373,7 +429,7 @@ def report(tallies: dict[tuple[str, int], dict[str, int]], pairs: int, target: s
         print(
             f"{name:<16} {nights:>6} {total:>5}  {cells[0]:<23} {cells[1]:<23} {cells[2]:<23} "
             f"{detected:<23} {rate(tally['wrong'], total):<23} {rate(tally['named'], total):<23} "
-            f"{rate(tally['shift'], total):<23}",
+            f"{rate(tally['shift'], total):<23} {rate(tally['drift'], total):<23}",
             flush=True,
         )
 

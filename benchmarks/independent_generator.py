@@ -136,6 +136,13 @@ class Campaign:
             for name, _ in self.candidates
         }
 
+    def repeated_case(self, name: str) -> str:
+        """The case ``name`` runs most often a night (its schedule repeats it 1-3 times), the
+        easiest of those on a tie: the case a benchmark breaks for "one case broken"."""
+        return min(
+            self.cases, key=lambda case: (-self.repeats[name][case.id], self.difficulty[case.id])
+        ).id
+
     def effects(self, index: int, change: Change | None = None, *, outages: bool = True) -> Night:
         """Night ``index``'s shared and provider effects and its outages (what :meth:`night`
         draws first); ``outages``: draw the background provider outages."""

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from scorecard.contract._models import CASE_IDS
-from scorecard.gate._cases import fisher_tail
+from scorecard.gate._cases import boschloo_tail, fisher_tail, tarone_count
 from scorecard.gate._evaluate import evaluate_gate
 from scorecard.gate._input import GateSide
 from scorecard.gate._results import GateResult
@@ -35,11 +35,13 @@ def night(
     *,
     levels: tuple[float, ...] = LEVELS,
     broken: dict[tuple[str, str], int] | None = None,
+    dipped: dict[tuple[str, str], float] | None = None,
 ) -> GateSide:
     """A run of every case per candidate (``roster``: candidate -> provider) at each of
     ``levels`` minus the candidate's drop; every run of a provider in ``outage`` is an
-    infrastructure failure; ``broken`` (candidate, case) -> how many of its runs score 0.5
-    (and so do not pass)."""
+    infrastructure failure; ``broken`` (candidate, case) -> how many of its runs fail the gate
+    (``lifecycle_integrity``, as a candidate failure does: overall 0); ``dipped`` (candidate,
+    case) -> the overall score of every one of its runs (their gate passed)."""
     records: list[dict[str, Any]] = []
     for candidate, provider in roster.items():
         for case in CASE_IDS:
@@ -49,9 +51,16 @@ def night(
                     record["repetition"] = repetition
                 else:
                     overall = round(level - drops.get(candidate, 0.0), 6)
-                    if repetition <= (broken or {}).get((candidate, case), 0):
-                        overall = 0.5
-                    record = run_record(candidate, case, repetition, bundle=bundle, overall=overall)
+                    overall = (dipped or {}).get((candidate, case), overall)
+                    gate = repetition <= (broken or {}).get((candidate, case), 0)
+                    record = run_record(
+                        candidate,
+                        case,
+                        repetition,
+                        bundle=bundle,
+                        overall=overall,
+                        failed=("lifecycle_integrity",) if gate else (),
+                    )
                 record["provider"] = provider
                 records.append(record)
     return side(records)
@@ -201,10 +210,23 @@ def test_fisher_tail_by_hand() -> None:
     assert fisher_tail(2, 3, 1, 9) == pytest.approx(28 / 220)
 
 
+def test_boschloo_by_hand() -> None:
+    """A clean history and every run failing tonight: the region is that table alone, so p =
+    max pi^n (1 - pi)^h, at pi = n / (n + h). With failures on both sides the region holds more
+    tables and p stays at or below Fisher's (scipy's boschloo_exact gives 0.000225 for 3/3
+    against 2 of 40, 0.00594 for 2/3 against 1 of 30)."""
+    assert boschloo_tail(3, 3, 0, 42) == pytest.approx((3 / 45) ** 3 * (42 / 45) ** 42)
+    assert boschloo_tail(1, 1, 0, 14) == pytest.approx((1 / 15) * (14 / 15) ** 14)
+    assert boschloo_tail(3, 3, 2, 40) == pytest.approx(0.000225131764, rel=1e-6)
+    assert boschloo_tail(2, 3, 1, 30) == pytest.approx(0.005936534418, rel=1e-6)
+    assert boschloo_tail(3, 3, 2, 40) <= fisher_tail(3, 3, 2, 40)
+
+
 def test_a_reliable_case_failing_tonight_fails_with_a_deep_history() -> None:
-    """c0 passed BROKEN_CASE on all 42 runs of 14 nights and fails 3/3 tonight: p = 1/14190
-    below 0.01 / 72 (six candidates x twelve cases reliable), so the gate fails on it alone
-    (one case of twelve moves c0's mean overall by 0.5 / 12, within the tolerance)."""
+    """c0 passed BROKEN_CASE on all 42 runs of 14 nights and fails 3/3 tonight: Boschloo's
+    p = (3/45)^3 (42/45)^42 = 1.6e-5 below 0.01 / 72 (six candidates x twelve cases reliable,
+    each able to reach it), so the gate fails on it alone (one case of twelve moves c0's mean
+    overall by 0.5 / 12, within the tolerance)."""
     nights = history(14)
     now = night("now", SIX, {}, levels=PERFECT, broken={("c0", BROKEN_CASE): 3})
     result = evaluate_gate(now, nights[-3:], FAST, seed=1, history=nights[:-3])
@@ -216,19 +238,24 @@ def test_a_reliable_case_failing_tonight_fails_with_a_deep_history() -> None:
     assert (found.history_passed, found.history_runs, found.history_nights) == (42, 42, 14)
     assert (found.tonight_passed, found.tonight_runs) == (0, 3)
     assert found.level == pytest.approx(0.01 / 72)
-    assert "42/42 runs passed on 14 nights (14 all passed), 0/3 tonight" in found.history_text
+    assert (
+        "42/42 runs passed the gate on 14 nights (14 all passed), 0/3 tonight" in found.history_text
+    )
     document = json.loads(json.dumps(gate_document(result)))
     assert document["case_findings"][0]["history"] == found.history_text
 
 
 def test_a_shallow_history_shows_the_break_without_failing() -> None:
-    """Against 3 nights only (9 runs): p = 1 / C(12, 3) = 1/220, above 0.01 / 72: a warning."""
+    """Against 3 nights only (9 runs): p = (3/12)^3 (9/12)^9 = 0.00117 for every pair (Fisher's
+    would be 1 / C(12, 3) = 1/220); no pair can reach 0.01 / 9 = 0.00111, so Tarone's K is 9
+    and the break, above that level, is a warning."""
     nights = history(3)
     now = night("now", SIX, {}, levels=PERFECT, broken={("c0", BROKEN_CASE): 3})
     result = evaluate_gate(now, nights, FAST, seed=1)
     assert result.verdict == "pass"
     (found,) = result.case_findings
-    assert found.p_value == pytest.approx(1 / 220)
+    assert found.p_value == pytest.approx((3 / 12) ** 3 * (9 / 12) ** 9)
+    assert found.level == pytest.approx(0.01 / 9)
     assert not found.fails
     assert [(o.candidate, o.status) for o in result.outcomes if o.rule == "case"] == [
         ("c0", "warn")
@@ -260,3 +287,92 @@ def test_quarantined_and_flaky_pairs_are_shown_never_failing() -> None:
     flaky = next(f for f in result.case_findings if f.kind == "flaky")
     assert flaky.flip_rate == pytest.approx(1.0)
     assert (flaky.history_passed, flaky.history_runs) == (21, 42)
+
+
+def test_a_case_is_judged_on_its_gate_not_on_every_dimension_passing() -> None:
+    """Each case's runs score 0.9, 0.95 and 1.0, so two of three never pass every dimension
+    (``overall.passed`` false) while every gate passed: c0 on BROKEN_CASE is reliable on its
+    gate (42/42) and failing the gate on 3/3 tonight fails at p = 1.6e-5 < 0.01 / 72; judged
+    on ``overall.passed`` the pair (14 of 42 passed) was not even reliable."""
+    nights = [night(f"h{index:02d}", SIX, {}) for index in range(14)]
+    now = night("now", SIX, {}, broken={("c0", BROKEN_CASE): 3})
+    result = evaluate_gate(now, nights[-3:], FAST, seed=1, history=nights[:-3])
+    assert failing(result, "case") == [("c0", BROKEN_CASE)]
+    (found,) = result.case_findings
+    assert (found.history_passed, found.history_runs) == (42, 42)
+    assert found.p_value == pytest.approx((3 / 45) ** 3 * (42 / 45) ** 42)
+    assert found.level == pytest.approx(0.01 / 72)
+
+
+def test_runs_below_a_threshold_with_their_gate_passed_are_not_a_broken_case() -> None:
+    """c0 scores 0.5 on BROKEN_CASE's three runs tonight, its gate passed: a quality dip of one
+    case (the drop rule's, 0.5 x 3 / 36 of its mean), no case finding."""
+    nights = history(14)
+    dipped = night("now", SIX, {}, levels=PERFECT, dipped={("c0", BROKEN_CASE): 0.5})
+    result = evaluate_gate(dipped, nights[-3:], FAST, seed=1, history=nights[:-3])
+    assert result.case_findings == ()
+    assert failing(result, "case") == []
+
+
+def test_tarone_counts_only_the_pairs_that_could_reach_the_level() -> None:
+    """Ten pairs whose smallest p is 1/14190 and sixty that cannot go below 1/15 (a case run
+    once a night, 14 nights): K = 10, the first K with at most K pairs able to reach 0.01 / K;
+    with no pair able to reach any level, K = 1."""
+    smallest = [1 / 14190] * 10 + [1 / 15] * 60
+    assert tarone_count(smallest, 0.01) == 10
+    assert tarone_count([1 / 15] * 60, 0.01) == 1
+    assert tarone_count([1 / 14190] * 72, 0.01) == 72
+
+
+def one_run_nights(bundle: str, broken: int = 0) -> GateSide:
+    """Every candidate runs every case once (passing), and c0 runs BROKEN_CASE three times, the
+    first ``broken`` of them failing the gate."""
+    records = []
+    for candidate in SIX:
+        for case in CASE_IDS:
+            runs = 3 if (candidate, case) == ("c0", BROKEN_CASE) else 1
+            for repetition in range(1, runs + 1):
+                gate = candidate == "c0" and case == BROKEN_CASE and repetition <= broken
+                records.append(
+                    run_record(
+                        candidate,
+                        case,
+                        repetition,
+                        bundle=bundle,
+                        failed=("lifecycle_integrity",) if gate else (),
+                    )
+                )
+    return side(records)
+
+
+def test_pairs_run_once_a_night_spend_none_of_the_level() -> None:
+    """Eight clean nights: 72 reliable pairs, 71 of them run once a night (smallest p 1/9, they
+    can never fail: at best (1/9)(8/9)^8 = 0.043) and c0 x BROKEN_CASE run three times (24
+    passing, then 3/3 failing: p = (3/27)^3 (24/27)^24 = 0.00008). Tarone's K is 1, so the
+    level is 0.01 and the break fails; a Bonferroni over all 72 (0.01 / 72 = 0.00014) would
+    have let it pass."""
+    nights = [one_run_nights(f"h{index:02d}") for index in range(8)]
+    result = evaluate_gate(one_run_nights("now", broken=3), nights[-3:], FAST, history=nights[:-3])
+    assert failing(result, "case") == [("c0", BROKEN_CASE)]
+    (found,) = result.case_findings
+    assert found.p_value == pytest.approx((3 / 27) ** 3 * (24 / 27) ** 24)
+    assert found.level == pytest.approx(0.01)
+
+
+def test_a_break_within_an_environment_shift_is_a_warning() -> None:
+    """Every candidate 0.2 lower tonight (an environment shift, which fails the gate on its own)
+    and c0 failing BROKEN_CASE's gate 3/3 after 42/42: the break is shown as a warning within
+    the shift (a bad environment makes every case likelier to fail), naming no candidate; no
+    drift either (read against the peers, a night that moves everyone cancels)."""
+    nights = [night(f"h{index:02d}", SIX, {}) for index in range(14)]
+    now = night("now", SIX, dict.fromkeys(SIX, 0.2), broken={("c0", BROKEN_CASE): 3})
+    result = evaluate_gate(now, nights[-3:], FAST, seed=1, history=nights[:-3])
+    assert failing(result, "shift") == [(None, "environment")]
+    assert failing(result, "case") == []
+    assert failing(result, "drift") == []
+    (found,) = result.case_findings
+    assert found.p_value < found.level
+    assert found.within_shift
+    assert not found.fails
+    case = [(o.candidate, o.status) for o in result.outcomes if o.rule == "case"]
+    assert case == [("c0", "warn")]

@@ -113,6 +113,7 @@ GATE_KEYS: dict[tuple[str, ...], tuple[str, Callable[[Any], Any]]] = {
     ("cost", "factor"): ("cost_factor", _factor),
     ("audit", "mode"): ("audit_mode", _choice(("off", "advisory", "any", "new"))),
     ("case", "historyNights"): ("case_history", _integer(0)),
+    ("drift", "nights"): ("drift_nights", _integer(0)),
     ("failOnInconclusive",): ("fail_on_inconclusive", _flag),
 }
 _SECTIONS = {path[0] for path in GATE_KEYS if len(path) == 2}

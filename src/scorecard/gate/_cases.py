@@ -4,16 +4,22 @@
 
     case_findings(current, nights, rules, quarantined=...) -> tuple[CaseFinding, ...]
 
-The history is the nights before tonight, oldest first (the older ``history`` nights, then the
+A run *fails* here when its effective gate failed (``gatePassed`` false: a gate dimension, a
+candidate failure, or the audit when it gates), the outcome that zeroes its overall score; a
+run whose gate passed but whose quality fell short of a threshold is the drop rule's. The
+history is the nights before tonight, oldest first (the older ``history`` nights, then the
 baseline nights). A candidate x case pair is *reliable* when its history holds at least
-:data:`MIN_HISTORY_RUNS` scoreable runs and at least :data:`RELIABLE_SHARE` of them passed
-(``overall.passed``): decided from the history alone, before tonight is looked at, so the
-pairs tested are fixed in advance. A reliable pair whose tonight's runs mostly fail is
-*newly failing*: its one-sided Fisher exact p-value (tonight's failures at least as many as
-observed, given the history and tonight's total failures: hypergeometric) is compared with
-alpha / E, E the reliable pairs that ran tonight (Bonferroni over every candidate x case pair
-tested, so the family-wise level is alpha). A pair that was not reliable but passed and failed
-in its history and fails tonight is *flaky*: shown with its flip rate (the share of
+:data:`MIN_HISTORY_RUNS` scoreable runs and at least :data:`RELIABLE_SHARE` of them passed the
+gate: decided from the history alone, before tonight is looked at, so the pairs tested are
+fixed in advance. A reliable pair whose tonight's runs mostly fail is *newly failing*: its
+one-sided Boschloo exact p-value (the unconditional test ordered by Fisher's p: the tables
+whose Fisher p is at most the observed one, their chance under a common failure rate
+maximised over that rate; never above Fisher's p) is compared with alpha / K, K chosen by
+Tarone's rule for discrete tests: the smallest K such that at most K reliable pairs could reach
+alpha / K at all (their smallest attainable p, every tonight's run failing after a clean
+history, at most alpha / K). A pair that cannot reach it (a case run once a night) spends none
+of the level, and the family-wise level is still alpha. A pair that was not reliable but passed and
+failed in its history and fails tonight is *flaky*: shown with its flip rate (the share of
 consecutive history nights whose pass/fail changed, Wilson interval) and never failing. A pair
 in ``quarantined`` is shown and never fails. ``docs/gate.md`` says how deep a history must be
 for a break to be callable.
@@ -26,14 +32,24 @@ import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from ._input import GateSide
 from ._rules import GateRules
 
-__all__ = ["MIN_HISTORY_RUNS", "RELIABLE_SHARE", "CaseFinding", "case_findings", "fisher_tail"]
+__all__ = [
+    "MIN_HISTORY_RUNS",
+    "RELIABLE_SHARE",
+    "CaseFinding",
+    "boschloo_tail",
+    "case_findings",
+    "fisher_tail",
+    "tarone_count",
+]
 
 #: Fewest scoreable history runs for a pair to be judged reliable.
 MIN_HISTORY_RUNS = 3
-#: Share of its history runs a reliable pair passed.
+#: Share of its history runs whose gate a reliable pair passed.
 RELIABLE_SHARE = 0.9
 
 
@@ -48,15 +64,15 @@ class CaseFinding:
     kind: str
     """``newly_failing``, ``flaky`` or ``quarantined``."""
     history_passed: int
-    """History runs that passed."""
+    """History runs whose effective gate passed."""
     history_runs: int
     """Scoreable history runs."""
     history_nights: int
     """History nights with a scoreable run of the pair."""
     nights_passed: int
-    """Of those, nights on which every run of the pair passed."""
+    """Of those, nights on which every run of the pair passed the gate."""
     tonight_passed: int
-    """Tonight's runs that passed."""
+    """Tonight's runs whose effective gate passed."""
     tonight_runs: int
     """Tonight's scoreable runs."""
     flip_rate: float
@@ -66,17 +82,22 @@ class CaseFinding:
     flip_high: float
     """Upper end."""
     p_value: float
-    """One-sided Fisher exact p of "tonight fails no more often than the history"."""
+    """One-sided Boschloo exact p of "tonight fails no more often than the history"."""
     level: float
-    """alpha / E, what ``p_value`` is compared with (NaN for flaky and quarantined pairs)."""
+    """alpha / K (Tarone), what ``p_value`` is compared with (NaN for flaky and quarantined
+    pairs)."""
     fails: bool
-    """Whether it fails the gate (newly failing, p below level, not quarantined)."""
+    """Whether it fails the gate (newly failing, p below level, not quarantined, not within a
+    shared shift)."""
+    within_shift: bool = False
+    """Newly failing with p below the level, but its candidate is in a group (the environment,
+    its provider) whose shared shift was detected tonight: a warning."""
 
     @property
     def history_text(self) -> str:
-        """``21/21 runs passed on 21 nights, 0/3 tonight``."""
+        """``21/21 runs passed the gate on 21 nights (21 all passed), 0/3 tonight``."""
         return (
-            f"{self.history_passed}/{self.history_runs} runs passed on "
+            f"{self.history_passed}/{self.history_runs} runs passed the gate on "
             f"{self.history_nights} night{'' if self.history_nights == 1 else 's'} "
             f"({self.nights_passed} all passed), {self.tonight_passed}/{self.tonight_runs} tonight"
         )
@@ -95,6 +116,61 @@ def fisher_tail(failed_now: int, runs_now: int, failed_before: int, runs_before:
     return tail / denominator
 
 
+def boschloo_tail(failed_now: int, runs_now: int, failed_before: int, runs_before: int) -> float:
+    """Boschloo's exact unconditional p of "tonight fails no more often than the history":
+    the tables (a tonight's failures, b the history's) whose Fisher p (:func:`fisher_tail`) is
+    at most the observed one, their chance at the common failure rate pi maximised over pi
+    (both counts binomial, nothing conditioned on). Never above Fisher's p; with a clean
+    history and every run failing tonight it is max pi^n (1 - pi)^h, at pi = n / (n + h)."""
+    observed = fisher_tail(failed_now, runs_now, failed_before, runs_before)
+    total = runs_now + runs_before
+    # weight[k]: sum of C(n, a) C(h, b) over the tables of the region with a + b = k.
+    weight = np.zeros(total + 1)
+    for a in range(runs_now + 1):
+        for b in range(runs_before + 1):
+            if fisher_tail(a, runs_now, b, runs_before) <= observed * (1 + 1e-9):
+                weight[a + b] += math.comb(runs_now, a) * math.comb(runs_before, b)
+    counts = np.arange(total + 1)[weight > 0]
+    logs = np.log(weight[weight > 0])
+
+    def chance(rates: np.ndarray) -> np.ndarray:
+        rates = rates[:, None]
+        terms = logs + counts * np.log(rates) + (total - counts) * np.log1p(-rates)
+        summed: np.ndarray = np.exp(terms).sum(axis=1)
+        return summed
+
+    grid = np.linspace(0.0005, 0.9995, 2000)
+    values = chance(grid)
+    best = int(np.argmax(values))
+    low, high = grid[max(0, best - 1)], grid[min(len(grid) - 1, best + 1)]
+    for _ in range(40):  # golden-section search around the best grid point
+        left, right = high - 0.618 * (high - low), low + 0.618 * (high - low)
+        pair = chance(np.array([left, right]))
+        if pair[0] < pair[1]:
+            low = left
+        else:
+            high = right
+    refined = float(chance(np.array([(low + high) / 2]))[0])
+    return min(observed, max(float(values[best]), refined))
+
+
+def _most_extreme(runs_now: int, runs_before: int) -> float:
+    """:func:`boschloo_tail` of every run failing tonight after a clean history, in closed
+    form (that table alone has so small a Fisher p)."""
+    total = runs_now + runs_before
+    return (runs_now / total) ** runs_now * (runs_before / total) ** runs_before
+
+
+def tarone_count(smallest: Sequence[float], alpha: float) -> int:
+    """Tarone's K: the smallest K >= 1 such that at most K of the tests whose smallest
+    attainable p-values are ``smallest`` could reach alpha / K (Bonferroni at alpha / K over
+    those K then holds the family-wise level at alpha; the others cannot reject)."""
+    count = 1
+    while sum(value <= alpha / count for value in smallest) > count:
+        count += 1
+    return count
+
+
 def _wilson(count: int, total: int, z: float = 1.959963984540054) -> tuple[float, float, float]:
     if total == 0:
         return math.nan, math.nan, math.nan
@@ -106,7 +182,7 @@ def _wilson(count: int, total: int, z: float = 1.959963984540054) -> tuple[float
 
 
 def _tallies(side: GateSide) -> dict[tuple[str, str], tuple[int, int]]:
-    """(failed, scoreable) runs per (candidate, case) of one side."""
+    """(gate-failed, scoreable) runs per (candidate, case) of one side."""
     table = side.table
     found: dict[tuple[str, str], tuple[int, int]] = {}
     for index in range(len(table)):
@@ -114,7 +190,7 @@ def _tallies(side: GateSide) -> dict[tuple[str, str], tuple[int, int]]:
             continue
         key = (table.candidate[index], table.case[index])
         failed, runs = found.get(key, (0, 0))
-        found[key] = (failed + bool(table.failed[index]), runs + 1)
+        found[key] = (failed + bool(table.gate_failed[index]), runs + 1)
     return found
 
 
@@ -138,7 +214,10 @@ def case_findings(
         summaries[key] = (failed, runs, [f == 0 for f, _ in per_night])
         if runs >= MIN_HISTORY_RUNS and (runs - failed) >= RELIABLE_SHARE * runs:
             reliable.add(key)
-    level = rules.alpha / max(1, len(reliable))
+    smallest = [
+        boschloo_tail(tonight[key][1], tonight[key][1], 0, summaries[key][1]) for key in reliable
+    ]
+    level = rules.alpha / tarone_count(smallest, rules.alpha)
     found = []
     for key in sorted(tonight):
         failed_now, runs_now = tonight[key]
@@ -147,7 +226,7 @@ def case_findings(
             continue
         flips = sum(a != b for a, b in itertools.pairwise(clean))
         flip, low, high = _wilson(flips, len(clean) - 1)
-        p_value = fisher_tail(failed_now, runs_now, failed, runs)
+        p_value = boschloo_tail(failed_now, runs_now, failed, runs)
         if key in quarantined:
             kind, cut = "quarantined", math.nan
         elif key in reliable:

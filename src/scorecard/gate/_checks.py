@@ -31,6 +31,7 @@ from scorecard.aggregate import CampaignAnalysis, PairedComparison, reference_p9
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
 from ._cases import CaseFinding
+from ._drift import DriftFinding
 from ._input import ALL_CANDIDATES, GateSide, labelled_sides
 from ._nights import MIN_CALIBRATION
 from ._results import (
@@ -58,6 +59,7 @@ __all__ = [
     "judge_audit",
     "judge_cases",
     "judge_coverage",
+    "judge_drift",
     "judge_drop",
     "judge_infrastructure",
     "judge_percentile",
@@ -341,19 +343,23 @@ def judge_shifts(shifts: Sequence[SharedShift], rules: GateRules) -> list[RuleOu
 
 def judge_cases(findings: Sequence[CaseFinding]) -> list[RuleOutcome]:
     """The ``case`` rule: a candidate x case that passed reliably in its history and fails
-    tonight fails the gate when its Fisher p is below alpha / E; with weaker evidence it is a
-    warning; flaky and quarantined pairs are advisory outcomes (``scorecard.gate._cases``)."""
+    tonight fails the gate when its Boschloo p is below alpha / K (Tarone); with weaker
+    evidence, or within a shared shift detected tonight, it is a warning; flaky and
+    quarantined pairs are advisory outcomes (``scorecard.gate._cases``)."""
     outcomes = []
     for found in findings:
         history = found.history_text
         if found.kind == "newly_failing":
-            evidence = f"one-sided Fisher exact p={found.p_value:.2g}, level {found.level:.2g}"
+            evidence = f"one-sided Boschloo exact p={found.p_value:.2g}, level {found.level:.2g}"
             summary = f"newly failing on {found.case}: {history}"
             detail = (
                 f"{found.candidate} passed {found.case} reliably in its history and fails it "
                 f"tonight: {history} ({evidence}; "
                 + (
-                    "fails the gate)."
+                    "within tonight's shared shift, which makes every case likelier to fail: "
+                    "shown, not failing)."
+                    if found.within_shift
+                    else "fails the gate)."
                     if found.fails
                     else "too little evidence for this history's depth to fail the gate)."
                 )
@@ -385,6 +391,37 @@ def judge_cases(findings: Sequence[CaseFinding]) -> list[RuleOutcome]:
                 detail,
                 # Flaky and quarantined pairs are shown apart, never in the verdict line.
                 required=found.kind == "newly_failing",
+            )
+        )
+    return outcomes
+
+
+def judge_drift(findings: Sequence[DriftFinding]) -> list[RuleOutcome]:
+    """The ``drift`` rule: a candidate whose nightly level declines over the last nights beyond
+    the tolerance with a one-sided trend p below alpha / K fails; a significant slope within
+    the tolerance is a warning (``scorecard.gate._drift``)."""
+    outcomes = []
+    for found in findings:
+        if found.p_value >= found.level:
+            continue
+        if found.fails:
+            summary = f"mean overall declining over {found.nights} nights ({found.decline:+.3f})"
+            verdict = "fails the gate"
+        else:
+            summary = f"mean overall: a trend within the tolerance ({found.decline:+.3f})"
+            verdict = "within the tolerance, shown only"
+        detail = (
+            f"{found.candidate}'s nightly mean overall declines night after night: "
+            f"{found.text}; {verdict}."
+        )
+        outcomes.append(
+            RuleOutcome(
+                "drift",
+                "fail" if found.fails else "warn",
+                found.candidate,
+                "mean_overall",
+                summary,
+                detail,
             )
         )
     return outcomes

@@ -12,6 +12,8 @@
         nights          each drop judged against its peers tonight and the night-to-night
                         noise the past nights show (a drop within it is a warning)
         case            a candidate x case reliable in the history failing tonight
+        drift           a candidate's nightly level declining over the last nights (a trend
+                        test with nights as the units)
         coverage        candidates or cases that cannot be paired -> inconclusive / warning
         infrastructure  tonight's outage of a provider (or a candidate) -> its candidates
                         inconclusive; a baseline night's outage counted and shown
@@ -34,6 +36,7 @@ re-exports the public names of the others, so ``scorecard.gate._evaluate`` stays
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
@@ -54,6 +57,7 @@ from ._checks import (
     judge_audit,
     judge_cases,
     judge_coverage,
+    judge_drift,
     judge_drop,
     judge_infrastructure,
     judge_percentile,
@@ -61,6 +65,7 @@ from ._checks import (
     judge_shifts,
     within_noise,
 )
+from ._drift import DriftFinding, drift_findings
 from ._input import (
     ALL_CANDIDATES,
     AuditFinding,
@@ -245,6 +250,7 @@ def evaluate_gate(
     residuals: dict[str, ResidualDrop] = {}
     cases: tuple[CaseFinding, ...] = ()
     noise: dict[str, NightNoise] = {}
+    drifts: tuple[DriftFinding, ...] = ()
     if baseline is not None:
         outcomes += judge_coverage(current, baseline)
         comparisons = compare_metrics(analysis, current, baseline, rules)
@@ -263,7 +269,17 @@ def evaluate_gate(
         ]
         outcomes += judge_shifts(shifts, rules)
         cases = case_findings(current, [*history, *nights], rules, quarantined=quarantined)
+        # A shared shift tonight makes every case of its candidates likelier to fail.
+        shifted = {name for found in shifts if found.detected for name in found.candidates}
+        cases = tuple(
+            dataclasses.replace(found, fails=False, within_shift=True)
+            if found.fails and found.candidate in shifted
+            else found
+            for found in cases
+        )
         outcomes += judge_cases(cases)
+        drifts = drift_findings(current, [*history, *nights], rules)
+        outcomes += judge_drift(drifts)
         if rules.latency_factor is not None:
             outcomes += judge_percentile("latency", rules.latency_factor, current, baseline)
         if rules.cost_factor is not None:
@@ -321,4 +337,5 @@ def evaluate_gate(
         residuals=tuple(residuals[name] for name in sorted(residuals)),
         case_findings=cases,
         night_noise=tuple(noise[name] for name in sorted(noise)),
+        drift=drifts,
     )

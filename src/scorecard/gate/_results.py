@@ -15,6 +15,7 @@ from scorecard.aggregate import Alert, CampaignAnalysis, Exclusions, PairedCompa
 from scorecard.contract import Receipt
 
 from ._cases import CaseFinding
+from ._drift import DriftFinding
 from ._input import ALL_CANDIDATES, RunFacts
 from ._rules import GateRules, Metric
 from ._table import RunTable
@@ -46,6 +47,7 @@ RULE_ORDER = (
     "drop",
     "shift",
     "case",
+    "drift",
     "coverage",
     "infrastructure",
     "latency",
@@ -333,6 +335,9 @@ class GateResult:
     case_findings: tuple[CaseFinding, ...] = ()
     """Candidate x case pairs failing tonight against their history (newly failing, flaky,
     quarantined; ``scorecard.gate._cases``), sorted."""
+    drift: tuple[DriftFinding, ...] = ()
+    """Each candidate's trend over the last nights (``scorecard.gate._drift``), sorted; empty
+    without a baseline or with too few nights."""
     receipt: Receipt | None = None
     """What the verdict was computed from (``docs/receipts.md``), its payload digest that of
     the verdict's JSON without it; None for results built by hand or not yet receipted."""
@@ -402,6 +407,8 @@ class GateResult:
             applied.add("safety")
         if self.baseline_bundle is not None:
             applied.update(("coverage", "case"))
+            if self.drift:  # the drift rule applies when it tested a candidate (6+ nights)
+                applied.add("drift")
             if rules.drop_metrics:
                 applied.update(("drop", "shift"))
             if rules.latency_factor is not None:

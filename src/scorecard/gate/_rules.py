@@ -111,6 +111,9 @@ class GateRules:
     case_history: int = 0
     """Nights of history the per-case rule reads from a campaign store: the baseline nights and
     the older nights before them up to this many in all; 0: the baseline nights only."""
+    drift_nights: int = 10
+    """Nights (tonight included) the drift rule reads a candidate's trend over, from the nights
+    the gate has (history and baseline nights); 0 turns the rule off (``docs/gate.md``)."""
     fail_on_inconclusive: bool = False
     """Ask the CLI to treat an inconclusive verdict as a failure."""
 
