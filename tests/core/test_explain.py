@@ -285,7 +285,7 @@ def test_the_explanation_holds_the_contract_models_values(catalog: Catalog) -> N
     """Read from the record's card, every value of the explanation is the validated
     scorecard model's, type included (a 1 where the model says 1.0 would print differently),
     on every run of the sample campaign."""
-    records = list(score_paths_serially([ROOT / "observations"], catalog=catalog))
+    records = list(score_paths_serially([str(ROOT / "observations")], catalog=catalog))
     assert len(records) > 500
     for record in records:
         assert isinstance(record, ScoredRecord)
