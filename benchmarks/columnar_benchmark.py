@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             "gate": scorecard("gate", f"{newest}.parquet", "--baseline", f"{before}.parquet"),
             "plot all": [],  # a new folder each round
         }
-        print(f"{runs:,} runs in {len(nights)} nights; {load()}")
+        print(f"{runs:,} runs in {len(nights)} nights; {load()}", flush=True)
         best: dict[str, tuple[float, float, float]] = {}
         for round_number in range(options.repeat):
             for name, command in rows.items():
@@ -125,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
                         "plot", "all", parquet, "--out", str(root / f"plots-{round_number}")
                     )
                 figures = measured(command)
+                print(f"  round {round_number + 1}: {name} {figures[0]:.2f} s", flush=True)
                 if name not in best or figures[0] < best[name][0]:
                     best[name] = figures
         print(f"fastest of {options.repeat}; after: {load()}")

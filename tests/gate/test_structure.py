@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 
 from scorecard.contract._models import CASE_IDS
-from scorecard.gate._cases import boschloo_tail, fisher_tail, tarone_count
+from scorecard.gate._cases import (
+    BOSCHLOO_TABLES,
+    _most_extreme,
+    boschloo_tail,
+    fisher_tail,
+    tarone_count,
+)
 from scorecard.gate._evaluate import evaluate_gate
 from scorecard.gate._input import GateSide
 from scorecard.gate._results import GateResult
@@ -220,6 +226,18 @@ def test_boschloo_by_hand() -> None:
     assert boschloo_tail(3, 3, 2, 40) == pytest.approx(0.000225131764, rel=1e-6)
     assert boschloo_tail(2, 3, 1, 30) == pytest.approx(0.005936534418, rel=1e-6)
     assert boschloo_tail(3, 3, 2, 40) <= fisher_tail(3, 3, 2, 40)
+
+
+def test_a_large_table_takes_fishers_p() -> None:
+    """Past BOSCHLOO_TABLES (hundreds of runs a night: a large campaign), the p-value is
+    Fisher's, which Boschloo's region would take hours to better; below it, Boschloo's, smaller.
+    The smallest attainable p Tarone counts is the closed form either way."""
+    large = (30, 400, 3, 5600)
+    assert (large[1] + 1) * (large[3] + 1) > BOSCHLOO_TABLES
+    assert boschloo_tail(*large) == fisher_tail(*large)
+    assert boschloo_tail(3, 3, 2, 40) < fisher_tail(3, 3, 2, 40)
+    assert _most_extreme(3, 42) == pytest.approx(boschloo_tail(3, 3, 0, 42))
+    assert _most_extreme(400, 5600) <= fisher_tail(400, 400, 0, 5600)
 
 
 def test_a_reliable_case_failing_tonight_fails_with_a_deep_history() -> None:

@@ -116,6 +116,15 @@ def fisher_tail(failed_now: int, runs_now: int, failed_before: int, runs_before:
     return tail / denominator
 
 
+#: The most tables (tonight's failures x the history's) Boschloo's p is worked out over; a
+#: pair with more runs gets Fisher's p instead. The region takes a Fisher p per table, so the
+#: work grows as runs tonight x runs in the history x both: a campaign of hundreds of runs per
+#: candidate x case a night would take hours. Boschloo's gain is on small tables (a few runs a
+#: night: docs/gate.md "Per case"); on large ones the two tests agree closely, and Fisher's p,
+#: never below Boschloo's, keeps the level.
+BOSCHLOO_TABLES = 4096
+
+
 def boschloo_tail(failed_now: int, runs_now: int, failed_before: int, runs_before: int) -> float:
     """Boschloo's exact unconditional p of "tonight fails no more often than the history":
     the tables (a tonight's failures, b the history's) whose Fisher p (:func:`fisher_tail`) is
@@ -123,6 +132,8 @@ def boschloo_tail(failed_now: int, runs_now: int, failed_before: int, runs_befor
     (both counts binomial, nothing conditioned on). Never above Fisher's p; with a clean
     history and every run failing tonight it is max pi^n (1 - pi)^h, at pi = n / (n + h)."""
     observed = fisher_tail(failed_now, runs_now, failed_before, runs_before)
+    if (runs_now + 1) * (runs_before + 1) > BOSCHLOO_TABLES:
+        return observed  # Fisher's p: valid, and on tables this large as strong
     total = runs_now + runs_before
     # weight[k]: sum of C(n, a) C(h, b) over the tables of the region with a + b = k.
     weight = np.zeros(total + 1)
@@ -156,7 +167,10 @@ def boschloo_tail(failed_now: int, runs_now: int, failed_before: int, runs_befor
 
 def _most_extreme(runs_now: int, runs_before: int) -> float:
     """:func:`boschloo_tail` of every run failing tonight after a clean history, in closed
-    form (that table alone has so small a Fisher p)."""
+    form (that table alone has so small a Fisher p): a pair's smallest attainable p, what
+    Tarone's rule counts (and, on tables past :data:`BOSCHLOO_TABLES`, below Fisher's
+    1 / C(n + h, n), so such a pair is counted as able to reach a level it may not: K is only
+    larger, the level only stricter)."""
     total = runs_now + runs_before
     return (runs_now / total) ** runs_now * (runs_before / total) ** runs_before
 
@@ -214,9 +228,7 @@ def case_findings(
         summaries[key] = (failed, runs, [f == 0 for f, _ in per_night])
         if runs >= MIN_HISTORY_RUNS and (runs - failed) >= RELIABLE_SHARE * runs:
             reliable.add(key)
-    smallest = [
-        boschloo_tail(tonight[key][1], tonight[key][1], 0, summaries[key][1]) for key in reliable
-    ]
+    smallest = [_most_extreme(tonight[key][1], summaries[key][1]) for key in reliable]
     level = rules.alpha / tarone_count(smallest, rules.alpha)
     found = []
     for key in sorted(tonight):
