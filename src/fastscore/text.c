@@ -96,6 +96,21 @@ spell_double(double value, char text[SPELLING_SIZE])
     return spelt_length;
 }
 
+/* `value` spelt into `text` (its length), or, where only jsformat can spell it, appended to
+   `buffer` through it (0); -1 on error. */
+static Py_ssize_t
+spelt_here(Buffer *buffer, double value, char text[SPELLING_SIZE])
+{
+    Py_ssize_t length = spell_double(value, text);
+    if (length != 0) {
+        return length;
+    }
+    PyObject *number = PyFloat_FromDouble(value);
+    int status = number == NULL ? -1 : append_call(buffer, number_text, number);
+    Py_XDECREF(number);
+    return status < 0 ? -1 : 0;
+}
+
 int
 append_double(Buffer *buffer, double value)
 {
@@ -104,15 +119,9 @@ append_double(Buffer *buffer, double value)
         return append(buffer, spelt[slot].text, (Py_ssize_t)strlen(spelt[slot].text));
     }
     char text[SPELLING_SIZE];
-    Py_ssize_t length = spell_double(value, text);
-    if (length < 0) {
-        return -1;
-    }
-    if (length == 0) {
-        PyObject *number = PyFloat_FromDouble(value);
-        int status = number == NULL ? -1 : append_call(buffer, number_text, number);
-        Py_XDECREF(number);
-        return status;
+    Py_ssize_t length = spelt_here(buffer, value, text);
+    if (length <= 0) {
+        return (int)length;
     }
     spelt[slot].value = value;
     spelt[slot].used = 1;
@@ -124,15 +133,9 @@ int
 append_measure(Buffer *buffer, double value)
 {
     char text[SPELLING_SIZE];
-    Py_ssize_t length = spell_double(value, text);
-    if (length < 0) {
-        return -1;
-    }
-    if (length == 0) {
-        PyObject *number = PyFloat_FromDouble(value);
-        int status = number == NULL ? -1 : append_call(buffer, number_text, number);
-        Py_XDECREF(number);
-        return status;
+    Py_ssize_t length = spelt_here(buffer, value, text);
+    if (length <= 0) {
+        return (int)length;
     }
     return append(buffer, text, length);
 }
