@@ -153,28 +153,6 @@ buffer_free(Buffer *buffer)
     }
 }
 
-static inline int
-append(Buffer *buffer, const char *text, Py_ssize_t length)
-{
-    if (buffer->size + length > buffer->capacity) {
-        Py_ssize_t capacity = 2 * (buffer->size + length);
-        char *grown = PyMem_Malloc(capacity);
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        memcpy(grown, buffer->data, buffer->size);
-        buffer_free(buffer);
-        buffer->data = grown;
-        buffer->capacity = capacity;
-    }
-    memcpy(buffer->data + buffer->size, text, length);
-    buffer->size += length;
-    return 0;
-}
-
-#define APPEND_LITERAL(buffer, text) append((buffer), (text), (Py_ssize_t)sizeof(text) - 1)
-
 /* Room for `capacity` bytes in all, made once (appending then copies nothing more). */
 static inline int
 reserve(Buffer *buffer, Py_ssize_t capacity)
@@ -193,6 +171,20 @@ reserve(Buffer *buffer, Py_ssize_t capacity)
     buffer->capacity = capacity;
     return 0;
 }
+
+static inline int
+append(Buffer *buffer, const char *text, Py_ssize_t length)
+{
+    if (buffer->size + length > buffer->capacity && reserve(buffer, 2 * (buffer->size + length)) < 0) {
+        return -1;
+    }
+    memcpy(buffer->data + buffer->size, text, length);
+    buffer->size += length;
+    return 0;
+}
+
+#define APPEND_LITERAL(buffer, text) append((buffer), (text), (Py_ssize_t)sizeof(text) - 1)
+
 
 static inline int
 append_str(Buffer *buffer, PyObject *text)
