@@ -307,6 +307,64 @@ def test_quarantined_and_flaky_pairs_are_shown_never_failing() -> None:
     assert (flaky.history_passed, flaky.history_runs) == (21, 42)
 
 
+def test_a_break_that_persists_is_still_failing_not_flaky() -> None:
+    """c0 passed BROKEN_CASE on its 36 runs of 12 nights, then failed 3/3 on the last two
+    history nights and again tonight. Over the whole history (36/42, 86%) it would not be
+    reliable, and with passes and failures in it would read as flaky, never failing. The two
+    failing nights are its streak, set aside: it was reliable before (36/36), and tonight
+    against those nights gives Boschloo's p = (3/39)^3 (36/39)^36 = 2.5e-5, below 0.01 / 72
+    (every pair able to reach it, c0's with its 36 runs: (3/39)^3 (36/39)^36 <= 0.01 / 72)."""
+    nights = [
+        night(
+            f"h{index:02d}",
+            SIX,
+            {},
+            levels=PERFECT,
+            broken={("c0", BROKEN_CASE): 3} if index >= 12 else {},
+        )
+        for index in range(14)
+    ]
+    now = night("now", SIX, {}, levels=PERFECT, broken={("c0", BROKEN_CASE): 3})
+    result = evaluate_gate(now, nights[-3:], FAST, seed=1, history=nights[:-3])
+    assert result.verdict == "fail"
+    assert failing(result, "case") == [("c0", BROKEN_CASE)]
+    (found,) = result.case_findings
+    assert found.kind == "still_failing"
+    assert (found.history_passed, found.history_runs, found.history_nights) == (36, 36, 12)
+    assert (found.streak_nights, found.streak_passed, found.streak_runs) == (2, 0, 6)
+    assert found.p_value == pytest.approx((3 / 39) ** 3 * (36 / 39) ** 36)
+    assert found.level == pytest.approx(0.01 / 72)
+    assert found.history_text == (
+        "36/36 runs passed the gate on 12 nights (12 all passed), then failing 2 nights (0/6), "
+        "0/3 tonight"
+    )
+    (outcome,) = [o for o in result.outcomes if o.rule == "case"]
+    assert outcome.summary.startswith("still failing on ")
+    assert "on the last 2 nights and fails it again tonight" in outcome.detail
+
+
+def test_a_flaky_pair_whose_last_night_failed_stays_flaky() -> None:
+    """c1 failed BROKEN_CASE on every other night, the last history night among them: set
+    aside, that night leaves 13 nights of which 6 failed (21/39 runs passed), not reliable, so
+    it is flaky, told over its whole history (21/42), and never fails."""
+    nights = [
+        night(
+            f"h{index:02d}",
+            SIX,
+            {},
+            levels=PERFECT,
+            broken={("c1", BROKEN_CASE): 3} if index % 2 else {},
+        )
+        for index in range(14)
+    ]
+    now = night("now", SIX, {}, levels=PERFECT, broken={("c1", BROKEN_CASE): 3})
+    result = evaluate_gate(now, nights[-3:], FAST, seed=1, history=nights[:-3])
+    assert result.verdict == "pass"
+    (found,) = result.case_findings
+    assert (found.kind, found.streak_nights) == ("flaky", 0)
+    assert (found.history_passed, found.history_runs, found.history_nights) == (21, 42, 14)
+
+
 def test_a_case_is_judged_on_its_gate_not_on_every_dimension_passing() -> None:
     """Each case's runs score 0.9, 0.95 and 1.0, so two of three never pass every dimension
     (``overall.passed`` false) while every gate passed: c0 on BROKEN_CASE is reliable on its

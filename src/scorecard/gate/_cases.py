@@ -18,8 +18,13 @@ maximised over that rate; never above Fisher's p) is compared with alpha / K, K 
 Tarone's rule for discrete tests: the smallest K such that at most K reliable pairs could reach
 alpha / K at all (their smallest attainable p, every tonight's run failing after a clean
 history, at most alpha / K). A pair that cannot reach it (a case run once a night) spends none
-of the level, and the family-wise level is still alpha. A pair that was not reliable but passed and
-failed in its history and fails tonight is *flaky*: shown with its flip rate (the share of
+of the level, and the family-wise level is still alpha. A break that persists is judged against the pair's
+history before it: the *streak*, the history nights just before tonight on which the pair
+mostly failed, is set aside, the pair is reliable or not on the nights before the streak, and a
+reliable pair failing again tonight is *still failing* (its finding names the streak's nights
+and runs), tested as a newly failing one (tonight against the nights before the streak), so a
+break does not turn "flaky" by filling the history with its own failures. A pair that was not
+reliable but passed and failed in its history and fails tonight is *flaky*: shown with its flip rate (the share of
 consecutive history nights whose pass/fail changed, Wilson interval) and never failing. A pair
 in ``quarantined`` is shown and never fails. ``docs/gate.md`` says how deep a history must be
 for a break to be callable.
@@ -62,7 +67,8 @@ class CaseFinding:
     case: str
     """The case."""
     kind: str
-    """``newly_failing``, ``flaky`` or ``quarantined``."""
+    """``newly_failing``, ``still_failing`` (newly failing on an earlier night, the streak, and
+    again tonight), ``flaky`` or ``quarantined``."""
     history_passed: int
     """History runs whose effective gate passed."""
     history_runs: int
@@ -92,14 +98,29 @@ class CaseFinding:
     within_shift: bool = False
     """Newly failing with p below the level, but its candidate is in a group (the environment,
     its provider) whose shared shift was detected tonight: a warning."""
+    streak_nights: int = 0
+    """Still failing: the history nights just before tonight on which the pair mostly failed
+    (the history counts above are of the nights before them); 0 otherwise."""
+    streak_passed: int = 0
+    """Of the streak's scoreable runs, those whose effective gate passed."""
+    streak_runs: int = 0
+    """The streak's scoreable runs."""
 
     @property
     def history_text(self) -> str:
-        """``21/21 runs passed the gate on 21 nights (21 all passed), 0/3 tonight``."""
+        """``21/21 runs passed the gate on 21 nights (21 all passed), 0/3 tonight``; still
+        failing: ``..., then failing 2 nights (0/6), 0/3 tonight``."""
+        streak = (
+            f"then failing {self.streak_nights} night{'' if self.streak_nights == 1 else 's'} "
+            f"({self.streak_passed}/{self.streak_runs}), "
+            if self.streak_nights
+            else ""
+        )
         return (
             f"{self.history_passed}/{self.history_runs} runs passed the gate on "
             f"{self.history_nights} night{'' if self.history_nights == 1 else 's'} "
-            f"({self.nights_passed} all passed), {self.tonight_passed}/{self.tonight_runs} tonight"
+            f"({self.nights_passed} all passed), {streak}"
+            f"{self.tonight_passed}/{self.tonight_runs} tonight"
         )
 
 
@@ -219,34 +240,34 @@ def case_findings(
     first), sorted by candidate and case; see the module docstring."""
     history = [_tallies(night) for night in nights]
     tonight = _tallies(current)
-    reliable: set[tuple[str, str]] = set()
-    summaries: dict[tuple[str, str], tuple[int, int, list[bool]]] = {}
-    for key in tonight:
-        per_night = [night[key] for night in history if key in night]
-        failed = sum(f for f, _ in per_night)
-        runs = sum(n for _, n in per_night)
-        summaries[key] = (failed, runs, [f == 0 for f, _ in per_night])
-        if runs >= MIN_HISTORY_RUNS and (runs - failed) >= RELIABLE_SHARE * runs:
-            reliable.add(key)
-    smallest = [_most_extreme(tonight[key][1], summaries[key][1]) for key in reliable]
+    pairs = {
+        key: _PairHistory([night[key] for night in history if key in night]) for key in tonight
+    }
+    reliable = {key for key, pair in pairs.items() if pair.reliable}
+    smallest = [_most_extreme(tonight[key][1], pairs[key].judged[1]) for key in reliable]
     level = rules.alpha / tarone_count(smallest, rules.alpha)
     found = []
     for key in sorted(tonight):
         failed_now, runs_now = tonight[key]
-        failed, runs, clean = summaries[key]
+        pair = pairs[key]
+        failed, runs = pair.whole
         if failed_now == 0 or 2 * failed_now <= runs_now or runs == 0:
             continue
-        flips = sum(a != b for a, b in itertools.pairwise(clean))
-        flip, low, high = _wilson(flips, len(clean) - 1)
-        p_value = boschloo_tail(failed_now, runs_now, failed, runs)
+        flips = sum(a != b for a, b in itertools.pairwise(pair.clean))
+        flip, low, high = _wilson(flips, len(pair.clean) - 1)
         if key in quarantined:
             kind, cut = "quarantined", math.nan
         elif key in reliable:
-            kind, cut = "newly_failing", level
+            kind, cut = "still_failing" if pair.streak else "newly_failing", level
         elif 0 < failed < runs:
             kind, cut = "flaky", math.nan
         else:
             continue  # failed on every history night: not new
+        # A still failing pair is told and tested against the nights before its streak.
+        told = pair if kind == "still_failing" else _PairHistory(pair.nights, streaks=False)
+        failed, runs = told.judged
+        p_value = boschloo_tail(failed_now, runs_now, failed, runs)
+        streak_failed, streak_runs = told.streak_counts
         found.append(
             CaseFinding(
                 key[0],
@@ -254,8 +275,8 @@ def case_findings(
                 kind,
                 runs - failed,
                 runs,
-                len(clean),
-                sum(clean),
+                len(told.before),
+                sum(f == 0 for f, _ in told.before),
                 runs_now - failed_now,
                 runs_now,
                 flip,
@@ -263,7 +284,54 @@ def case_findings(
                 high,
                 p_value,
                 cut,
-                kind == "newly_failing" and p_value < cut,
+                kind in _JUDGED and p_value < cut,
+                streak_nights=len(told.streak),
+                streak_passed=streak_runs - streak_failed,
+                streak_runs=streak_runs,
             )
         )
     return tuple(found)
+
+
+#: The kinds whose p is compared with the level (the others never fail the gate).
+_JUDGED = ("newly_failing", "still_failing")
+
+
+class _PairHistory:
+    """A candidate x case pair's history: its (gate-failed, scoreable) runs per night, oldest
+    first, split into the nights before its streak and the streak (``streaks``: the nights at
+    the end on which it mostly failed; else no streak)."""
+
+    def __init__(self, nights: Sequence[tuple[int, int]], *, streaks: bool = True) -> None:
+        self.nights = list(nights)
+        length = 0
+        if streaks:
+            for failed, runs in reversed(self.nights):
+                if 2 * failed <= runs:
+                    break
+                length += 1
+        self.before = self.nights[: len(self.nights) - length]
+        self.streak = self.nights[len(self.nights) - length :]
+        self.clean = [failed == 0 for failed, _ in self.nights]
+
+    @staticmethod
+    def _sum(nights: Sequence[tuple[int, int]]) -> tuple[int, int]:
+        return sum(f for f, _ in nights), sum(n for _, n in nights)
+
+    @property
+    def whole(self) -> tuple[int, int]:
+        return self._sum(self.nights)
+
+    @property
+    def judged(self) -> tuple[int, int]:
+        """The (failed, runs) reliability and the test read: the nights before the streak."""
+        return self._sum(self.before)
+
+    @property
+    def streak_counts(self) -> tuple[int, int]:
+        return self._sum(self.streak)
+
+    @property
+    def reliable(self) -> bool:
+        failed, runs = self.judged
+        return runs >= MIN_HISTORY_RUNS and (runs - failed) >= RELIABLE_SHARE * runs

@@ -349,12 +349,19 @@ def judge_cases(findings: Sequence[CaseFinding]) -> list[RuleOutcome]:
     outcomes = []
     for found in findings:
         history = found.history_text
-        if found.kind == "newly_failing":
+        if found.kind in ("newly_failing", "still_failing"):
             evidence = f"one-sided Boschloo exact p={found.p_value:.2g}, level {found.level:.2g}"
-            summary = f"newly failing on {found.case}: {history}"
+            still = found.kind == "still_failing"
+            summary = f"{'still' if still else 'newly'} failing on {found.case}: {history}"
+            since = (
+                f"before failing it on the last {found.streak_nights} night"
+                f"{'' if found.streak_nights == 1 else 's'} and fails it again tonight (tested "
+                "against the nights before)"
+                if still
+                else "in its history and fails it tonight"
+            )
             detail = (
-                f"{found.candidate} passed {found.case} reliably in its history and fails it "
-                f"tonight: {history} ({evidence}; "
+                f"{found.candidate} passed {found.case} reliably {since}: {history} ({evidence}; "
                 + (
                     "within tonight's shared shift, which makes every case likelier to fail: "
                     "shown, not failing)."
@@ -390,7 +397,7 @@ def judge_cases(findings: Sequence[CaseFinding]) -> list[RuleOutcome]:
                 summary,
                 detail,
                 # Flaky and quarantined pairs are shown apart, never in the verdict line.
-                required=found.kind == "newly_failing",
+                required=found.kind in ("newly_failing", "still_failing"),
             )
         )
     return outcomes
