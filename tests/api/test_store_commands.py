@@ -318,3 +318,25 @@ def test_the_per_case_ledger_reads_older_nights_when_asked(store: Path, tmp_path
     assert deep.baseline_nights == (IDS[2],)
     assert deep.case_findings
     assert max(item.history_nights for item in deep.case_findings) == 3
+
+
+def test_a_baseline_older_than_the_limit_warns_from_the_store_and_the_folders(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``gate.baseline.maxAgeDays: 10``, 11-22 against the three nights before it: the
+    manifests' nights (and the store's) put 11-01 21 days and 11-08 14 days before it, two
+    warnings, the same from the store as from the folders; 11-15 (7 days) none."""
+    monkeypatch.chdir(ROOT)
+    policy = tmp_path / "gate.yaml"
+    policy.write_text("gate:\n  baseline:\n    maxAgeDays: 10\n", encoding="utf-8")
+    stored = api.judge(None, "last:3", store=store, policy=policy).result
+    folders = api.judge(NIGHTS[3], NIGHTS[:3], policy=policy).result
+    for result in (stored, folders):
+        warnings = [(o.subject, o.status) for o in result.outcomes if o.rule == "baseline"]
+        assert warnings == [(IDS[0], "warn"), (IDS[1], "warn")]
+    assert [o.summary for o in stored.outcomes if o.rule == "baseline"] == [
+        o.summary for o in folders.outcomes if o.rule == "baseline"
+    ]
+    assert "is 21 days before the current night (2026-11-22), more than 10" in next(
+        o.summary for o in folders.outcomes if o.rule == "baseline"
+    )

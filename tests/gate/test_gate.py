@@ -599,6 +599,7 @@ def test_gate_rules_read_every_documented_setting() -> None:
             "infrastructure": {"maxShare": 0.5},
             "latency": {"factor": 1.5},
             "audit": {"mode": "off"},
+            "baseline": {"maxAgeDays": 7},
             "failOnInconclusive": True,
         }
     )
@@ -615,9 +616,11 @@ def test_gate_rules_read_every_documented_setting() -> None:
         max_infrastructure_share=0.5,
         latency_factor=1.5,
         audit_mode="off",
+        baseline_age_days=7,
         fail_on_inconclusive=True,
     )
     assert rules == expected
+    assert gate_rules({"baseline": {"maxAgeDays": None}}).baseline_age_days is None
 
 
 def test_a_bad_gate_setting_is_located_by_pointer_and_line() -> None:
@@ -630,6 +633,14 @@ def test_a_bad_gate_setting_is_located_by_pointer_and_line() -> None:
         3,
         "gate_policy_value",
     )
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", "true", "soon"])
+def test_a_baseline_age_must_be_whole_days(value: str) -> None:
+    text = f"gate:\n  baseline:\n    maxAgeDays: {value}\n"
+    with pytest.raises(PolicyError) as caught:
+        gate_policy(text, source="gate.yaml")
+    assert (caught.value.pointer, caught.value.line) == ("/gate/baseline/maxAgeDays", 3)
 
 
 def test_what_the_drop_test_reads_is_a_setting_and_the_texts_say_it() -> None:

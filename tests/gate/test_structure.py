@@ -5,6 +5,7 @@ Expected values are worked out by hand in each test's docstring or comments.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from typing import Any
@@ -452,3 +453,27 @@ def test_a_break_within_an_environment_shift_is_a_warning() -> None:
     assert not found.fails
     case = [(o.candidate, o.status) for o in result.outcomes if o.rule == "case"]
     assert case == [("c0", "warn")]
+
+
+def test_a_baseline_night_older_than_the_limit_is_a_warning() -> None:
+    """Tonight 2026-03-31; baseline nights of 03-01 (30 days before: at the limit, not
+    beyond), 02-28 (31 days: beyond) and one without a date: one warning, of 02-28, and the
+    verdict stays pass. No date for tonight, or the rule off: no warning."""
+    nights = [night(name, SIX, {}) for name in ("b1", "b2", "b3")]
+    now = night("now", SIX, {})
+    dates = {"now": "2026-03-31", "b1": "2026-03-01", "b2": "2026-02-28"}
+    result = evaluate_gate(now, nights, FAST, seed=1, dates=dates)
+    assert result.verdict == "pass"
+    (warning,) = [o for o in result.outcomes if o.rule == "baseline"]
+    assert (warning.status, warning.candidate, warning.subject) == ("warn", None, "b2")
+    assert "is 31 days before the current night (2026-03-31), more than 30" in warning.summary
+    assert "baseline" in result.rules_in_force
+    for other in (
+        evaluate_gate(
+            now, nights, FAST, seed=1, dates={k: v for k, v in dates.items() if k != "now"}
+        ),
+        evaluate_gate(
+            now, nights, dataclasses.replace(FAST, baseline_age_days=None), seed=1, dates=dates
+        ),
+    ):
+        assert [o for o in other.outcomes if o.rule == "baseline"] == []

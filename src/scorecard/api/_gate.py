@@ -298,7 +298,13 @@ def judge(
     if errors or current_side is None:
         raise InputErrors(errors)
     # The nights go in unpooled: the gate pools them and judges each night's outages.
-    result = evaluate_gate(current_side, baseline_sides, rules, seed=seed)
+    dates = _night_dates(
+        [
+            (os.fspath(current), bundle_id),
+            *((os.fspath(path), baseline_bundle_id) for path in baselines),
+        ]
+    )
+    result = evaluate_gate(current_side, baseline_sides, rules, seed=seed, dates=dates)
     if loader.rejected:
         result = dataclasses.replace(result, notes=(*result.notes, _rejected_note(loader.rejected)))
     given = [os.fspath(path) for path in baselines]
@@ -329,6 +335,24 @@ def judge(
         count = len(loader.rejected)
         line += f" ({count} input record{'s' if count != 1 else ''} rejected, not judged)"
     return Judgement(result, line, rules, loader.notes, tuple(loader.rejected))
+
+
+def _night_dates(paths: Sequence[tuple[str, str | None]]) -> dict[str, str]:
+    """Bundle id -> the ISO date of its night, of the bundles under ``paths`` (each with the
+    bundle id given for it) whose campaign manifest states one (records and Parquet files have
+    none)."""
+    from scorecard.engine import bundle_files, is_records_file
+
+    dates: dict[str, str] = {}
+    for path, bundle_id in paths:
+        if path == "-" or path.endswith(".parquet") or is_records_file(path):
+            continue
+        found, _ = bundle_files([path], bundle_id=bundle_id)  # its errors: the side's already
+        for bundle in found:
+            campaign = bundle.info.campaign
+            if campaign is not None and campaign.night is not None:
+                dates[bundle.id] = campaign.night
+    return dates
 
 
 REJECTED_NAMED = 5
@@ -571,7 +595,8 @@ def _judge_store(
         )
         for bundle in (earlier[-extra:] if extra else [])
     ]
-    result = evaluate_gate(current_side, sides, rules, seed=seed, history=history)
+    dates = {entry.id: entry.night for entry in opened.bundles() if entry.night is not None}
+    result = evaluate_gate(current_side, sides, rules, seed=seed, history=history, dates=dates)
     notes = label_notes(labels, night, sorted(candidates))
     if notes:
         result = dataclasses.replace(result, notes=(*result.notes, *notes))

@@ -87,6 +87,10 @@ def _optional_fraction(value: Any) -> Any:
     return None if value is None else _number(0.0, 1.0, open_low=True)(value)
 
 
+def _optional_days(value: Any) -> Any:
+    return None if value is None else _integer(1)(value)
+
+
 def _factor(value: Any) -> Any:
     return None if value is None else _number(1.0, None)(value)
 
@@ -114,6 +118,7 @@ GATE_KEYS: dict[tuple[str, ...], tuple[str, Callable[[Any], Any]]] = {
     ("audit", "mode"): ("audit_mode", _choice(("off", "advisory", "any", "new"))),
     ("case", "historyNights"): ("case_history", _integer(0)),
     ("drift", "nights"): ("drift_nights", _integer(0)),
+    ("baseline", "maxAgeDays"): ("baseline_age_days", _optional_days),
     ("failOnInconclusive",): ("fail_on_inconclusive", _flag),
 }
 _SECTIONS = {path[0] for path in GATE_KEYS if len(path) == 2}

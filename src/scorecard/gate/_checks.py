@@ -8,6 +8,7 @@
     beyond_shift          a failing drop re-read against its group's shared shift
     judge_shifts          shared shifts of the environment or a provider -> shift outcomes
     judge_cases           newly failing / flaky / quarantined candidate x case pairs
+    judge_baseline_age    baseline nights dated too long before the current night
     judge_coverage        candidates on one side only; no candidate on both sides
     judge_infrastructure  too large a share of infrastructure failures, per provider and night
     judge_percentile      latency / cost p95 regressions
@@ -22,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import numpy as np
@@ -57,6 +58,7 @@ __all__ = [
     "beyond_shift",
     "compare_metrics",
     "judge_audit",
+    "judge_baseline_age",
     "judge_cases",
     "judge_coverage",
     "judge_drift",
@@ -589,6 +591,37 @@ def _infrastructure_counts(side: GateSide, key: str) -> tuple[Counter[str], Coun
         if kind == "infrastructure_failure"
     )
     return failed, runs
+
+
+def judge_baseline_age(
+    current: str, nights: Sequence[str], dates: Mapping[str, str], limit: int | None
+) -> list[RuleOutcome]:
+    """The ``baseline`` rule: a warning per baseline night dated more than ``limit`` days
+    before the current night (``dates``: bundle id -> ISO date of its night; a night without
+    one, or a current night without one, is not judged; None: off)."""
+    import datetime
+
+    if limit is None or current not in dates:
+        return []
+    tonight = datetime.date.fromisoformat(dates[current])
+    outcomes = []
+    for night in nights:
+        if night not in dates:
+            continue
+        age = (tonight - datetime.date.fromisoformat(dates[night])).days
+        if age <= limit:
+            continue
+        summary = (
+            f"baseline night {night} ({dates[night]}) is {age} days before the current night "
+            f"({dates[current]}), more than {limit}"
+        )
+        detail = (
+            f"{summary}: what it says of the candidates may be out of date. Judge against "
+            "recent nights (--baseline, or a store's last:N or approved nights), or raise "
+            "gate.baseline.maxAgeDays in the policy."
+        )
+        outcomes.append(RuleOutcome("baseline", "warn", None, night, summary, detail))
+    return outcomes
 
 
 def judge_infrastructure(

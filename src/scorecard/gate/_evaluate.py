@@ -14,6 +14,7 @@
         case            a candidate x case reliable in the history failing tonight
         drift           a candidate's nightly level declining over the last nights (a trend
                         test with nights as the units)
+        baseline        a baseline night dated too long before tonight -> a warning
         coverage        candidates or cases that cannot be paired -> inconclusive / warning
         infrastructure  tonight's outage of a provider (or a candidate) -> its candidates
                         inconclusive; a baseline night's outage counted and shown
@@ -55,6 +56,7 @@ from ._checks import (
     beyond_shift,
     compare_metrics,
     judge_audit,
+    judge_baseline_age,
     judge_cases,
     judge_coverage,
     judge_drift,
@@ -216,6 +218,7 @@ def evaluate_gate(
     seed: int = 0,
     history: Sequence[GateSide] = (),
     quarantined: Collection[tuple[str, str]] = (),
+    dates: Mapping[str, str] | None = None,
 ) -> GateResult:
     """Judge ``current`` (against ``baseline`` when given) with ``rules``; see the module docstring.
 
@@ -223,7 +226,9 @@ def evaluate_gate(
     :func:`~scorecard.gate._input.pool_sides`; an empty sequence means no baseline).
     ``history``: older nights (oldest first) that, with the baseline nights, form each
     candidate x case's history for the per-case rule (``case``); ``quarantined``: (candidate,
-    case) pairs shown there and never failing.
+    case) pairs shown there and never failing; ``dates``: bundle id -> the ISO date of its
+    night (a campaign manifest's ``night``, a store's), what the ``baseline`` rule reads to warn
+    of a baseline night older than ``rules.baseline_age_days``.
     """
     rules = rules or GateRules()
     nights: list[GateSide] = []
@@ -280,6 +285,9 @@ def evaluate_gate(
         outcomes += judge_cases(cases)
         drifts = drift_findings(current, [*history, *nights], rules)
         outcomes += judge_drift(drifts)
+        outcomes += judge_baseline_age(
+            current.bundle, [night.bundle for night in nights], dates or {}, rules.baseline_age_days
+        )
         if rules.latency_factor is not None:
             outcomes += judge_percentile("latency", rules.latency_factor, current, baseline)
         if rules.cost_factor is not None:

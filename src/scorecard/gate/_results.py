@@ -48,6 +48,7 @@ RULE_ORDER = (
     "shift",
     "case",
     "drift",
+    "baseline",
     "coverage",
     "infrastructure",
     "latency",

@@ -114,6 +114,9 @@ class GateRules:
     drift_nights: int = 10
     """Nights (tonight included) the drift rule reads a candidate's trend over, from the nights
     the gate has (history and baseline nights); 0 turns the rule off (``docs/gate.md``)."""
+    baseline_age_days: int | None = 30
+    """A baseline night dated more than this many days before the current night (the nights'
+    dates: the campaign manifests' ``night``, a store's nights) is a warning; None: off."""
     fail_on_inconclusive: bool = False
     """Ask the CLI to treat an inconclusive verdict as a failure."""
 
