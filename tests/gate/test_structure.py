@@ -477,3 +477,58 @@ def test_a_baseline_night_older_than_the_limit_is_a_warning() -> None:
         ),
     ):
         assert [o for o in other.outcomes if o.rule == "baseline"] == []
+
+
+def moving_nights(tonight: float) -> tuple[GateSide, list[GateSide]]:
+    """Fourteen nights on which the environment moves every candidate together, down 0.12 on
+    every other night (a healthy campaign whose nights share their runner), and tonight every
+    candidate down ``tonight``."""
+    levels = (0.7, 0.75, 0.8)
+    nights = [
+        night(f"h{index:02d}", SIX, dict.fromkeys(SIX, 0.12 * (index % 2)), levels=levels)
+        for index in range(14)
+    ]
+    return night("now", SIX, dict.fromkeys(SIX, tonight), levels=levels), nights
+
+
+def test_a_shared_move_within_the_nights_own_moves_is_no_shift() -> None:
+    """Tonight every candidate is 0.16 down, 0.08 below the baseline nights' mean (0.12, 0,
+    0.12 down): with those three nights alone that is a shift (too little history to read how
+    nights move); with the eleven nights before them, whose medians moved 0.04-0.08 either way
+    night to night, it is within the environment's own moves: a passing shift outcome per group that says so, no
+    candidate failing (each is judged beyond the shared move), the nights' spread in the JSON."""
+    now, nights = moving_nights(0.16)
+    shallow = evaluate_gate(now, nights[-3:], FAST, seed=1)
+    assert failing(shallow, "shift") == [(None, "environment")]
+    deep = evaluate_gate(now, nights[-3:], FAST, seed=1, history=nights[:-3])
+    assert failing(deep, "shift") == []
+    assert failing(deep, "drop") == []
+    assert deep.verdict == "pass"
+    (environment,) = [found for found in deep.shifts if found.provider is None]
+    assert environment.detected
+    assert environment.within_nights
+    assert not environment.reported
+    shifts = [o for o in deep.outcomes if o.rule == "shift"]
+    assert {o.status for o in shifts} == {"pass"}
+    assert len(shifts) == len(deep.shifts) == 3
+    assert all("within its night-to-night moves" in o.summary for o in shifts)
+    assert environment.calibrated_on == 13
+    assert environment.night_sd > 0.05
+    assert environment.noise_p > environment.level
+    document = json.loads(json.dumps(gate_document(deep)))
+    assert document["shared_shifts"][0]["calibrated_on"] == 13
+
+
+def test_a_shared_drop_beyond_the_nights_own_moves_is_still_a_shift() -> None:
+    """Every candidate 0.5 down tonight, 0.42 below the baseline nights: far beyond nights
+    that move 0.04-0.08, so the environment's shift is found as before, naming no candidate."""
+    now, nights = moving_nights(0.5)
+    result = evaluate_gate(now, nights[-3:], FAST, seed=1, history=nights[:-3])
+    assert failing(result, "shift") == [(None, "environment")]
+    assert failing(result, "drop") == []
+    (environment,) = [found for found in result.shifts if found.provider is None]
+    assert environment.noise_p < environment.level
+    assert not environment.within_nights
+    assert "night-to-night moves" in next(
+        o.detail for o in result.outcomes if o.rule == "shift" and o.status == "fail"
+    )

@@ -304,9 +304,12 @@ def judge_drop(item: MetricComparison, rules: GateRules) -> RuleOutcome:
 
 def judge_shifts(shifts: Sequence[SharedShift], rules: GateRules) -> list[RuleOutcome]:
     """The ``shift`` rule: a detected shared shift of mean overall fails the gate as one
-    finding (the environment's, or a provider's), naming no candidate; without one, a pass."""
+    finding (the environment's, or a provider's), naming no candidate; one within the group's
+    night-to-night moves is a pass that says so; without one, a pass."""
     outcomes = []
     for found in shifts:
+        if found.within_nights:
+            outcomes.append(_within_nights(found))
         if not found.reported:
             continue
         interval = (
@@ -323,8 +326,16 @@ def judge_shifts(shifts: Sequence[SharedShift], rules: GateRules) -> list[RuleOu
             f"The {found.name}'s {members} candidates ({', '.join(found.candidates)}) moved "
             f"together: median paired difference of mean overall {interval}, "
             f"{found.dropped} of {members} below -{rules.tolerance:g}, Fisher's combined one-sided "
-            f"p={found.p_value:.2g} (< {found.level:.2g}). A shared shift is one finding, not "
-            f"{members} regressions: each candidate fails only for a drop beyond it."
+            f"p={found.p_value:.2g} (< {found.level:.2g})"
+            + (
+                f"; beyond the {found.name}'s night-to-night moves: z {found.noise_z:.2f}, the "
+                f"nights adding a spread of {found.night_sd:.3f} beyond their runs', read from "
+                f"{found.calibrated_on} past nights, one-sided p={found.noise_p:.2g}"
+                if found.calibrated_on
+                else ""
+            )
+            + f". A shared shift is one finding, not {members} regressions: each candidate fails "
+            "only for a drop beyond it."
         )
         outcomes.append(
             RuleOutcome(
@@ -341,6 +352,25 @@ def judge_shifts(shifts: Sequence[SharedShift], rules: GateRules) -> list[RuleOu
         text = "no shared shift of mean overall (environment or provider)"
         outcomes.append(RuleOutcome("shift", "pass", None, "", text, _sentence(text)))
     return outcomes
+
+
+def _within_nights(found: SharedShift) -> RuleOutcome:
+    """A group that moved together tonight, but no further than its nights move anyway."""
+    members = len(found.candidates)
+    summary = (
+        f"{found.name}: moved together, median {found.shift:+.3f}, within its night-to-night "
+        f"moves (p={found.noise_p:.2g})"
+    )
+    detail = (
+        f"The {found.name}'s {members} candidates ({', '.join(found.candidates)}) moved "
+        f"together (median paired difference of mean overall {found.shift:+.3f}, "
+        f"{found.dropped} of {members} down, Fisher's combined p={found.p_value:.2g}), but its "
+        f"nights move that far anyway: z {found.noise_z:.2f} with the nights adding a spread of "
+        f"{found.night_sd:.3f} beyond their runs', read from {found.calibrated_on} past nights, "
+        f"one-sided p={found.noise_p:.2g} (not below {found.level:.2g}). No finding; each "
+        "candidate is judged on its drop beyond the shared move."
+    )
+    return RuleOutcome("shift", "pass", None, found.name, summary, detail, dimensions=())
 
 
 def judge_cases(findings: Sequence[CaseFinding]) -> list[RuleOutcome]:

@@ -260,9 +260,11 @@ def evaluate_gate(
         outcomes += judge_coverage(current, baseline)
         comparisons = compare_metrics(analysis, current, baseline, rules)
         providers = _providers(current, baseline)
-        shifts, residuals = shared_shifts(comparisons, providers, rules)
         family = sum(item.gated and item.candidate != ALL_CANDIDATES for item in comparisons)
-        noise, _ = night_noise(current, [*history, *nights], len(nights), providers, rules, family)
+        noise, _, readings = night_noise(
+            current, [*history, *nights], len(nights), providers, rules, family
+        )
+        shifts, residuals = shared_shifts(comparisons, providers, rules, readings.group)
         outcomes += [
             within_noise(
                 beyond_shift(judge_drop(item, rules), residuals.get(item.candidate)),

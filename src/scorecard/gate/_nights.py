@@ -8,6 +8,9 @@
                    statistics over the runs' and the nights' spread together; a one-sided p
         calibration    per statistic: which reading, the nights' spread, and how many past
                    residuals it was read from
+        readings       the nights' drops, for :meth:`NightReadings.group`: a group's
+                   (the environment's, a provider's) median drop against the medians its past
+                   nights show, what the shift rule reads before calling a shift
 
 The drop rule's permutation test asks whether tonight's runs and the baseline's could be the
 same runs relabelled. Runs of one night are not independent draws, though: a night shares its
@@ -62,7 +65,14 @@ from ._input import GateSide
 from ._results import NightNoise
 from ._rules import GateRules
 
-__all__ = ["CHI2_MEDIAN", "MIN_CALIBRATION", "NightCalibration", "night_noise"]
+__all__ = [
+    "CHI2_MEDIAN",
+    "MIN_CALIBRATION",
+    "GroupNoise",
+    "NightCalibration",
+    "NightReadings",
+    "night_noise",
+]
 
 _NORMAL = NormalDist()
 CHI2_MEDIAN = 0.454936423119572
@@ -86,6 +96,68 @@ class NightCalibration:
     against_peers: tuple[bool, bool]
     """Per statistic, whether drops are read against the peers' median (the past residuals
     strayed less so than the drops alone did)."""
+
+
+@dataclass(frozen=True)
+class GroupNoise:
+    """A group's shared move tonight read against the moves of its past nights: the median of
+    its members' drops (overall scores, closed form), with the variance the median's runs give
+    (pi/2 times the members' mean variance over their number) and the nights' own, tau^2 =
+    max(0, median(r^2) / 0.4549 - median(v)) over the past nights' medians (0 with fewer than
+    :data:`MIN_CALIBRATION` past nights)."""
+
+    shift: float
+    """Tonight's median drop of the members (NaN with fewer than two)."""
+    z_score: float
+    """shift / sqrt(its variance from the runs + tau^2)."""
+    night_sd: float
+    """tau: how far the group's median moves from night to night beyond its runs' spread."""
+    p_value: float
+    """One-sided normal p of z (small for a drop)."""
+    calibrated_on: int
+    """Past nights whose median drop tau was read from."""
+
+    @property
+    def calibrated(self) -> bool:
+        """Whether enough past nights were read for tau (else it is 0 and the shift rule does
+        not read this)."""
+        return self.calibrated_on >= MIN_CALIBRATION
+
+
+class NightReadings:
+    """The drops of each candidate (per statistic: drop and variance) on every past night
+    against the nights before it, and tonight's, by candidate name."""
+
+    def __init__(
+        self, names: Sequence[str], past: Sequence[np.ndarray], tonight: np.ndarray
+    ) -> None:
+        self.position = {name: index for index, name in enumerate(names)}
+        self.past = list(past)
+        self.tonight = tonight
+
+    def _median(self, drops: np.ndarray, members: Sequence[int]) -> tuple[float, float]:
+        values = [
+            (float(drops[0, 0, m]), float(drops[0, 1, m]))
+            for m in members
+            if math.isfinite(drops[0, 0, m])
+        ]
+        if len(values) < 2:
+            return math.nan, math.nan
+        median = statistics.median(value for value, _ in values)
+        spread = math.pi / 2 * statistics.fmean(variance for _, variance in values)
+        return median, spread / len(values)
+
+    def group(self, members: Sequence[str]) -> GroupNoise:
+        """The group of ``members``' median drop tonight against its past nights' medians."""
+        index = [self.position[name] for name in members if name in self.position]
+        found = [self._median(drops, index) for drops in self.past]
+        known = [(r, v) for r, v in found if math.isfinite(r) and math.isfinite(v)]
+        added = _night_variance(known)
+        shift, variance = self._median(self.tonight, index)
+        total = variance + added
+        z = shift / math.sqrt(total) if math.isfinite(total) and total > 0 else math.nan
+        p_value = _NORMAL.cdf(z) if math.isfinite(z) else math.nan
+        return GroupNoise(shift, z, math.sqrt(added), p_value, len(known))
 
 
 class _Night:
@@ -244,7 +316,7 @@ def night_noise(
     providers: Mapping[str, str],
     rules: GateRules,
     family: int,
-) -> tuple[dict[str, NightNoise], NightCalibration]:
+) -> tuple[dict[str, NightNoise], NightCalibration, NightReadings]:
     """Each candidate's drop tonight against the last ``depth`` of the ``past`` nights (oldest
     first), alone or relative to its peers as the past nights chose, and calibrated on them
     (module docstring)."""
@@ -257,8 +329,10 @@ def night_noise(
     peers = _peers(names, providers)
     # Past (residual, variance) pairs per reading (0: alone, 1: against peers) and statistic.
     found: list[list[list[tuple[float, float]]]] = [[[], []], [[], []]]
+    past_drops = []
     for index in range(1, len(past)):
         drops = _drops(sums[index], np.sum(sums[max(0, index - depth) : index], axis=0))
+        past_drops.append(drops)
         for reading, pairs_found in enumerate(
             (_own(drops, names).values(), _residuals(drops, names, peers).values())
         ):
@@ -311,4 +385,4 @@ def night_noise(
             calibrated_on=calibration.comparisons,
             beyond=residual < -rules.tolerance and p_value < level,
         )
-    return result, calibration
+    return result, calibration, NightReadings(names, past_drops, drops)

@@ -180,9 +180,22 @@ class SharedShift:
     detected: bool
     """Whether the group moved together (``scorecard.gate._shifts``)."""
     reported: bool = False
-    """Whether it is a finding of its own: a detected environment shift; a detected provider
-    shift when the environment's is not detected or the provider moved further than it by
-    more than the tolerance."""
+    """Whether it is a finding of its own: a detected environment shift beyond the nights'
+    moves; a detected provider shift beyond them when the environment's is no finding or the
+    provider moved further than it by more than the tolerance."""
+    night_sd: float = math.nan
+    """How far the group's median drop moves from night to night beyond its runs' spread,
+    read from the history (NaN: too little history, not read)."""
+    noise_z: float = math.nan
+    """Tonight's median drop (closed form) over its runs' and the nights' spread."""
+    noise_p: float = math.nan
+    """Its one-sided p; with the nights' spread read, a detected shift is a finding only when
+    this is below ``level`` too."""
+    calibrated_on: int = 0
+    """Past nights the nights' spread was read from."""
+    within_nights: bool = False
+    """Detected, but no larger than the group's own night-to-night moves (``noise_p`` not
+    below ``level``): no finding; its members are still judged beyond it."""
 
     @property
     def name(self) -> str:

@@ -15,7 +15,15 @@ A group *moved together* (``detected``) when, on mean overall's paired differenc
    collapse does not make a shift);
 3. Fisher's combination of the members' one-sided "no drop" p-values, leaving out the
    smallest (so one candidate's collapse cannot carry it), is below alpha divided by the
-   number of groups tested (Bonferroni over the environment and the providers).
+   number of groups tested (Bonferroni over the environment and the providers);
+
+A detected group is a *finding* (``reported``) only when, with a history deep enough to read
+how far the group moves from night to night (:class:`~scorecard.gate._nights.GroupNoise`: at
+least ``MIN_CALIBRATION`` past nights), its median drop is beyond that too: one-sided p of the
+median over its runs' and the nights' spread below the same level. Fisher's combination treats
+the members' runs as independent, but one night's environment moves them all: a shared move
+the nights make anyway (``within_nights``) is no finding, yet its members are still judged on
+their drops beyond it, so no candidate fails for it either.
 
 The shift's size is the median of the members' differences, its interval the distribution-free
 order-statistic interval of the median (the achieved confidence is stated: with few candidates
@@ -32,10 +40,11 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from statistics import NormalDist
 
 from ._input import ALL_CANDIDATES
+from ._nights import GroupNoise
 from ._results import MetricComparison, ResidualDrop, SharedShift
 from ._rules import GateRules
 
@@ -93,10 +102,12 @@ def shared_shifts(
     comparisons: Sequence[MetricComparison],
     providers: Mapping[str, str],
     rules: GateRules,
+    noise: Callable[[Sequence[str]], GroupNoise] | None = None,
 ) -> tuple[tuple[SharedShift, ...], dict[str, ResidualDrop]]:
     """The shifts of the environment and of each provider on mean overall, and each member of a
     detected group's residual drop (see the module docstring). ``providers`` maps candidates
-    to their provider."""
+    to their provider; ``noise`` reads a group's move against its past nights'
+    (:meth:`~scorecard.gate._nights.NightReadings.group`; None: not read)."""
     items = {
         item.candidate: item
         for item in comparisons
@@ -125,31 +136,43 @@ def shared_shifts(
         dropped = sum(value < -rules.tolerance for value in differences)
         # Leave the most significant member out: one candidate's collapse is not a shift.
         p_value = _fisher(sorted(items[name].p_drop for name in members)[1:])
+        moved = noise(members) if noise is not None else None
         detected = (
             shift < -rules.tolerance
             and dropped >= math.ceil(BREADTH * len(members) - 1e-9)
             and p_value < level
         )
-        shifts.append(
-            SharedShift(
-                "environment" if provider is None else "provider",
-                provider,
-                tuple(members),
-                shift,
-                low,
-                high,
-                achieved,
-                dropped,
-                p_value,
-                level,
-                detected,
-            )
+        found = SharedShift(
+            "environment" if provider is None else "provider",
+            provider,
+            tuple(members),
+            shift,
+            low,
+            high,
+            achieved,
+            dropped,
+            p_value,
+            level,
+            detected,
         )
-    environment = next((f for f in shifts if f.provider is None and f.detected), None)
+        if moved is not None and moved.calibrated:
+            found = dataclasses.replace(
+                found,
+                night_sd=moved.night_sd,
+                noise_z=moved.z_score,
+                noise_p=moved.p_value,
+                calibrated_on=moved.calibrated_on,
+                within_nights=detected and moved.p_value >= level,
+            )
+        shifts.append(found)
+    environment = next(
+        (f for f in shifts if f.provider is None and f.detected and not f.within_nights), None
+    )
     shifts = [
         dataclasses.replace(
             found,
             reported=found.detected
+            and not found.within_nights
             and (
                 environment is None
                 or found is environment
