@@ -408,6 +408,7 @@ PACKAGES = {
         "ALL_CANDIDATES",
         "CaseFinding",
         "DROP_STATISTIC_LABELS",
+        "DimensionDrop",
         "Estimate",
         "GateCheck",
         "GateFailure",

@@ -123,6 +123,7 @@ def test_too_few_nights_are_not_tested() -> None:
         "drop",
         "shift",
         "case",
+        "dimension",
         "coverage",
         "infrastructure",
         "audit",

@@ -136,9 +136,9 @@ def test_a_passing_night_says_so_without_failing_checks() -> None:
     text = comment(gated(2, 1))
     assert text.splitlines()[1] == "### \u2705 Scorecard gate: PASS"
     assert "#### Failing checks" not in text
-    # 7 candidates and the bundle x 7 rules (safety, drop, shift, case, coverage,
+    # 7 candidates and the bundle x 8 rules (safety, drop, shift, case, dimension, coverage,
     # infrastructure, audit)
-    assert "No check failed or was inconclusive: 0 of 56 checks decide the verdict" in text
+    assert "No check failed or was inconclusive: 0 of 64 checks decide the verdict" in text
 
 
 @pytest.mark.parametrize("limit", [2_000, 4_000, 9_000, 20_000, 64_000])

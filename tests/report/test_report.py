@@ -155,7 +155,7 @@ def test_per_check_junit_is_red_exactly_where_the_gate_fails(
     path = tmp_path / "gate.xml"
     path.write_text(render_junit(golden_result), encoding="utf-8")
     (suite,) = list(JUnitXml.fromfile(str(path)))
-    rules = ["safety", "drop", "shift", "case", "coverage", "infrastructure", "audit"]
+    rules = ["safety", "drop", "shift", "case", "dimension", "coverage", "infrastructure", "audit"]
     names = [(case.classname, case.name) for case in suite]
     assert names == [(who, rule) for who in ("alpha", "beta", "(all candidates)") for rule in rules]
     failed = sorted(
@@ -164,7 +164,7 @@ def test_per_check_junit_is_red_exactly_where_the_gate_fails(
         if case.result and isinstance(case.result[0], Failure)
     )
     assert failed == [("alpha", "safety"), ("beta", "drop")]
-    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (21, 2, 0, 0)
+    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (24, 2, 0, 0)
 
 
 def test_per_check_junit_skips_an_inconclusive_check_and_passes_a_healthy_gate() -> None:

@@ -118,6 +118,7 @@ GATE_KEYS: dict[tuple[str, ...], tuple[str, Callable[[Any], Any]]] = {
     ("audit", "mode"): ("audit_mode", _choice(("off", "advisory", "any", "new"))),
     ("case", "historyNights"): ("case_history", _integer(0)),
     ("drift", "nights"): ("drift_nights", _integer(0)),
+    ("dimension", "tolerance"): ("dimension_tolerance", _optional_fraction),
     ("baseline", "maxAgeDays"): ("baseline_age_days", _optional_days),
     ("failOnInconclusive",): ("fail_on_inconclusive", _flag),
 }

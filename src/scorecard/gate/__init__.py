@@ -18,6 +18,7 @@ from ._input import (
     run_facts,
 )
 from ._results import (
+    DimensionDrop,
     Estimate,
     GateCheck,
     GateFailure,
@@ -34,6 +35,7 @@ __all__ = [
     "DROP_STATISTIC_LABELS",
     "METRIC_LABELS",
     "CaseFinding",
+    "DimensionDrop",
     "Estimate",
     "GateCheck",
     "GateFailure",

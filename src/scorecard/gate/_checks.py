@@ -36,6 +36,7 @@ from ._drift import DriftFinding
 from ._input import ALL_CANDIDATES, GateSide, labelled_sides
 from ._nights import MIN_CALIBRATION
 from ._results import (
+    DimensionDrop,
     GateFailure,
     MetricComparison,
     NightNoise,
@@ -61,6 +62,7 @@ __all__ = [
     "judge_baseline_age",
     "judge_cases",
     "judge_coverage",
+    "judge_dimensions",
     "judge_drift",
     "judge_drop",
     "judge_infrastructure",
@@ -461,6 +463,38 @@ def judge_drift(findings: Sequence[DriftFinding]) -> list[RuleOutcome]:
                 "mean_overall",
                 summary,
                 detail,
+            )
+        )
+    return outcomes
+
+
+def judge_dimensions(drops: Sequence[DimensionDrop]) -> list[RuleOutcome]:
+    """The ``dimension`` rule: a candidate's pass rate of one weighted dimension dropping
+    beyond the tolerance against its peers, with a one-sided p below alpha / (K x D), fails;
+    a significant drop within the tolerance is a warning (``scorecard.gate._dimensions``)."""
+    outcomes = []
+    for found in drops:
+        if found.p_value >= found.level:
+            continue
+        if found.fails:
+            summary = f"{found.dimension}: pass rate dropped ({found.residual:+.3f})"
+            verdict = "fails the gate"
+        else:
+            summary = f"{found.dimension}: a drop within the tolerance ({found.residual:+.3f})"
+            verdict = "within the tolerance, shown only"
+        detail = (
+            f"{found.candidate}'s {found.dimension} dimension fell on its own: {found.text}; "
+            f"{verdict}."
+        )
+        outcomes.append(
+            RuleOutcome(
+                "dimension",
+                "fail" if found.fails else "warn",
+                found.candidate,
+                found.dimension,
+                summary,
+                detail,
+                dimensions=(found.dimension,),
             )
         )
     return outcomes

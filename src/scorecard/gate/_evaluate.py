@@ -12,6 +12,8 @@
         nights          each drop judged against its peers tonight and the night-to-night
                         noise the past nights show (a drop within it is a warning)
         case            a candidate x case reliable in the history failing tonight
+        dimension       a candidate's pass rate of one weighted dimension falling (against its
+                        peers, beyond the nights' spread)
         drift           a candidate's nightly level declining over the last nights (a trend
                         test with nights as the units)
         baseline        a baseline night dated too long before tonight -> a warning
@@ -59,6 +61,7 @@ from ._checks import (
     judge_baseline_age,
     judge_cases,
     judge_coverage,
+    judge_dimensions,
     judge_drift,
     judge_drop,
     judge_infrastructure,
@@ -67,6 +70,7 @@ from ._checks import (
     judge_shifts,
     within_noise,
 )
+from ._dimensions import dimension_drops
 from ._drift import DriftFinding, drift_findings
 from ._input import (
     ALL_CANDIDATES,
@@ -85,6 +89,7 @@ from ._nights import night_noise
 from ._results import (
     RULE_ORDER,
     CandidateSummary,
+    DimensionDrop,
     Estimate,
     GateCheck,
     GateFailure,
@@ -256,6 +261,7 @@ def evaluate_gate(
     cases: tuple[CaseFinding, ...] = ()
     noise: dict[str, NightNoise] = {}
     drifts: tuple[DriftFinding, ...] = ()
+    dimensions: tuple[DimensionDrop, ...] = ()
     if baseline is not None:
         outcomes += judge_coverage(current, baseline)
         comparisons = compare_metrics(analysis, current, baseline, rules)
@@ -285,6 +291,15 @@ def evaluate_gate(
             for found in cases
         )
         outcomes += judge_cases(cases)
+        # Tonight's provider shifts: their members' dimensions are read against their provider.
+        within = {
+            name: found.candidates
+            for found in shifts
+            if found.reported and found.provider is not None
+            for name in found.candidates
+        }
+        dimensions = dimension_drops(current, [*history, *nights], len(nights), rules, peers=within)
+        outcomes += judge_dimensions(dimensions)
         drifts = drift_findings(current, [*history, *nights], rules)
         outcomes += judge_drift(drifts)
         outcomes += judge_baseline_age(
@@ -347,5 +362,6 @@ def evaluate_gate(
         residuals=tuple(residuals[name] for name in sorted(residuals)),
         case_findings=cases,
         night_noise=tuple(noise[name] for name in sorted(noise)),
+        dimension_drops=dimensions,
         drift=drifts,
     )

@@ -24,6 +24,7 @@ __all__ = [
     "RULE_ORDER",
     "STATUS_ORDER",
     "CandidateSummary",
+    "DimensionDrop",
     "Estimate",
     "GateCheck",
     "GateFailure",
@@ -47,6 +48,7 @@ RULE_ORDER = (
     "drop",
     "shift",
     "case",
+    "dimension",
     "drift",
     "baseline",
     "coverage",
@@ -55,6 +57,56 @@ RULE_ORDER = (
     "cost",
     "audit",
 )
+
+
+@dataclass(frozen=True)
+class DimensionDrop:
+    """One candidate's pass rate of one dimension tonight against the baseline nights."""
+
+    candidate: str
+    """The candidate."""
+    dimension: str
+    """The weighted dimension."""
+    current_rate: float
+    """Its pass rate tonight over the paired cases (case means, each case weighing the same)."""
+    baseline_rate: float
+    """The same over the baseline nights."""
+    drop: float
+    """The precision-weighted mean of the case differences (tonight - baseline)."""
+    peers_drop: float
+    """The median drop of its peers (NaN when read alone)."""
+    residual: float
+    """drop - peers_drop (the drop itself when read alone)."""
+    error: float
+    """sqrt(the runs' variance of the residual + the nights' tau^2)."""
+    night_sd: float
+    """tau: the dimension's night-to-night spread beyond its runs', from past nights."""
+    calibrated_on: int
+    """Past (candidate, night) residuals tau was read from."""
+    z: float
+    """residual / error."""
+    p_value: float
+    """One-sided p of "no drop"."""
+    level: float
+    """alpha / (candidates x dimensions read)."""
+    fails: bool
+    """residual below -tolerance and p below the level."""
+
+    @property
+    def text(self) -> str:
+        """The deciding numbers in one phrase."""
+        against = (
+            f", {self.residual:+.3f} against its peers' median drop of {self.peers_drop:+.3f}"
+            if math.isfinite(self.peers_drop)
+            else ""
+        )
+        return (
+            f"{self.dimension} passed in {self.current_rate:.0%} of the paired cases' runs "
+            f"tonight against {self.baseline_rate:.0%} before: drop {self.drop:+.3f}{against}; "
+            f"standard error {self.error:.3f} (nights adding {self.night_sd:.3f}, read from "
+            f"{self.calibrated_on} past residuals), z {self.z:.2f}, one-sided p={self.p_value:.2g},"
+            f" level {self.level:.2g}"
+        )
 
 
 @dataclass(frozen=True)
@@ -349,6 +401,9 @@ class GateResult:
     case_findings: tuple[CaseFinding, ...] = ()
     """Candidate x case pairs failing tonight against their history (newly failing, flaky,
     quarantined; ``scorecard.gate._cases``), sorted."""
+    dimension_drops: tuple[DimensionDrop, ...] = ()
+    """Each candidate x weighted dimension's pass-rate drop read tonight
+    (``scorecard.gate._dimensions``), sorted; empty without a baseline or with the rule off."""
     drift: tuple[DriftFinding, ...] = ()
     """Each candidate's trend over the last nights (``scorecard.gate._drift``), sorted; empty
     without a baseline or with too few nights."""
@@ -421,6 +476,8 @@ class GateResult:
             applied.add("safety")
         if self.baseline_bundle is not None:
             applied.update(("coverage", "case"))
+            if self.dimension_drops:
+                applied.add("dimension")
             if self.drift:  # the drift rule applies when it tested a candidate (6+ nights)
                 applied.add("drift")
             if rules.drop_metrics:

@@ -114,6 +114,9 @@ class GateRules:
     drift_nights: int = 10
     """Nights (tonight included) the drift rule reads a candidate's trend over, from the nights
     the gate has (history and baseline nights); 0 turns the rule off (``docs/gate.md``)."""
+    dimension_tolerance: float | None = 0.1
+    """The dimension rule: a candidate's pass rate of one weighted dimension dropping tonight
+    by more than this (against its peers, beyond the nights' spread) fails; None: off."""
     baseline_age_days: int | None = 30
     """A baseline night dated more than this many days before the current night (the nights'
     dates: the campaign manifests' ``night``, a store's nights) is a warning; None: off."""

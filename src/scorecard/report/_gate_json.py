@@ -191,6 +191,9 @@ def gate_document(result: GateResult) -> dict[str, Any]:
                 {**dataclasses.asdict(item), "history": item.history_text}
                 for item in result.case_findings
             ],
+            "dimension_drops": [
+                {**dataclasses.asdict(item), "text": item.text} for item in result.dimension_drops
+            ],
             "drift": [{**dataclasses.asdict(item), "text": item.text} for item in result.drift],
             "alerts": [_flat(alert) for alert in result.alerts],
             "notes": list(result.notes),
