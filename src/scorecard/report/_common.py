@@ -166,6 +166,25 @@ def rules_text(result: GateResult) -> list[str]:
             f"{rules.min_paired_cases} paired cases and {rules.min_coverage:.0%} coverage"
             f"{', non-inferiority required' if rules.non_inferiority else ''})"
         )
+        in_force = result.rules_in_force
+        if "shift" in in_force:
+            lines.append(
+                "shift: the environment or a provider dropping together is one finding; its "
+                "candidates fail only beyond it"
+            )
+        if "case" in in_force:
+            lines.append("case: a candidate x case reliable in the history failing tonight fails")
+        if "dimension" in in_force and rules.dimension_tolerance is not None:
+            lines.append(
+                f"dimension: a weighted dimension's pass rate dropping beyond "
+                f"{rules.dimension_tolerance:g} against the peers' fails (alpha "
+                f"{rules.alpha:g} over the candidates x dimensions)"
+            )
+        if "drift" in in_force:
+            lines.append(
+                f"drift: a decline of mean overall over the last {rules.drift_nights} nights "
+                f"beyond {rules.tolerance:g} fails (trend test)"
+            )
         for name, factor in (("latency", rules.latency_factor), ("cost", rules.cost_factor)):
             if factor is not None:
                 lines.append(f"{name}: p95 above {factor:g} x the baseline fails")
