@@ -41,7 +41,7 @@ from scorecard.aggregate import column_values
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
 from ._input import GateSide
-from ._nights import _night_variance
+from ._nights import _night_variance, positions
 from ._results import DimensionDrop
 from ._rules import GateRules
 
@@ -64,13 +64,7 @@ class _Sums:
         frame = side.table.frame()
         names = column_values(frame, ("candidate", "case", *_COLUMNS))
         scoreable = np.asarray(side.table.scoreable, dtype=bool)
-        rows = np.array(
-            [candidates.setdefault(name, len(candidates)) for name in names["candidate"]],
-            dtype=np.int64,
-        )
-        columns = np.array(
-            [cases.setdefault(name, len(cases)) for name in names["case"]], dtype=np.int64
-        )
+        rows, columns = positions(names, candidates, cases)
         self.rows, self.columns = rows[scoreable], columns[scoreable]
         self.passed = [
             np.fromiter((flag is True for flag in names[name]), dtype=bool, count=len(scoreable))[

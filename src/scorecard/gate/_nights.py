@@ -55,6 +55,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 
@@ -72,6 +73,7 @@ __all__ = [
     "NightCalibration",
     "NightReadings",
     "night_noise",
+    "positions",
 ]
 
 _NORMAL = NormalDist()
@@ -160,6 +162,21 @@ class NightReadings:
         return GroupNoise(shift, z, math.sqrt(added), p_value, len(known))
 
 
+def positions(
+    names: Mapping[str, Sequence[Any]], candidates: dict[str, int], cases: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each run's candidate and case as positions in ``candidates`` and ``cases`` (name ->
+    position, shared by every night read; a new name is appended)."""
+    rows = np.array(
+        [candidates.setdefault(name, len(candidates)) for name in names["candidate"]],
+        dtype=np.int64,
+    )
+    columns = np.array(
+        [cases.setdefault(name, len(cases)) for name in names["case"]], dtype=np.int64
+    )
+    return rows, columns
+
+
 class _Night:
     """One night's runs as sums per (candidate, case): count, and per statistic sum and sum of
     squares, over scoreable runs."""
@@ -173,13 +190,7 @@ class _Night:
         for name in _PASSED:
             dimensions += np.fromiter((flag is True for flag in names[name]), dtype=bool)
         keep = scoreable & ~np.isnan(overall)
-        rows = np.array(
-            [candidates.setdefault(name, len(candidates)) for name in names["candidate"]],
-            dtype=np.int64,
-        )
-        columns = np.array(
-            [cases.setdefault(name, len(cases)) for name in names["case"]], dtype=np.int64
-        )
+        rows, columns = positions(names, candidates, cases)
         self.rows, self.columns = rows[keep], columns[keep]
         self.values = (overall[keep], dimensions[keep])
 
