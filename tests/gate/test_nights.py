@@ -13,7 +13,7 @@ import pytest
 
 from scorecard.gate._evaluate import evaluate_gate
 from scorecard.gate._input import GateSide
-from scorecard.gate._nights import CHI2_MEDIAN, _drops, _Night, _night_variance
+from scorecard.gate._nights import CHI2_MEDIAN, _drops, _Night, night_variance
 from scorecard.gate._rules import GateRules
 from scorecard.report._gate_json import render_gate_json
 
@@ -32,13 +32,13 @@ def test_night_variance_by_hand() -> None:
     Ten residuals 0.1 and two past regressions of 5: the median r^2 stays 0.01, so
     0.01 / 0.454936 - 0.01 = 0.011981."""
     assert pytest.approx(0.454936, abs=1e-6) == CHI2_MEDIAN
-    assert _night_variance([(0.2, 0.01), (-0.2, 0.01)] * 5) == pytest.approx(0.077925, abs=1e-6)
-    assert _night_variance([(0.05, 0.01)] * 10) == 0.0
-    assert _night_variance([(0.2, 0.01)] * 9) == 0.0
-    assert _night_variance([(0.1, 0.01)] * 10 + [(5.0, 0.01)] * 2) == pytest.approx(
+    assert night_variance([(0.2, 0.01), (-0.2, 0.01)] * 5) == pytest.approx(0.077925, abs=1e-6)
+    assert night_variance([(0.05, 0.01)] * 10) == 0.0
+    assert night_variance([(0.2, 0.01)] * 9) == 0.0
+    assert night_variance([(0.1, 0.01)] * 10 + [(5.0, 0.01)] * 2) == pytest.approx(
         0.011981, abs=1e-6
     )
-    assert _night_variance([(math.nan, 0.01)] * 10 + [(0.2, 0.01)] * 9) == 0.0  # NaN not counted
+    assert night_variance([(math.nan, 0.01)] * 10 + [(0.2, 0.01)] * 9) == 0.0  # NaN not counted
 
 
 def test_closed_form_drop_by_hand() -> None:

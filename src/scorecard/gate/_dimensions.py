@@ -24,8 +24,9 @@ dimension's own pass rate moves a lot. So each candidate's pass rate of each wei
    10), and tonight's z = r / sqrt(v + tau^2), one-sided p = Phi(z).
 
 A drop **fails** the gate when its residual is below ``-rules.dimension_tolerance`` (None: the
-rule is off) and p is below alpha / (K x D), K the candidates and D the dimensions read (Bonferroni: the family-wise
-level is alpha). The reasons and the measured rates are in ``docs/gate.md`` ("One dimension").
+rule is off) and p is below alpha / (K x D), K the candidates and D the dimensions read
+(Bonferroni: the family-wise level is alpha); a significant drop within the tolerance is a
+warning. The reasons and the measured rates are in ``docs/gate.md`` ("One dimension").
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from scorecard.aggregate import column_values
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
 from ._input import GateSide
-from ._nights import _night_variance, positions
+from ._nights import night_variance, positions
 from ._results import DimensionDrop
 from ._rules import GateRules
 
@@ -170,7 +171,7 @@ def dimension_drops(
                 if math.isfinite(drops[dimension, 0, position]):
                     r, v, _ = _residual(drops, dimension, position, everyone[names[position]])
                     past[dimension].append((r, v))
-    added = [_night_variance(found) for found in past]
+    added = [night_variance(found) for found in past]
     calibrated = [sum(math.isfinite(r) and math.isfinite(v) for r, v in found) for found in past]
     drops = _drops(sums[-1], np.sum(sums[len(nights) - depth : len(nights)], axis=0))
     present = set(current.candidates)

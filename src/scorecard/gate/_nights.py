@@ -73,6 +73,7 @@ __all__ = [
     "NightCalibration",
     "NightReadings",
     "night_noise",
+    "night_variance",
     "positions",
 ]
 
@@ -154,7 +155,7 @@ class NightReadings:
         index = [self.position[name] for name in members if name in self.position]
         found = [self._median(drops, index) for drops in self.past]
         known = [(r, v) for r, v in found if math.isfinite(r) and math.isfinite(v)]
-        added = _night_variance(known)
+        added = night_variance(known)
         shift, variance = self._median(self.tonight, index)
         total = variance + added
         z = shift / math.sqrt(total) if math.isfinite(total) and total > 0 else math.nan
@@ -294,7 +295,7 @@ def _residuals(
     return found
 
 
-def _night_variance(found: Sequence[tuple[float, float]]) -> float:
+def night_variance(found: Sequence[tuple[float, float]]) -> float:
     """tau^2 from past (residual, variance) pairs: max(0, median(r^2) / CHI2_MEDIAN -
     median(v)); 0 with fewer than :data:`MIN_CALIBRATION` of them."""
     known = [(r, v) for r, v in found if math.isfinite(r) and math.isfinite(v)]
@@ -356,8 +357,8 @@ def night_noise(
         _spread(found[1][1]) < _spread(found[0][1]),
     )
     extra = (
-        _night_variance(found[int(chosen[0])][0]),
-        _night_variance(found[int(chosen[1])][1]),
+        night_variance(found[int(chosen[0])][0]),
+        night_variance(found[int(chosen[1])][1]),
     )
     calibration = NightCalibration(
         (math.sqrt(extra[0]), math.sqrt(extra[1])),
