@@ -15,7 +15,7 @@ A group *moved together* (``detected``) when, on mean overall's paired differenc
    collapse does not make a shift);
 3. Fisher's combination of the members' one-sided "no drop" p-values, leaving out the
    smallest (so one candidate's collapse cannot carry it), is below alpha divided by the
-   number of groups tested (Bonferroni over the environment and the providers);
+   number of groups tested (Bonferroni over the environment and the providers).
 
 A detected group is a *finding* (``reported``) only when, with a history deep enough to read
 how far the group moves from night to night (:class:`~scorecard.gate._nights.GroupNoise`: at
