@@ -42,7 +42,7 @@ from scorecard.aggregate import column_values
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
 from ._input import GateSide
-from ._nights import night_variance, positions
+from ._nights import PairedCases, jeffreys_floor, night_variance, positions
 from ._results import DimensionDrop
 from ._rules import GateRules
 
@@ -86,40 +86,29 @@ class _Sums:
 
 def _drops(tonight: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """(D, 4: drop, variance, tonight's rate, the reference's rate, candidates): each
-    dimension's precision-weighted paired drop of the pass rate (NaN without a paired case).
+    dimension's precision-weighted paired drop of the pass rate (NaN without a paired case),
+    read as the night-noise reading reads a statistic (:class:`~scorecard.gate._nights.
+    PairedCases`; a 1/0 flag is its own square), at least Jeffreys' floor of each side.
 
-    The variance is read from the case's runs on both sides together (what "no change" makes
-    them: one sample), at least Jeffreys' floor of each side. Reading it from the nights before
-    alone (a case's pass rate over the whole history, binomial) saw more, but on the
-    independent generator's healthy nights it failed another candidate's dimension in 4 of 40
-    trials: runs of a night vary more than a binomial draw at the history's rate."""
-    a, b = tonight[0], reference[0]
-    paired = (a > 0) & (b > 0)
-    safe_a, safe_b = np.where(paired, a, 1.0), np.where(paired, b, 1.0)
-    weight = np.where(paired, safe_a * safe_b / (safe_a + safe_b), 0.0)
-    total = weight.sum(axis=1)
-    cases = paired.sum(axis=1)
-    found = np.full((tonight.shape[0] - 1, 4, a.shape[0]), np.nan)
+    The variance is read from the case's runs on both sides together. Reading it from the
+    nights before alone (a case's pass rate over the whole history, binomial) saw more, but on
+    the independent generator's healthy nights it failed another candidate's dimension in 4 of
+    40 trials: runs of a night vary more than a binomial draw at the history's rate."""
+    pairs = PairedCases(tonight[0], reference[0])
+    cases = pairs.paired.sum(axis=1)
+    found = np.full((tonight.shape[0] - 1, 4, tonight.shape[1]), np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         for index in range(tonight.shape[0] - 1):
             mine, theirs = tonight[1 + index], reference[1 + index]
-            rate_a, rate_b = mine / safe_a, theirs / safe_b
-            n = safe_a + safe_b
-            both = mine + theirs
-            # The sample variance of the case's 1/0 flags, both sides together; w^2 (1/a +
-            # 1/b) = w.
-            spread = np.where(n > 1, (both - both**2 / n) / np.maximum(n - 1, 1), 0.0)
-            variance = (weight * np.maximum(spread, 0.0)).sum(axis=1) / total**2
-            floor = np.zeros(a.shape[0])
-            for count_all, passed_all in ((a, mine), (b, theirs)):
-                count = np.where(paired, count_all, 0).sum(axis=1)
-                failing = count - np.where(paired, passed_all, 0).sum(axis=1)
-                rate = (failing + 0.5) / (count + 1)
-                floor = floor + np.where(count > 0, rate * (1 - rate) / np.maximum(count, 1), 0)
-            found[index, 0] = (weight * (rate_a - rate_b)).sum(axis=1) / total
+            drop, variance = pairs.drop(mine, theirs, mine + theirs)
+            floor = sum(
+                jeffreys_floor(pairs.counted(count), pairs.counted(count - passed))
+                for count, passed in ((tonight[0], mine), (reference[0], theirs))
+            )
+            found[index, 0] = drop
             found[index, 1] = np.maximum(variance, floor)
-            found[index, 2] = np.where(paired, rate_a, 0).sum(axis=1) / cases
-            found[index, 3] = np.where(paired, rate_b, 0).sum(axis=1) / cases
+            found[index, 2] = pairs.counted(mine / pairs.a) / cases
+            found[index, 3] = pairs.counted(theirs / pairs.b) / cases
     return found
 
 

@@ -72,6 +72,8 @@ __all__ = [
     "GroupNoise",
     "NightCalibration",
     "NightReadings",
+    "PairedCases",
+    "jeffreys_floor",
     "night_noise",
     "night_variance",
     "positions",
@@ -211,49 +213,84 @@ class _Night:
         return out
 
 
+class PairedCases:
+    """Tonight's and a reference's runs of each candidate (rows) paired by case (columns): a
+    case with a runs tonight and b in the reference weighs a b / (a + b), the inverse of its
+    difference's variance; cases without runs on both sides weigh 0."""
+
+    def __init__(self, tonight: np.ndarray, reference: np.ndarray) -> None:
+        self.paired = (tonight > 0) & (reference > 0)
+        self.a = np.where(self.paired, tonight, 1.0)
+        self.b = np.where(self.paired, reference, 1.0)
+        self.weight = np.where(self.paired, self.a * self.b / (self.a + self.b), 0.0)
+        self.total = self.weight.sum(axis=1)
+
+    def drop(
+        self, mine: np.ndarray, theirs: np.ndarray, squares: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per candidate, from a statistic's per-case sums tonight (``mine``) and in the
+        reference (``theirs``) and both sides' sum of squares: the precision-weighted mean of
+        the case differences (NaN without a paired case) and its variance from the spread
+        within each case, both sides as one sample (what "no change" makes them)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            difference = mine / self.a - theirs / self.b
+            n = self.a + self.b
+            spread = np.where(n > 1, (squares - (mine + theirs) ** 2 / n) / np.maximum(n - 1, 1), 0)
+            spread = np.maximum(spread, 0.0)
+            variance = (self.weight**2 * spread * (1 / self.a + 1 / self.b)).sum(
+                axis=1
+            ) / self.total**2
+            return (self.weight * difference).sum(axis=1) / self.total, variance
+
+    def counted(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (per candidate and case) summed over each candidate's paired cases."""
+        total: np.ndarray = np.where(self.paired, values, 0).sum(axis=1)
+        return total
+
+
+def jeffreys_floor(
+    count: np.ndarray, failing: np.ndarray, value: np.ndarray | float = 1.0
+) -> np.ndarray:
+    """The variance a side of ``count`` runs has from its ``failing`` ones alone, at least at
+    the Jeffreys rate r = (f + 1/2) / (n + 1): v^2 r (1 - r) / n, v what a failure costs (0
+    where there is no run)."""
+    rate = (failing + 0.5) / (count + 1)
+    term = value**2 * rate * (1 - rate) / np.maximum(count, 1)
+    return np.where(count > 0, term, 0.0)
+
+
 def _drops(tonight: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """(2 statistics, 2: drop and its variance, candidates): the precision-weighted mean of the
     case differences of each candidate and its variance (NaN without a paired case)."""
-    a, b = tonight[0], reference[0]
-    paired = (a > 0) & (b > 0)
-    safe_a, safe_b = np.where(paired, a, 1.0), np.where(paired, b, 1.0)
-    weight = np.where(paired, safe_a * safe_b / (safe_a + safe_b), 0.0)
-    total = weight.sum(axis=1)
-    found = np.full((2, 2, a.shape[0]), np.nan)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for index in range(2):
-            mine, theirs = tonight[1 + 2 * index], reference[1 + 2 * index]
-            squares = tonight[2 + 2 * index] + reference[2 + 2 * index]
-            difference = mine / safe_a - theirs / safe_b
-            n = safe_a + safe_b
-            spread = np.where(n > 1, (squares - (mine + theirs) ** 2 / n) / np.maximum(n - 1, 1), 0)
-            spread = np.maximum(spread, 0.0)
-            variance = (weight**2 * spread * (1 / safe_a + 1 / safe_b)).sum(axis=1) / total**2
-            found[index, 0] = (weight * difference).sum(axis=1) / total
-            found[index, 1] = np.maximum(variance, _floor(tonight, reference, index, paired))
+    pairs = PairedCases(tonight[0], reference[0])
+    found = np.full((2, 2, tonight.shape[1]), np.nan)
+    for index in range(2):
+        drop, variance = pairs.drop(
+            tonight[1 + 2 * index],
+            reference[1 + 2 * index],
+            tonight[2 + 2 * index] + reference[2 + 2 * index],
+        )
+        found[index, 0] = drop
+        found[index, 1] = np.maximum(variance, _floor(tonight, reference, index, pairs))
     return found
 
 
 def _floor(
-    tonight: np.ndarray, reference: np.ndarray, index: int, paired: np.ndarray
+    tonight: np.ndarray, reference: np.ndarray, index: int, pairs: PairedCases
 ) -> np.ndarray:
-    """The variance a side would have from its failures alone, at least at the Jeffreys rate
-    r = (f + 1/2) / (n + 1) of f failing of its n paired runs: v^2 r (1 - r) / n, summed over
-    the two sides. For overall scores a failure scores 0 and v is the mean of the others (the
-    drop rule's gate floor, ``docs/aggregation.md``); for dimensions passed a failure misses
-    at least one and v is 1."""
+    """The variance the two sides would have from their failures alone (:func:`jeffreys_floor`
+    over each side's paired runs, summed). For overall scores a failure scores 0 and v is the
+    mean of the others (the drop rule's gate floor, ``docs/aggregation.md``); for dimensions
+    passed a failure misses at least one and v is 1."""
     floor = np.zeros(tonight.shape[1])
     for side in (tonight, reference):
-        count = np.where(paired, side[0], 0).sum(axis=1)
-        failing = np.where(paired, side[5 + index], 0).sum(axis=1)
-        rate = (failing + 0.5) / (count + 1)
-        value = np.ones_like(count)
+        count = pairs.counted(side[0])
+        failing = pairs.counted(side[5 + index])
+        value: np.ndarray | float = 1.0
         if index == 0:
-            total = np.where(paired, side[1], 0).sum(axis=1)
             others = count - failing
-            value = np.where(others > 0, total / np.maximum(others, 1), 1.0)
-        term = value**2 * rate * (1 - rate) / np.maximum(count, 1)
-        floor = floor + np.where(count > 0, term, 0.0)
+            value = np.where(others > 0, pairs.counted(side[1]) / np.maximum(others, 1), 1.0)
+        floor = floor + jeffreys_floor(count, failing, value)
     return floor
 
 
