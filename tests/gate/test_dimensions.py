@@ -157,3 +157,24 @@ def test_the_rule_is_off_with_a_null_tolerance() -> None:
     result = evaluate_gate(nights[-1], nights[-4:-1], rules, seed=1, history=nights[:-4])
     assert result.dimension_drops == ()
     assert "dimension" not in result.rules_in_force
+
+
+def test_a_providers_candidates_are_read_against_their_provider_when_asked() -> None:
+    """Every p2 candidate (c4-c7) fails presentation on 24 more runs tonight, the p1 ones do
+    not. Read against every other candidate (three or four at 0, three at about -0.67: median
+    0), each p2 candidate's residual is its whole drop and fails; read against its provider's
+    others, as the gate does when that provider's shift was reported tonight, the residual is
+    about 0 and nothing fails. The p1 candidates are read against everyone either way."""
+    extra = {(case, repetition) for case in CASE_IDS for repetition in (1, 2)}
+    p2 = [name for name, provider in ROSTER.items() if provider == "p2"]
+    nights = campaign(14, dict.fromkeys(p2, extra))
+    now, before = nights[-1], nights[:-1]
+    alone = dimension_drops(now, before, 3, FAST)
+    assert sorted(d.candidate for d in alone if d.fails) == p2
+    provider = {name: [other for other in p2 if other != name] for name in p2}
+    within = dimension_drops(now, before, 3, FAST, peers=provider)
+    assert [d for d in within if d.fails] == []
+    for found in within:
+        if found.candidate in p2 and found.dimension == PRESENTATION:
+            assert found.peers_drop < -0.5
+            assert abs(found.residual) < 0.1
