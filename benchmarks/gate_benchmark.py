@@ -305,7 +305,14 @@ def tally(result: Any, target: str, changed_target: bool) -> dict[str, int]:
     failing = {o.candidate for o in result.with_status("fail")} - {None}
     changed = {target} if changed_target else set()
     shift = any(o.rule == "shift" for o in result.with_status("fail"))
+    # Which rules named a candidate that was not changed (a trial counts once per rule).
+    wrong_rules = {
+        f"wrong by {o.rule}": 1
+        for o in result.with_status("fail")
+        if o.candidate is not None and o.candidate not in changed
+    }
     return {
+        **wrong_rules,
         "pairs": 1,
         "fail": result.verdict == "fail",
         "inconclusive": result.verdict == "inconclusive",
@@ -409,7 +416,7 @@ def decisions(
 
 
 def report(tallies: dict[tuple[str, int], dict[str, int]], pairs: int, target: str) -> None:
-    print(f"\nDecisions after {pairs} pairs, changed candidate {target}, default rules")
+    print(f"\nDecisions after {pairs} pairs, changed candidate {target}")
     header = f"{'scenario':<16} {'nights':>6} {'pairs':>5}  {'fail':<23} {'inconclusive':<23}"
     print(
         header + f" {'pass':<23} {'detected':<23} {'wrong candidate':<23} "
@@ -432,6 +439,19 @@ def report(tallies: dict[tuple[str, int], dict[str, int]], pairs: int, target: s
             f"{rate(tally['shift'], total):<23} {rate(tally['drift'], total):<23}",
             flush=True,
         )
+    for (name, nights), tally in sorted(
+        tallies.items(), key=lambda item: (-item[0][1], order[item[0][0]])
+    ):
+        by_rule = sorted(
+            (key[len("wrong by ") :], count)
+            for key, count in tally.items()
+            if key.startswith("wrong by ")
+        )
+        if by_rule:
+            listed = ", ".join(f"{rule} {count}" for rule, count in by_rule)
+            print(
+                f"  wrong candidate by rule, {name} ({nights} nights): {listed} of {tally['pairs']} pairs"
+            )
 
 
 def true_means(catalog: Catalog, runs_per_case: int, workers: int) -> dict[str, dict[str, float]]:
@@ -600,6 +620,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="what mean overall's drop test reads (the rules': both)",
     )
     parser.add_argument(
+        "--dimension-tolerance",
+        default=None,
+        help="the dimension rule's tolerance, or 'off' (the rules': 0.1)",
+    )
+    parser.add_argument(
         "--alpha",
         type=float,
         default=None,
@@ -621,6 +646,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         rules = dataclasses.replace(rules, statistic=options.statistic)
     if options.alpha is not None:
         rules = dataclasses.replace(rules, alpha=options.alpha)
+    if options.dimension_tolerance is not None:
+        off = options.dimension_tolerance == "off"
+        tolerance = None if off else float(options.dimension_tolerance)
+        rules = dataclasses.replace(rules, dimension_tolerance=tolerance)
     started = time.perf_counter()
     if not options.skip_decisions:
         for generator in generators:
