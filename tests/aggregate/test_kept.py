@@ -43,3 +43,22 @@ def test_a_permutation_p_value_depends_on_the_stream_key() -> None:
     second = stratified_permutation_test(strata, seed=0, key=("kept", "b"), resamples=500)
     assert first != second
     assert stratified_permutation_test(strata, seed=0, key=("kept", "a"), resamples=500) == first
+
+
+def test_an_array_key_is_small_and_tells_apart_arrays_one_bit_or_one_shape_apart() -> None:
+    """The key of a night's runs stays a few dozen bytes (a kept key holds no copy of the
+    values), and still names every bit: the next double up, -0.0 for 0.0, or the same values
+    in another shape each give another key."""
+    from scorecard.aggregate._kept import array_key
+
+    values = np.linspace(0.0, 1.0, 50_000)
+    shape, digest = array_key(values)
+    assert shape == (50_000,) and isinstance(digest, bytes) and len(digest) <= 64
+    assert array_key(values.copy()) == (shape, digest)
+    bumped = values.copy()
+    bumped[12_345] = np.nextafter(bumped[12_345], 2.0)
+    signed = values.copy()
+    signed[0] = -0.0
+    keys = {array_key(values), array_key(bumped), array_key(signed)}
+    keys.add(array_key(values.reshape(100, 500)))
+    assert len(keys) == 4

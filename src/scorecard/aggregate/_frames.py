@@ -492,6 +492,9 @@ def _arrow_columns(
     for name, target in columns.items():
         flag = isinstance(target, tuple)
         sorted_data[name] = pd.arrays.BooleanArray(*target) if flag else target
+    # Arrow's allocator keeps the decoded batches' pages for reuse; the frame holds its own
+    # copies, and what comes next (a gate, plots) is numpy's: tens of MiB handed back.
+    pa.default_memory_pool().release_unused()
     return sorted_data
 
 

@@ -458,6 +458,10 @@ class _DistinctDraws:
         return np.einsum("ij,ij->i", weights, beyond), np.einsum("ij,ij->i", weights, ties)
 
 
+#: The most questions :func:`sign_flip_interval` asks of its draws at once after the bisection.
+_ASKED_AT_ONCE = 32
+
+
 def _interval_key(
     differences: npt.ArrayLike,
     *,
@@ -547,7 +551,15 @@ def sign_flip_interval(
         columns.append(np.full(shift.size, column))
         shifts.append(shift)
     asked, shift = np.concatenate(columns), np.concatenate(shifts)
-    keep = accepted(asked, shift)
+    # Asked a few dozen at a time: each question gathers its column's distinct draws (up to
+    # ``resamples`` of them), and a column of many distinct values asks hundreds.
+    keep = np.concatenate(
+        [
+            accepted(asked[start : start + _ASKED_AT_ONCE], shift[start : start + _ASKED_AT_ONCE])
+            for start in range(0, asked.size, _ASKED_AT_ONCE)
+        ]
+        or [np.zeros(0, dtype=bool)]
+    )
     np.minimum.at(low, asked[keep], shift[keep])
     np.maximum.at(high, asked[keep], shift[keep])
     low[missing] = np.nan
