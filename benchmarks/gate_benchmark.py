@@ -38,6 +38,16 @@ one candidate (``--candidate``), for every candidate or for a provider:
   standard deviations) below the baseline's mean. The skill change per step is read from a
   calibration of the same campaigns (``DRIFT_STEPS``, ``DRIFT_LOGITS``).
 
+- ``regress +2`` / ``regress +3`` (independent generator only): roster regress's +1 logit on
+  every aspect of the changed candidate doubled and tripled, the power curve's later points.
+
+Under each table a ``size`` line per changed scenario gives the changed candidate's mean
+overall drop tonight against the baseline (the gate's own comparison, averaged over pairs) and
+the minimum detectable drop the gate reported for it: a scenario whose drop is below what its
+data can detect cannot be detected often by any level-keeping rule. Then which rules named the
+changed candidate ("changed candidate named by rule": a trial counts once per rule) and which
+named another ("wrong candidate by rule").
+
 ``detected`` is a fail naming the changed candidate (for the environment scenarios: a shift
 finding); ``wrong candidate`` a fail naming a candidate that was not changed; ``any named`` a
 fail naming any candidate; ``shift finding`` a failing ``shift`` outcome; ``drift finding`` a
@@ -74,6 +84,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import math
 import multiprocessing
 import random
 import sys
@@ -178,7 +189,13 @@ INDEPENDENT: dict[str, tuple[Change_, Change_ | None]] = {
     "one case broken": (Change_(broken_case="repeated"), None),
     "one dimension": (Change_(aspect="presentation", aspect_worse=2.5), None),
     "slow drift": (Change_(worse=DRIFT_LOGITS[-1]), None),
+    # The independent generator's power curve: roster regress (+1 logit on every aspect)
+    # doubled and tripled (the changed candidate's drop and its detectable drop are printed).
+    "regress +2": (Change_(worse=2.0), None),
+    "regress +3": (Change_(worse=3.0), None),
 }
+#: Every scenario name, in the order the tables list them.
+SCENARIO_NAMES = tuple(dict.fromkeys([*(scenario.name for scenario in SCENARIOS), *INDEPENDENT]))
 
 
 def drift_step(steps: Sequence[float], index: int) -> float | None:
@@ -311,8 +328,30 @@ def tally(result: Any, target: str, changed_target: bool) -> dict[str, int]:
         for o in result.with_status("fail")
         if o.candidate is not None and o.candidate not in changed
     }
+    # The changed candidate's mean overall tonight against the baseline, and the drop the
+    # gate could detect (in millionths, summed over pairs like every other count).
+    measured = [
+        item
+        for item in result.comparisons
+        if item.candidate == target and item.metric == "mean_overall"
+    ]
+    size: dict[str, int] = {}
+    if measured and not math.isnan(measured[0].comparison.overall.difference):
+        size["measured"] = 1
+        size["drop_u"] = round(-measured[0].comparison.overall.difference * 1e6)
+        if math.isfinite(measured[0].detectable):
+            size["detectable"] = 1
+            size["detectable_u"] = round(measured[0].detectable * 1e6)
+    # Which rules named the changed candidate (a trial counts once per rule).
+    found_rules = {
+        f"found by {o.rule}": 1
+        for o in result.with_status("fail")
+        if o.candidate is not None and o.candidate in changed
+    }
     return {
         **wrong_rules,
+        **found_rules,
+        **size,
         "pairs": 1,
         "fail": result.verdict == "fail",
         "inconclusive": result.verdict == "inconclusive",
@@ -382,7 +421,7 @@ def decisions(
     workers: int,
     one_night_pairs: int,
     first: int = 0,
-    names: Sequence[str] = tuple(scenario.name for scenario in SCENARIOS),
+    names: Sequence[str] = SCENARIO_NAMES,
     generator: str = "simulate",
 ) -> None:
     tallies: dict[tuple[str, int], dict[str, int]] = {}
@@ -422,7 +461,7 @@ def report(tallies: dict[tuple[str, int], dict[str, int]], pairs: int, target: s
         header + f" {'pass':<23} {'detected':<23} {'wrong candidate':<23} "
         f"{'any named':<23} {'shift finding':<23} {'drift finding':<23}"
     )
-    order = {scenario.name: index for index, scenario in enumerate(SCENARIOS)}
+    order = {name: index for index, name in enumerate(SCENARIO_NAMES)}
     for (name, nights), tally in sorted(
         tallies.items(), key=lambda item: (-item[0][1], order[item[0][0]])
     ):
@@ -442,6 +481,26 @@ def report(tallies: dict[tuple[str, int], dict[str, int]], pairs: int, target: s
     for (name, nights), tally in sorted(
         tallies.items(), key=lambda item: (-item[0][1], order[item[0][0]])
     ):
+        if name not in ("healthy", "outage tonight", "outage baseline") and tally.get("measured"):
+            drop = tally["drop_u"] / tally["measured"] / 1e6
+            detectable = (
+                f"{tally['detectable_u'] / tally['detectable'] / 1e6:.3f} "
+                f"(finite in {tally['detectable']} of {tally['pairs']} pairs)"
+                if tally.get("detectable")
+                else "never finite"
+            )
+            print(
+                f"  size, {name} ({nights} nights): {target}'s mean overall fell {drop:.3f} "
+                f"on average; its minimum detectable drop {detectable}"
+            )
+        found = sorted(
+            (key[len("found by ") :], count)
+            for key, count in tally.items()
+            if key.startswith("found by ")
+        )
+        if found:
+            listed = ", ".join(f"{rule} {count}" for rule, count in found)
+            print(f"  changed candidate named by rule, {name} ({nights} nights): {listed}")
         by_rule = sorted(
             (key[len("wrong by ") :], count)
             for key, count in tally.items()
@@ -592,7 +651,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--scenarios",
         nargs="+",
-        choices=[scenario.name for scenario in SCENARIOS],
+        choices=SCENARIO_NAMES,
         default=None,
         metavar="NAME",
         help="scenarios to run (quoted names as printed; all)",
@@ -631,7 +690,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="family-wise level of the drops (the rules': 0.01)",
     )
     options = parser.parse_args(argv)
-    names = tuple(options.scenarios or [scenario.name for scenario in SCENARIOS])
+    names = tuple(options.scenarios or SCENARIO_NAMES)
     generators = (
         ("simulate", "independent") if options.generator == "both" else (options.generator,)
     )

@@ -78,7 +78,13 @@ RUNS = [
     (
         "gate_benchmark.py",
         ["--pairs", "2", "--coverage-trials", "2", "--truth-runs", "50"],
-        ["12 cases x 2", "sample schedule", "Generator: simulate", "Generator: independent"],
+        [
+            "12 cases x 2",
+            "sample schedule",
+            "Generator: simulate",
+            "Generator: independent",
+            "size, regress +3 (3 nights): opencode-2's mean overall fell",
+        ],
     ),
 ]
 

@@ -53,7 +53,9 @@ def test_an_array_key_is_small_and_tells_apart_arrays_one_bit_or_one_shape_apart
 
     values = np.linspace(0.0, 1.0, 50_000)
     shape, digest = array_key(values)
-    assert shape == (50_000,) and isinstance(digest, bytes) and len(digest) <= 64
+    assert shape == (50_000,)
+    assert isinstance(digest, bytes)
+    assert len(digest) <= 64
     assert array_key(values.copy()) == (shape, digest)
     bumped = values.copy()
     bumped[12_345] = np.nextafter(bumped[12_345], 2.0)
