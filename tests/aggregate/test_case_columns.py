@@ -25,10 +25,10 @@ _CANDIDATES = ["cand-a", "候选", "cand-\U0001f600"]
 _CASES = ["final-response", "ordered-markers", "child-result-only"]
 
 
-def _frame(seed: int) -> Any:
+def _frame(seed: int, bundles: tuple[str, ...] = ("night-1", "night-2")) -> Any:
     rng = random.Random(seed)
     records = []
-    for bundle in ("night-1", "night-2"):
+    for bundle in bundles:
         for candidate in _CANDIDATES:
             for case in _CASES:
                 for repetition in range(1, rng.randint(2, 5)):
@@ -173,3 +173,30 @@ def test_a_pairing_keeps_its_runs_values_only() -> None:
         code = columns.case_names.index(case)
         chosen = rows[(columns.case[rows] == code) & columns.scoreable[rows]]
         np.testing.assert_array_equal(runs, columns.values[chosen, 0])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_pooled_comparison_of_every_row_is_the_one_of_those_rows_in_a_larger_frame(
+    seed: int,
+) -> None:
+    """A frame of the two bundles alone (the gate's) gives its pooled comparison the columns'
+    own arrays, uncopied; its tests are those of the same rows read out of a frame with a third
+    bundle (whose pooled columns are copies), and the shared arrays are left as they were."""
+    frame = _frame(seed)
+    larger = _frame(seed, ("night-1", "night-2", "night-3"))  # the same first two nights
+    settings = ComparisonSettings(seed=seed, resamples=200)
+    alone = Comparisons(frame, settings)
+    before = {
+        name: value.copy()
+        for name, value in _columns(alone.columns("mean_overall")).items()
+        if isinstance(value, np.ndarray)
+    }
+    found = drop_tests(alone, "night-1", "night-2", METRICS, METRICS[:1], 0.01)
+    within = drop_tests(
+        Comparisons(larger, settings), "night-1", "night-2", METRICS, METRICS[:1], 0.01
+    )
+    assert any(candidate not in _CANDIDATES for _, candidate in found)  # the pooled one
+    assert repr(found) == repr(within)
+    after = _columns(alone.columns("mean_overall"))
+    for name, value in before.items():
+        np.testing.assert_array_equal(after[name], value, err_msg=name)
