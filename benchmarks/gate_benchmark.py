@@ -493,24 +493,22 @@ def report(tallies: dict[tuple[str, int], dict[str, int]], pairs: int, target: s
                 f"  size, {name} ({nights} nights): {target}'s mean overall fell {drop:.3f} "
                 f"on average; its minimum detectable drop {detectable}"
             )
-        found = sorted(
-            (key[len("found by ") :], count)
-            for key, count in tally.items()
-            if key.startswith("found by ")
-        )
+        found = by_rule(tally, "found by ")
         if found:
-            listed = ", ".join(f"{rule} {count}" for rule, count in found)
-            print(f"  changed candidate named by rule, {name} ({nights} nights): {listed}")
-        by_rule = sorted(
-            (key[len("wrong by ") :], count)
-            for key, count in tally.items()
-            if key.startswith("wrong by ")
-        )
-        if by_rule:
-            listed = ", ".join(f"{rule} {count}" for rule, count in by_rule)
+            print(f"  changed candidate named by rule, {name} ({nights} nights): {found}")
+        wrong = by_rule(tally, "wrong by ")
+        if wrong:
             print(
-                f"  wrong candidate by rule, {name} ({nights} nights): {listed} of {tally['pairs']} pairs"
+                f"  wrong candidate by rule, {name} ({nights} nights): {wrong} of {tally['pairs']} pairs"
             )
+
+
+def by_rule(tally: dict[str, int], prefix: str) -> str:
+    """The counts of ``tally`` whose keys start with ``prefix``, as "rule count, ..." by rule."""
+    counts = sorted(
+        (key[len(prefix) :], count) for key, count in tally.items() if key.startswith(prefix)
+    )
+    return ", ".join(f"{rule} {count}" for rule, count in counts)
 
 
 def true_means(catalog: Catalog, runs_per_case: int, workers: int) -> dict[str, dict[str, float]]:
