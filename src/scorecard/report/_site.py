@@ -90,14 +90,18 @@ def build_site(
     # the gates and writes every page but the overview, the one page that shows them: the
     # costliest parts of the site, independent. (No other file can have the overview's or a
     # plot's name, so putting them last changes no collision found, nor the sorted files.)
-    drawing = in_background(functools.partial(draw_plots, site))
+    # The change pages (a page per candidate x case x night, no gate in them) go with the plots:
+    # the two cores then finish together. They sit under ``changes/``, where no other page can.
+    drawing = in_background(functools.partial(_plots_and_change_pages, site))
     files = _Files()
     try:
         _put_pages(files, site, rejected)
-        plots = drawing.result()
+        plots, changes = drawing.result()
     except BaseException:
         drawing.cancel()
         raise
+    for name, data in changes.items():
+        files.put(name, data, f"the change page {name}")
     files.put(PAGE_INDEX, overview_page(site, plots, rejected), "the overview")
     for name, (_, image) in plots.items():
         if isinstance(image, bytes):
@@ -105,8 +109,14 @@ def build_site(
     return files.with_manifest()
 
 
+def _plots_and_change_pages(
+    site: SiteData,
+) -> tuple[dict[str, tuple[str, bytes | str]], dict[str, bytes]]:
+    return draw_plots(site), change_pages(site)
+
+
 def _put_pages(files: _Files, site: SiteData, rejected: Sequence[ScorecardError]) -> None:
-    """Every page and file of the site but the overview and the plots."""
+    """Every page and file of the site but the overview, the plots and the change pages."""
     if rejected:
         files.put(PAGE_REJECTED, rejected_page(rejected), "the rejected records")
     files.put(PAGE_RUNS, all_runs_page(site), "the runs")
@@ -121,8 +131,6 @@ def _put_pages(files: _Files, site: SiteData, rejected: Sequence[ScorecardError]
         files.put(case_page_path(case), case_page(site, case), f"case {case}")
     for pair in site.pairs:
         files.put(pair.path, pair_page(site, pair), f"bundles {pair.baseline} and {pair.current}")
-    for name, data in change_pages(site).items():
-        files.put(name, data, f"the change page {name}")
     files.put(RUN_INDEX, run_index(site), "the runs' index")
     files.put(PAGE_RUN, run_page(), "the run page")
     cells: dict[tuple[str, str, str], list[SiteRun]] = {}
