@@ -441,63 +441,63 @@ def judge_drift(findings: Sequence[DriftFinding]) -> list[RuleOutcome]:
     """The ``drift`` rule: a candidate whose nightly level declines over the last nights beyond
     the tolerance with a one-sided trend p below alpha / K fails; a significant slope within
     the tolerance is a warning (``scorecard.gate._drift``)."""
-    outcomes = []
-    for found in findings:
-        if found.p_value >= found.level:
-            continue
-        if found.fails:
-            summary = f"mean overall declining over {found.nights} nights ({found.decline:+.3f})"
-            verdict = "fails the gate"
-        else:
-            summary = f"mean overall: a trend within the tolerance ({found.decline:+.3f})"
-            verdict = "within the tolerance, shown only"
-        detail = (
-            f"{found.candidate}'s nightly mean overall declines night after night: "
-            f"{found.text}; {verdict}."
+    return [
+        _significant(
+            "drift",
+            found.candidate,
+            "mean_overall",
+            found.fails,
+            f"mean overall declining over {found.nights} nights ({found.decline:+.3f})",
+            f"mean overall: a trend within the tolerance ({found.decline:+.3f})",
+            f"{found.candidate}'s nightly mean overall declines night after night: {found.text}",
         )
-        outcomes.append(
-            RuleOutcome(
-                "drift",
-                "fail" if found.fails else "warn",
-                found.candidate,
-                "mean_overall",
-                summary,
-                detail,
-            )
-        )
-    return outcomes
+        for found in findings
+        if found.p_value < found.level
+    ]
 
 
 def judge_dimensions(drops: Sequence[DimensionDrop]) -> list[RuleOutcome]:
     """The ``dimension`` rule: a candidate's pass rate of one weighted dimension dropping
     beyond the tolerance against its peers, with a one-sided p below alpha / (K x D), fails;
     a significant drop within the tolerance is a warning (``scorecard.gate._dimensions``)."""
-    outcomes = []
-    for found in drops:
-        if found.p_value >= found.level:
-            continue
-        if found.fails:
-            summary = f"{found.dimension}: pass rate dropped ({found.residual:+.3f})"
-            verdict = "fails the gate"
-        else:
-            summary = f"{found.dimension}: a drop within the tolerance ({found.residual:+.3f})"
-            verdict = "within the tolerance, shown only"
-        detail = (
-            f"{found.candidate}'s {found.dimension} dimension fell on its own: {found.text}; "
-            f"{verdict}."
+    return [
+        _significant(
+            "dimension",
+            found.candidate,
+            found.dimension,
+            found.fails,
+            f"{found.dimension}: pass rate dropped ({found.residual:+.3f})",
+            f"{found.dimension}: a drop within the tolerance ({found.residual:+.3f})",
+            f"{found.candidate}'s {found.dimension} dimension fell on its own: {found.text}",
+            dimensions=(found.dimension,),
         )
-        outcomes.append(
-            RuleOutcome(
-                "dimension",
-                "fail" if found.fails else "warn",
-                found.candidate,
-                found.dimension,
-                summary,
-                detail,
-                dimensions=(found.dimension,),
-            )
-        )
-    return outcomes
+        for found in drops
+        if found.p_value < found.level
+    ]
+
+
+def _significant(
+    rule: str,
+    candidate: str,
+    subject: str,
+    fails: bool,
+    failing: str,
+    within: str,
+    reading: str,
+    dimensions: tuple[str, ...] = (),
+) -> RuleOutcome:
+    """A significant finding's outcome: a failure (``failing`` its summary) beyond the rule's
+    tolerance, else a warning (``within``); the detail is ``reading`` and what it does."""
+    verdict = "fails the gate" if fails else "within the tolerance, shown only"
+    return RuleOutcome(
+        rule,
+        "fail" if fails else "warn",
+        candidate,
+        subject,
+        failing if fails else within,
+        f"{reading}; {verdict}.",
+        dimensions=dimensions,
+    )
 
 
 def beyond_shift(outcome: RuleOutcome, residual: ResidualDrop | None) -> RuleOutcome:

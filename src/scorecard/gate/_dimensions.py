@@ -38,11 +38,17 @@ from statistics import NormalDist
 
 import numpy as np
 
-from scorecard.aggregate import column_values
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS
 
 from ._input import GateSide
-from ._nights import PairedCases, jeffreys_floor, night_variance, positions
+from ._nights import (
+    PairedCases,
+    cell_totals,
+    jeffreys_floor,
+    night_cells,
+    night_variance,
+    passed_flags,
+)
 from ._results import DimensionDrop
 from ._rules import GateRules
 
@@ -62,25 +68,15 @@ class _Sums:
     the runs that passed it, shape (1 + D, candidates, cases)."""
 
     def __init__(self, side: GateSide, candidates: dict[str, int], cases: dict[str, int]) -> None:
-        frame = side.table.frame()
-        names = column_values(frame, ("candidate", "case", *_COLUMNS))
-        scoreable = np.asarray(side.table.scoreable, dtype=bool)
-        rows, columns = positions(names, candidates, cases)
+        _, names, scoreable, rows, columns = night_cells(side, candidates, cases, _COLUMNS)
         self.rows, self.columns = rows[scoreable], columns[scoreable]
-        self.passed = [
-            np.fromiter((flag is True for flag in names[name]), dtype=bool, count=len(scoreable))[
-                scoreable
-            ]
-            for name in _COLUMNS
-        ]
+        self.passed = [passed_flags(names[name])[scoreable] for name in _COLUMNS]
 
     def sums(self, shape: tuple[int, int]) -> np.ndarray:
-        flat = self.rows * shape[1] + self.columns
-        size = shape[0] * shape[1]
         out = np.zeros((1 + len(self.passed), *shape))
-        out[0] = np.bincount(flat, minlength=size).reshape(shape)
+        out[0] = cell_totals(self.rows, self.columns, shape)
         for index, flags in enumerate(self.passed):
-            out[1 + index] = np.bincount(flat, flags.astype(float), minlength=size).reshape(shape)
+            out[1 + index] = cell_totals(self.rows, self.columns, shape, flags.astype(float))
         return out
 
 

@@ -73,9 +73,12 @@ __all__ = [
     "NightCalibration",
     "NightReadings",
     "PairedCases",
+    "cell_totals",
     "jeffreys_floor",
+    "night_cells",
     "night_noise",
     "night_variance",
+    "passed_flags",
     "positions",
 ]
 
@@ -180,20 +183,44 @@ def positions(
     return rows, columns
 
 
+def night_cells(
+    side: GateSide, candidates: dict[str, int], cases: dict[str, int], read: Sequence[str]
+) -> tuple[Any, dict[str, Any], np.ndarray, np.ndarray, np.ndarray]:
+    """One night's runs placed in (candidate, case) cells: its frame, the ``read`` columns (and
+    candidate and case) as values, which runs are scoreable, and each run's row and column
+    (:func:`positions`)."""
+    frame = side.table.frame()
+    names = column_values(frame, ("candidate", "case", *read))
+    scoreable = np.asarray(side.table.scoreable, dtype=bool)
+    rows, columns = positions(names, candidates, cases)
+    return frame, names, scoreable, rows, columns
+
+
+def passed_flags(values: Sequence[Any]) -> np.ndarray:
+    """A nullable pass flag column as booleans (only ``True`` passed)."""
+    return np.fromiter((flag is True for flag in values), dtype=bool, count=len(values))
+
+
+def cell_totals(
+    rows: np.ndarray, columns: np.ndarray, shape: tuple[int, int], values: Any = None
+) -> np.ndarray:
+    """Per (candidate, case) cell of ``shape``, the runs (``values`` None) or the sum of
+    ``values`` over its runs."""
+    flat = rows * shape[1] + columns
+    return np.bincount(flat, values, minlength=shape[0] * shape[1]).reshape(shape)
+
+
 class _Night:
     """One night's runs as sums per (candidate, case): count, and per statistic sum and sum of
     squares, over scoreable runs."""
 
     def __init__(self, side: GateSide, candidates: dict[str, int], cases: dict[str, int]) -> None:
-        frame = side.table.frame()
-        names = column_values(frame, ("candidate", "case", *_PASSED))
-        scoreable = np.asarray(side.table.scoreable, dtype=bool)
+        frame, names, scoreable, rows, columns = night_cells(side, candidates, cases, _PASSED)
         overall = frame["overall_score"].to_numpy(dtype=np.float64, na_value=np.nan)
         dimensions = np.zeros(len(overall))
         for name in _PASSED:
-            dimensions += np.fromiter((flag is True for flag in names[name]), dtype=bool)
+            dimensions += passed_flags(names[name])
         keep = scoreable & ~np.isnan(overall)
-        rows, columns = positions(names, candidates, cases)
         self.rows, self.columns = rows[keep], columns[keep]
         self.values = (overall[keep], dimensions[keep])
 
@@ -201,15 +228,13 @@ class _Night:
         """(7, candidates, cases): count; sum and sum of squares of each statistic; runs that
         scored 0 and runs that did not pass every dimension (what the floor counts)."""
         out = np.zeros((7, *shape))
-        flat = self.rows * shape[1] + self.columns
-        size = shape[0] * shape[1]
-        out[0] = np.bincount(flat, minlength=size).reshape(shape)
+        out[0] = cell_totals(self.rows, self.columns, shape)
         for index, values in enumerate(self.values):
-            out[1 + 2 * index] = np.bincount(flat, values, minlength=size).reshape(shape)
-            out[2 + 2 * index] = np.bincount(flat, values * values, minlength=size).reshape(shape)
+            out[1 + 2 * index] = cell_totals(self.rows, self.columns, shape, values)
+            out[2 + 2 * index] = cell_totals(self.rows, self.columns, shape, values * values)
         low = (self.values[0] == 0, self.values[1] < len(_PASSED))
         for index, flags in enumerate(low):
-            out[5 + index] = np.bincount(flat, flags.astype(float), minlength=size).reshape(shape)
+            out[5 + index] = cell_totals(self.rows, self.columns, shape, flags.astype(float))
         return out
 
 
