@@ -6,12 +6,15 @@ way a file gives the bytes, rows, counts and errors the general path gives (the 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scorecard.engine._pipeline import RunSummary, score_record
 from scorecard.engine._run import score_run
@@ -162,10 +165,21 @@ def test_only_a_cleanly_split_array_of_plain_records_is_scored_in_c(
     ("data", "lines"),
     [
         (b"[1,2]", b"1\n2"),
-        (b' [ {"a" :\n 1},\r\n {"b":[1,\n2]} ]\n', b'{"a" :  1}\n{"b":[1, 2]}'),
+        (b' [ {"a" :\n 1},\r\n {"b":[1,\n2]} ]\n', b'{"a":1}\n{"b":[1,2]}'),
+        (b'[{"a b" : " c\\" d " }]', b'{"a b":" c\\" d "}'),
+        # Two literals or numbers keep one space: joined they would read as one token.
+        (b"[1 2]", b"1 2"),
+        (b"[tru  e, - 1, 1\n.5]", b"tru e\n- 1\n1 .5"),
+        (b'[{"a": 1 \t"b"}]', b'{"a":1"b"}'),
+        (b'[ "a"  "b" ]', b'"a""b"'),
         (b'["a\\"b", "c]", "d,e"]', b'"a\\"b"\n"c]"\n"d,e"'),
-        (b'[{"k\\\\": "\\\\"}]', b'{"k\\\\": "\\\\"}'),
+        (b'[{"k\\\\": "\\\\"}]', b'{"k\\\\":"\\\\"}'),
         (b"[\t1\t]", b"1"),
+        (b"[" + b" " * 40 + b"1" + b"\n" * 40 + b"]", b"1"),
+        (
+            b'["' + b"x" * 40 + b'\\"' + b"y" * 40 + b'"]',
+            b'"' + b"x" * 40 + b'\\"' + b"y" * 40 + b'"',
+        ),
         (b"[]", None),
         (b"[ ]", None),
         (b"[1,]", None),
@@ -174,6 +188,7 @@ def test_only_a_cleanly_split_array_of_plain_records_is_scored_in_c(
         (b'["a\nb"]', None),
         (b'["a\\\nb"]', None),
         (b'["a\tb"]', None),
+        (b'["' + b"x" * 40 + b'\x1f"]', None),
         (b"[1] x", None),
         (b"[1] ]", None),
         (b"[1", None),
@@ -189,3 +204,56 @@ def test_only_a_cleanly_split_array_of_plain_records_is_scored_in_c(
 def test_array_lines_splits_only_what_it_can_split_surely(data: bytes, lines: bytes | None) -> None:
     assert extension is not None
     assert extension.array_lines(data) == lines
+
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-(10**6), 10**6), st.floats(allow_nan=False), st.text()
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+_SPACE = st.text(alphabet=" \t\r\n", max_size=3)
+
+
+@st.composite
+def _spaced_arrays(draw: st.DrawFn) -> bytes:
+    """A JSON array of any values with any JSON whitespace between any two tokens; sometimes
+    one byte of it changed, so the text may be invalid."""
+    values = draw(st.lists(_VALUES, max_size=4))
+    text = json.dumps(values, indent=draw(st.sampled_from([None, 0, 2, "\t"])))
+    tokens = re.findall(r'"(?:[^"\\]|\\.)*"|[^\s"]+?(?=[\s,:\[\]{}"]|$)|[,:\[\]{}]', text)
+    data = "".join(token + draw(_SPACE) for token in tokens).encode()
+    if data and draw(st.booleans()):
+        at = draw(st.integers(0, len(data) - 1))
+        data = data[:at] + bytes([draw(st.sampled_from(b' \n,:[]{}"\\x1e0'))]) + data[at + 1 :]
+    return data
+
+
+def _parsed(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return "invalid"
+
+
+_STRING = rb'"(?:[^"\\]|\\.)*"'
+
+
+@c_only("the splitter is C code")
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(_spaced_arrays())
+def test_array_lines_keep_every_token_of_the_array(data: bytes) -> None:
+    """Dropping the whitespace between tokens changes neither the elements' values nor whether
+    the text is JSON at all: the lines, read back as an array, parse as the original does; and
+    of a valid array no whitespace is left outside strings."""
+    assert extension is not None
+    lines = extension.array_lines(data)
+    if lines is None:
+        return
+    parsed = _parsed(data)
+    assert _parsed(b"[" + lines.replace(b"\n", b",") + b"]") == parsed
+    if parsed != "invalid":
+        assert len(lines.split(b"\n")) == len(parsed)
+        assert not re.search(rb"[ \t\r]", re.sub(_STRING, b"", lines))
