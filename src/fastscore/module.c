@@ -537,9 +537,10 @@ static PyMethodDef methods[] = {
      " general path reads as msgspec does (no repeated key, integers within 2**53, numbers below"
      " 1e308, UTF-8 with paired surrogate escapes)."},
     {"array_lines", array_lines, METH_O,
-     "array_lines(data) -> the elements of the top-level JSON array in data, one per line (the"
-     " newlines between their tokens made spaces), or None when the text is not an array whose"
-     " elements can be told apart surely (see arrays.c)."},
+     "array_lines(data) -> the elements of the top-level JSON array in data, one per line,"
+     " without the whitespace between their tokens (one space between two literals or numbers),"
+     " or None when the text is not an array whose elements can be told apart surely (see"
+     " arrays.c)."},
     {"count_newlines", (PyCFunction)(void (*)(void))count_newlines, METH_FASTCALL,
      "count_newlines(data, end) -> the number of b'\\n' in data[:end]."},
     {"reuse_freed_memory", reuse_freed_memory, METH_VARARGS,
