@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import fcntl
 import multiprocessing
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -15,7 +16,7 @@ from scorecard.contract._catalog import Catalog
 from scorecard.contract._errors import InputError
 from scorecard.contract._policy import Policy
 from scorecard.engine._chunk_scorer import ChunkScorer
-from scorecard.engine._chunks import Chunk
+from scorecard.engine._chunks import Chunk, input_chunks
 from scorecard.engine._parallel import score_rows_parallel, score_text
 from scorecard.engine._pipeline import RunSummary, score_paths_serially
 from scorecard.engine._pool import PIPE_BYTES, widen_pipes
@@ -127,6 +128,47 @@ def test_a_file_that_shrank_before_its_span_was_read_is_reported(
         assert isinstance(error, InputError)
         assert (error.rule, error.source) == ("unreadable", str(path))
     assert summary.rejected == 1
+
+
+@pytest.mark.parametrize("output_format", ["jsonl", "records", "rows"])
+def test_a_json_file_gone_before_its_worker_reads_it_is_reported(
+    tmp_path: Path, catalog: Catalog, output_format: str
+) -> None:
+    """A pool's ``.json`` chunk carries only its path (its bytes need not travel): a file gone
+    by the time the worker reads it is one unreadable error, counted as rejected."""
+    path = tmp_path / "observations.json"
+    chunk = Chunk(str(path), BundleInfo(id="local-x", kind="folder"), read_whole=True)
+    assert chunk.json_file
+    assert chunk.whole_file is None
+    scorer = ChunkScorer(catalog, Policy(), output_format)
+    views: dict[str, Callable[[Chunk], tuple[Sequence[object], RunSummary]]] = {
+        "jsonl": scorer.text,
+        "records": scorer.records,
+        "rows": scorer.rows,
+    }
+    items, summary = views[output_format](chunk)
+    for found in (scorer.outcomes(chunk), items):
+        assert len(found) == 1
+        error = found[0]
+        assert isinstance(error, InputError)
+        assert (error.rule, error.source) == ("unreadable", str(path))
+    assert summary.rejected == 1
+
+
+def test_a_pool_reads_json_files_in_its_workers(tmp_path: Path) -> None:
+    """The pool's main process names a ``.json`` file; a single process reads it itself."""
+    folder = tmp_path / "night"
+    folder.mkdir()
+    (folder / "observations.json").write_bytes(b"[]")
+    pooled = list(input_chunks([str(folder)], None, None, 1 << 20, spans=True))
+    single = list(input_chunks([str(folder)], None, None, 1 << 20))
+    assert all(isinstance(chunk, Chunk) for chunk in (*pooled, *single))
+    chunks = cast(list[Chunk], pooled + single)
+    assert [(chunk.read_whole, chunk.whole_file) for chunk in chunks] == [
+        (True, None),
+        (False, b"[]"),
+    ]
+    assert [chunk.file_bytes() for chunk in chunks] == [b"[]", b"[]"]
 
 
 def awkward_file(folder: Path) -> tuple[Path, list[int]]:

@@ -87,12 +87,11 @@ class ChunkScorer:
         """The outcome of every record of ``chunk``, in order."""
         try:
             block = chunk.text()
+            whole = chunk.file_bytes() if block is None else b""
         except OSError as error:
             return [unreadable(chunk.source, error)]
         if block is None:
-            records = parse_json_file(
-                chunk.whole_file or b"", source=chunk.source, bundle=chunk.bundle
-            )
+            records = parse_json_file(whole, source=chunk.source, bundle=chunk.bundle)
             return [self._general(record) for record in records]
         # Each document is parsed, scored and freed before the next is parsed; a thousand live
         # documents cost measurably more in cache misses.
@@ -112,7 +111,7 @@ class ChunkScorer:
             if all(isinstance(piece, str) for piece in pieces):
                 _count_block(summary, counts, chunk.bundle.id)
                 return cast(list[str | InputError], pieces), summary
-        if self.fast is None or chunk.whole_file is not None:
+        if self.fast is None or chunk.json_file:
             return [self._counted(outcome, summary) for outcome in self.outcomes(chunk)], summary
         scored = self._fast_block(self.fast, chunk, summary)
         if isinstance(scored, InputError):
@@ -139,7 +138,7 @@ class ChunkScorer:
             if not any(isinstance(piece, tuple) for piece in pieces):  # every element in C
                 _count_block(summary, counts, chunk.bundle.id)
                 return cast(list[str | list[RunKey] | InputError], pieces), summary
-        if self.fast is None or chunk.whole_file is not None:
+        if self.fast is None or chunk.json_file:
             for outcome in self.outcomes(chunk):
                 _add_record(written, outcome, summary)
             return written, summary
@@ -190,7 +189,7 @@ class ChunkScorer:
             if len(rows) == len(scored):  # every element scored in C
                 _count_block(summary, counts, chunk.bundle.id)
                 return [(run_key(row), row) for row in rows], summary
-        if self.fast is None or chunk.whole_file is not None:
+        if self.fast is None or chunk.json_file:
             return [self._keyed(outcome, summary) for outcome in self.outcomes(chunk)], summary
         pieces = self.fast_rows(
             self.fast, chunk, summary, detail=0, audit_gates=self.policy.audit_gate
@@ -211,9 +210,12 @@ class ChunkScorer:
         array it can split). The caller keeps the C scorer's results only when it scored every
         element: a file with any element it declines takes the general path whole, so its
         results and errors are those of :func:`._io.parse_json_file` whichever path ran."""
-        raw = chunk.whole_file
-        if self.fast is None or raw is None:
+        if self.fast is None or not chunk.json_file:
             return None
+        try:
+            raw = chunk.file_bytes()
+        except OSError:
+            return None  # the general path says why it could not be read
         return self.fast.array_block(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
 
     @staticmethod

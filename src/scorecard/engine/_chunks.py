@@ -72,8 +72,25 @@ class Chunk:
     """Whether ``first_line`` is the true number (else the main process knows it only once the
     chunks before have come back with their line counts)."""
     whole_file: bytes | None = None
+    """A whole ``.json`` file's bytes, read by the main process."""
     span: tuple[int, int] | None = None
     """(offset, length) of the block in the file ``source``, when the worker reads it."""
+    read_whole: bool = False
+    """A whole ``.json`` file that the worker reads from ``source`` (a pool's chunk: its bytes
+    need not travel to the worker)."""
+
+    @property
+    def json_file(self) -> bool:
+        """Whether the chunk is a whole ``.json`` file (:meth:`file_bytes`), not lines."""
+        return self.whole_file is not None or self.read_whole
+
+    def file_bytes(self) -> bytes:
+        """A ``.json`` chunk's bytes (read from ``source`` when the worker reads them; an
+        ``OSError`` then says why it could not)."""
+        if self.whole_file is not None:
+            return self.whole_file
+        with open(self.source, "rb") as stream:
+            return stream.read()
 
     def text(self) -> bytes | None:
         """The block's lines (read from the file for a span), or None for a ``.json`` file."""
@@ -143,6 +160,8 @@ def input_chunks(
                             )
                     elif lines:  # a stream is read once, here: its blocks travel
                         yield from line_chunks(stream, item.path, item.bundle, size)
+                    elif spans and not is_special_file(item.path):
+                        yield Chunk(item.path, item.bundle, read_whole=True)
                     else:
                         yield Chunk(item.path, item.bundle, whole_file=stream.read())
             except OSError as error:

@@ -221,7 +221,7 @@ def _detailed(scorer: ChunkScorer, chunk: Chunk, every: bool) -> DetailedRows:
     """``chunk`` as rows with detail, counted here (the worker's view)."""
     summary = RunSummary()
     fast = scorer.fast
-    if fast is None or chunk.whole_file is not None:
+    if fast is None or chunk.json_file:
         return _general_chunk(scorer, chunk, summary, every), summary
     pieces = scorer.fast_rows(
         fast, chunk, summary, detail=2 if every else 1, audit_gates=scorer.policy.audit_gate
@@ -251,11 +251,12 @@ def _general_chunk(
     file)."""
     try:
         block = chunk.text()
+        whole = chunk.file_bytes() if block is None else b""
     except OSError as error:
         summary.rejected += 1
         return [unreadable(chunk.source, error)]
     if block is None:
-        records = parse_json_file(chunk.whole_file or b"", source=chunk.source, bundle=chunk.bundle)
+        records = parse_json_file(whole, source=chunk.source, bundle=chunk.bundle)
         return [_general(scorer, record, summary, every) for record in records]
     return [
         _general(

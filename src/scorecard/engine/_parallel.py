@@ -2,7 +2,7 @@
 
 The main process discovers inputs and cuts them into chunks of whole lines (:mod:`._chunks`;
 with a pool, a file's chunks are byte ranges its workers read, and for ``jsonl`` and rows
-number, themselves); each chunk is parsed, validated, scored, audited and rendered by a worker
+number, themselves, and a ``.json`` file is read whole by its worker); each chunk is parsed, validated, scored, audited and rendered by a worker
 process (:mod:`._chunk_scorer`; with one worker, right here), and only the output text and a
 small tally come back (sending records back costs more than scoring them; forked workers write
 ``jsonl`` and ``records`` text into shared memory, :mod:`._slots`, and send back where it lies).

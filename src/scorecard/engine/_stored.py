@@ -303,7 +303,7 @@ def _stored_runs(
     """``chunk``'s runs, each as a :class:`StoredRun`, and its errors, in order."""
     summary = RunSummary()
     fast = scorer.fast
-    if fast is None or chunk.whole_file is not None:
+    if fast is None or chunk.json_file:
         return _general_chunk(scorer, chunk, summary), summary
     pieces = scorer.fast_rows(fast, chunk, summary, detail=2, audit_gates=scorer.policy.audit_gate)
     if isinstance(pieces, InputError):
@@ -331,11 +331,12 @@ def _general_chunk(
     file)."""
     try:
         block = chunk.text()
+        whole = chunk.file_bytes() if block is None else b""
     except OSError as error:
         summary.rejected += 1
         return [unreadable(chunk.source, error)]
     if block is None:
-        records = parse_json_file(chunk.whole_file or b"", source=chunk.source, bundle=chunk.bundle)
+        records = parse_json_file(whole, source=chunk.source, bundle=chunk.bundle)
         return [_general(scorer, record, None, summary) for record in records]
     return [
         _general(
