@@ -717,3 +717,44 @@ def test_a_pointed_field_the_observation_lacks_shows_the_nearest_one() -> None:
     assert _field(document, "/a/c~1d") == ("/a/c~1d", "true")
     assert _field(document, "/a/b/7") == ("/a/b", '[1, "x"]')
     assert _field(document, "/missing/deeper") == ("", json.dumps(document, sort_keys=True, separators=(", ", ": "))[:FIELD_LIMIT] + f"\n... ({len(json.dumps(document, separators=(', ', ': '))) - FIELD_LIMIT} more characters not shown)")  # fmt: skip
+
+
+def test_a_change_page_cell_shows_a_bounded_number_of_values() -> None:
+    """A value that differs from run to run (a score, a reason) would make a night's cell grow
+    with its runs: past eight values, the failing ones come first, then those of the most runs,
+    and the rest are counted."""
+    from types import SimpleNamespace
+
+    from scorecard.report._site_change import _row
+
+    def runs(count: int) -> list[Any]:
+        return [SimpleNamespace(facts=SimpleNamespace(repetition=at)) for at in range(1, count + 1)]
+
+    # Tonight: runs 1-20, each its own value; runs 4, 9 and 17 fail; runs 11-13 share a value.
+    def value(run: Any) -> tuple[str, bool | None]:
+        at = run.facts.repetition
+        if at in (11, 12, 13):
+            return "shared", True
+        return f"v{at}", at not in (4, 9, 17)
+
+    before, tonight = runs(3), runs(20)
+    row = _row("aspect", [before, tonight], value)
+    cells = re.findall(r"<td>(.*?)</td>", row)
+    assert len(cells) == 2
+    assert "note" not in cells[0]  # three values: all shown
+    assert re.findall(r"<span[^>]*>([^<]*)</span>", cells[0]) == ["r1: v1", "r2: v2", "r3: v3"]
+    shown = re.findall(r"<span[^>]*>([^<]*)</span>", cells[1])
+    # The three failing values, the value of three runs, then the first four of one run each,
+    # in the order their runs came.
+    assert shown == [
+        "r1: v1",
+        "r2: v2",
+        "r3: v3",
+        "r4: v4",
+        "r5: v5",
+        "r9: v9",
+        "r11, r12, r13: shared",
+        "r17: v17",
+    ]
+    assert "and 10 other values on 10 runs" in cells[1]  # 18 values, 8 of them on 10 runs shown
+    assert 'class="changed"' in row  # every earlier run passed, a run tonight fails

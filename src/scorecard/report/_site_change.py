@@ -1,7 +1,9 @@
 """What changed in a case: one page per candidate x case x night, the night's runs beside the
 runs of the nights before it (at most :data:`NIGHTS_BEFORE`), aligned row by row.
 
-Rows (a night whose runs agree shows the value once, "all N: ..."): each run's outcome and overall (linked to its page); expected, observed and forbidden
+Rows (a night whose runs agree shows the value once, "all N: ..."; a cell shows at most
+:data:`VALUES_SHOWN` values, the failing ones first, and counts the rest, so a page does not
+grow with a night's runs): each run's outcome and overall (linked to its page); expected, observed and forbidden
 calls; every check of the observation's ``lifecycle``, ``continuation`` and ``presentation``
 sections; each dimension's score, pass and reasons; the audit findings not passed; the failure.
 A row whose value passed on every earlier run that has one (an unscored run has no dimension
@@ -28,7 +30,7 @@ from ._site_paths import (
 )
 from ._site_pieces import esc, link_to
 
-__all__ = ["NIGHTS_BEFORE", "change_pages", "nights_before"]
+__all__ = ["NIGHTS_BEFORE", "VALUES_SHOWN", "change_pages", "nights_before"]
 
 #: Earlier nights a change page shows beside its night.
 NIGHTS_BEFORE = 7
@@ -223,6 +225,25 @@ def _runs_named(repetitions: list[int], total: int) -> str:
     return f"{len(repetitions)} runs: {named} and {len(repetitions) - RUNS_NAMED} more"
 
 
+#: Values a change page's cell shows (the rest are counted), so a page's size does not grow
+#: with the runs of a night: a score or a reason that differs from run to run is a value each.
+VALUES_SHOWN = 8
+
+
+def _values_kept(
+    groups: dict[tuple[str, bool | None], list[int]],
+) -> list[tuple[tuple[str, bool | None], list[int]]]:
+    """The values a cell shows, in the order their runs came: all of them, or past
+    :data:`VALUES_SHOWN` the failing ones first, then those of the most runs."""
+    items = list(groups.items())
+    if len(items) <= VALUES_SHOWN:
+        return items
+    ranked = sorted(
+        range(len(items)), key=lambda at: (items[at][0][1] is not False, -len(items[at][1]), at)
+    )
+    return [items[at] for at in sorted(ranked[:VALUES_SHOWN])]
+
+
 def _row(label: str, columns: Sequence[Sequence[SiteRun]], value: Value) -> str:
     """One aligned row: per night, each run's value; marked when every earlier run passed and
     a run of the night fails."""
@@ -234,11 +255,19 @@ def _row(label: str, columns: Sequence[Sequence[SiteRun]], value: Value) -> str:
         groups: dict[tuple[str, bool | None], list[int]] = {}
         for run, item in zip(runs, values, strict=True):
             groups.setdefault(item, []).append(run.facts.repetition)
+        kept = _values_kept(groups)
         shown = []
-        for (text, passed), repetitions in groups.items():  # each value once, with its runs
+        for (text, passed), repetitions in kept:  # each value once, with its runs
             css = "" if passed is None else (' class="pass"' if passed else ' class="fail"')
             shown.append(
                 f"<div><span{css}>{_runs_named(repetitions, len(runs))}: {esc(text)}</span></div>"
+            )
+        if len(kept) < len(groups):
+            others = len(groups) - len(kept)
+            hidden = len(runs) - sum(len(repetitions) for _, repetitions in kept)
+            shown.append(
+                f'<div class="note">and {others} other value{"s" if others > 1 else ""} on '
+                f"{hidden} run{'s' if hidden > 1 else ''} (each run's page shows its own)</div>"
             )
         cells.append("".join(shown) or '<span class="note">no runs</span>')
     then = [passed for night in verdicts[:-1] for passed in night if passed is not None]
