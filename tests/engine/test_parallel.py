@@ -121,12 +121,21 @@ def test_a_file_that_shrank_before_its_span_was_read_is_reported(
     path.write_bytes(b"{}\n")
     chunk = Chunk(str(path), BundleInfo(id="local-x", kind="folder"), span=(0, 100))
     scorer = ChunkScorer(catalog, Policy(), output_format)
-    items, summary = scorer.text(chunk)
+    assert_unreadable(scorer, chunk, scorer.text)
+
+
+def assert_unreadable(
+    scorer: ChunkScorer,
+    chunk: Chunk,
+    view: Callable[[Chunk], tuple[Sequence[object], RunSummary]],
+) -> None:
+    """``chunk``'s outcomes and ``view`` of it are one unreadable error, counted as rejected."""
+    items, summary = view(chunk)
     for found in (scorer.outcomes(chunk), items):
         assert len(found) == 1
         error = found[0]
         assert isinstance(error, InputError)
-        assert (error.rule, error.source) == ("unreadable", str(path))
+        assert (error.rule, error.source) == ("unreadable", chunk.source)
     assert summary.rejected == 1
 
 
@@ -146,13 +155,7 @@ def test_a_json_file_gone_before_its_worker_reads_it_is_reported(
         "records": scorer.records,
         "rows": scorer.rows,
     }
-    items, summary = views[output_format](chunk)
-    for found in (scorer.outcomes(chunk), items):
-        assert len(found) == 1
-        error = found[0]
-        assert isinstance(error, InputError)
-        assert (error.rule, error.source) == ("unreadable", str(path))
-    assert summary.rejected == 1
+    assert_unreadable(scorer, chunk, views[output_format])
 
 
 def test_a_pool_reads_json_files_in_its_workers(tmp_path: Path) -> None:
