@@ -274,6 +274,39 @@ def test_a_gate_from_the_store_verifies_against_the_store(campaign: Path) -> Non
 
 
 @pytest.mark.usefixtures("campaign")
+def test_a_comparison_digests_its_payload_only_when_its_receipt_is_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The payload digest of a large comparison's JSON costs a tenth of its time: a table or
+    CSV, which carries no receipt, does not compute it; the receipt names the view's digest."""
+    from scorecard.contract import _receipt
+    from scorecard.report import view_document
+
+    found = api.compare(["observations"], workers=1)
+    expected = _receipt.payload_digest(view_document(found.view))
+    digested: list[object] = []
+    real = _receipt.payload_digest
+
+    def counted(document: object) -> str:
+        digested.append(document)
+        return real(document)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_receipt, "payload_digest", counted)
+    for written in ("table", "csv"):
+        result = invoke("compare", "observations", "--format", written)
+        assert result.exit_code == 0, result.output
+    assert digested == []
+    assert found.receipt is not None
+    assert found.receipt.payload == expected
+    assert len(digested) == 1
+    assert found.receipt.payload == expected  # asked for once
+    assert len(digested) == 1
+    result = invoke("compare", "observations", "--format", "json", "--out", "compare.json")
+    assert result.exit_code == 0, result.output
+    assert len(digested) == 2
+
+
+@pytest.mark.usefixtures("campaign")
 def test_a_comparison_carries_its_receipt_and_verifies() -> None:
     """``compare --format json`` names every bundle it read; verify says identical, then names
     a night whose bytes changed."""

@@ -4,6 +4,7 @@ by side, or one candidate across bundles, as the view the command renders."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,9 +47,20 @@ class Comparison:
     candidate's trend."""
     notes: list[str] = field(default_factory=list)
     """Choices made for the caller (e.g. which bundle was shown), one sentence each."""
-    receipt: Receipt | None = None
-    """What the view was computed from (``docs/receipts.md``); None for a campaign given in
-    memory."""
+    inputs_receipt: Receipt | None = field(default=None, repr=False)
+    """:attr:`receipt` before its payload digest: what the view was computed from."""
+
+    @functools.cached_property
+    def receipt(self) -> Receipt | None:
+        """What the view was computed from (``docs/receipts.md``), naming the digest of the
+        view's JSON payload; None for a campaign given in memory. Digested when first asked
+        for: a table or CSV of the view writes no receipt, and the digest of a campaign view's
+        JSON is a tenth of a large comparison's time."""
+        if self.inputs_receipt is None:
+            return None
+        from scorecard.report import view_document
+
+        return self.inputs_receipt.with_payload(view_document(self.view))
 
 
 def comparison_settings(
@@ -169,7 +181,7 @@ def compare(
     cluster, a task per night; the comparison is the same, byte for byte.
     """
     from scorecard.aggregate import analyze_campaign, observed_categories
-    from scorecard.report import bundle_view, campaign_view, trend_view, view_document
+    from scorecard.report import bundle_view, campaign_view, trend_view
 
     baseline_given = baseline
 
@@ -268,7 +280,7 @@ def compare(
             rules=rules,
             seed=seed,
         )
-        return Comparison(view, notes, receipt.with_payload(view_document(view)))
+        return Comparison(view, notes, receipt)
 
     if across_bundles is not None:
         return done(trend_view(analysis, across_bundles), notes)

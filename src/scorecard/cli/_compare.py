@@ -233,7 +233,8 @@ def compare(
         )
     for note in found.notes:
         sys.stderr.write(f"note: {note}\n")
-    _write(found.view, written, out, found.receipt)
+    # Only JSON carries the receipt: a table or CSV does not digest the view's payload.
+    _write(found.view, written, out, found.receipt if written is CompareFormat.json else None)
 
 
 def _write(view: Any, written: CompareFormat, out: Path | None, receipt: Any = None) -> None:
