@@ -1,14 +1,16 @@
-"""``js_json`` writes with ``json.dumps`` what Python and JavaScript spell alike and the rest
-level by level: whatever the mix, its text is the slow writer's (the definition)."""
+"""``js_json`` and ``canonical_json`` write with ``json.dumps`` what Python and JavaScript spell
+(and sort) alike and the rest level by level: whatever the mix, their text is the slow writers'
+(the definitions)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorecard.contract._jsformat import _js_json_slow, js_json
+from scorecard.contract._jsformat import _canonical_slow, _js_json_slow, canonical_json, js_json
 
 #: Numbers both ways: tiny and huge floats and integers past 2**53 need the slow writer.
 NUMBERS = st.one_of(
@@ -54,4 +56,43 @@ def test_a_small_number_deep_inside_leaves_the_rest_to_json_dumps() -> None:
     assert js_json(document, 2) == expected
     assert js_json(document) == (
         '{"failures":[{"case":"a","n":1},{"case":"a","n":1}],"tests":[{"p":0.00001,"q":[0.5]}]}'
+    )
+
+
+#: Keys whose UTF-16 order is not their code points' (past U+FFFF against U+E000-U+FFFF).
+SORTED_TEXT = st.text(
+    alphabet=st.sampled_from(["a", "b", "\ue000", "\uffff", "\U0001f600", "\U00010000", "é"]),
+    max_size=3,
+)
+CANONICAL: st.SearchStrategy[Any] = st.recursive(
+    st.one_of(st.none(), st.booleans(), NUMBERS, TEXT, SORTED_TEXT),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.tuples(children, children),
+        st.dictionaries(SORTED_TEXT, children, min_size=2, max_size=5),
+        st.dictionaries(KEYS, children, max_size=4),
+    ),
+    max_leaves=30,
+)
+
+
+def _written(writer: Callable[[Any], str], value: Any) -> str | type[Exception]:
+    try:
+        return writer(value)
+    except (AttributeError, TypeError, ValueError) as error:  # a key or value JSON has not
+        return type(error)
+
+
+@settings(max_examples=800, deadline=None)
+@given(CANONICAL)
+def test_canonical_json_is_the_slow_writers_text(value: Any) -> None:
+    assert _written(canonical_json, value) == _written(_canonical_slow, value)
+
+
+def test_canonical_json_sorts_by_utf16_deep_inside() -> None:
+    """Keys past U+FFFF sort before U+E000 in UTF-16: the object holding them is written level
+    by level, its neighbours by ``json.dumps``; a small number as JavaScript spells it."""
+    document = {"b": [{"\U0001f600": 1, "\ue000": 2}], "a": {"y": 1e-5, "x": [2.0, "s"]}}
+    assert canonical_json(document) == (
+        '{"a":{"x":[2,"s"],"y":0.00001},"b":[{"\U0001f600":1,"\ue000":2}]}'
     )

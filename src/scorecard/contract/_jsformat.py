@@ -76,7 +76,32 @@ def _utf16_key(key: str) -> bytes:
 
 
 def canonical_json(value: Any) -> str:
-    """Serialise parsed JSON canonically: sorted keys (UTF-16 order), no spaces, JS numbers."""
+    """Serialise parsed JSON canonically: sorted keys (UTF-16 order), no spaces, JS numbers.
+
+    ``json.dumps(sort_keys=True)`` writes every part that Python and JavaScript spell alike and
+    sort alike (keys without a character past U+FFFF, whose UTF-16 order is their code points'
+    order); the rest is written level by level, as :func:`_canonical_slow` writes everything,
+    which stays the definition (``tests/contract/test_jsformat.py`` checks the two agree). A
+    receipt's payload digest reads a whole report this way."""
+    try:
+        normalized = _js_compatible(value)
+    except _NeedsSlowPath:
+        pass
+    else:
+        text = json.dumps(normalized, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        if not _SURROGATE_OR_ASTRAL.search(text):
+            return text
+    return _canonical_level(value, canonical_json)
+
+
+def _canonical_slow(value: Any) -> str:
+    """:func:`canonical_json` written level by level all the way down: the definition."""
+    return _canonical_level(value, _canonical_slow)
+
+
+def _canonical_level(value: Any, inner: Callable[[Any], str]) -> str:
+    """``value`` canonically: a scalar as JavaScript spells it, a container's brackets and keys
+    (sorted by their UTF-16 code units) here and each item by ``inner``."""
     if value is None:
         return "null"
     if value is True:
@@ -88,12 +113,10 @@ def canonical_json(value: Any) -> str:
     if isinstance(value, str):
         return js_string(value)
     if isinstance(value, list | tuple):
-        return "[" + ",".join(canonical_json(item) for item in value) + "]"
+        return "[" + ",".join(inner(item) for item in value) + "]"
     if isinstance(value, dict):
         keys = sorted(value, key=_utf16_key)
-        return (
-            "{" + ",".join(f"{js_string(key)}:{canonical_json(value[key])}" for key in keys) + "}"
-        )
+        return "{" + ",".join(f"{js_string(key)}:{inner(value[key])}" for key in keys) + "}"
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
@@ -130,6 +153,9 @@ def _js_compatible(value: Any) -> Any:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: A lone surrogate (escaped by JavaScript), or a character past U+FFFF (in a key, sorted by its
+#: UTF-16 surrogates, below U+E000, where code points put it last).
+_SURROGATE_OR_ASTRAL = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
 
 
 def js_json(value: Any, indent: int | None = None) -> str:
