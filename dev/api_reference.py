@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import enum
+import functools
 import importlib
 import inspect
 import re
@@ -147,7 +148,9 @@ def _members(cls: type) -> list[tuple[str, Any]]:
     for name, member in vars(cls).items():
         if name.startswith("_"):
             continue
-        if isinstance(member, property | staticmethod | classmethod) or inspect.isfunction(member):
+        if isinstance(
+            member, property | functools.cached_property | staticmethod | classmethod
+        ) or inspect.isfunction(member):
             members.append((name, member))
     return sorted(members)
 
@@ -185,13 +188,13 @@ def describe_class(name: str, cls: type) -> list[str]:
             lines.append(constructor)
     lines += _model_fields(cls)
     for member_name, member in _members(cls):
-        if isinstance(member, property):
-            getter = member.fget
+        if isinstance(member, property | functools.cached_property):
+            getter = member.fget if isinstance(member, property) else member.func
             result = inspect.signature(getter).return_annotation if getter else None
             shown = (
                 "" if result in (None, inspect.Signature.empty) else f": {_annotation(result)!r}"
             )
-            lines.append(f"    @property {member_name}{shown}")
+            lines.append(f"    @{type(member).__name__} {member_name}{shown}")
             continue
         function = member.__func__ if isinstance(member, staticmethod | classmethod) else member
         text = signature_text(member_name, function)

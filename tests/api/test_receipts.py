@@ -274,6 +274,37 @@ def test_a_gate_from_the_store_verifies_against_the_store(campaign: Path) -> Non
 
 
 @pytest.mark.usefixtures("campaign")
+def test_a_verdict_digests_its_payload_only_when_a_report_asks_for_its_receipt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The verdict line and the exit status need no receipt: a gate that writes no report
+    does not digest its JSON; one that writes a report does, once, and the digest is the
+    verdict JSON's."""
+    from scorecard.contract import _receipt
+    from scorecard.report import gate_document
+
+    digested: list[object] = []
+    real = _receipt.payload_digest
+
+    def counted(document: object) -> str:
+        digested.append(document)
+        return real(document)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_receipt, "payload_digest", counted)
+    result = invoke(*SAMPLE, "--workers", "1")
+    assert result.exit_code == 1, result.output  # the sample's 2026-11-22 fails
+    assert digested == []
+    result = invoke(*SAMPLE, "--workers", "1", "--markdown", "gate.md")
+    assert result.exit_code == 1, result.output
+    assert len(digested) == 1
+    judgement = api.judge(SAMPLE[1], SAMPLE[3::2], workers=1)
+    assert len(digested) == 1
+    assert judgement.result.receipt is not None
+    assert judgement.result.receipt.payload == real(gate_document(judgement.judged))
+    assert len(digested) == 2
+
+
+@pytest.mark.usefixtures("campaign")
 def test_a_comparison_digests_its_payload_only_when_its_receipt_is_asked_for(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -4,6 +4,7 @@ bundles), and the reports a CI job keeps written from the one result."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -37,8 +38,9 @@ __all__ = ["GateReports", "Judgement", "judge", "write_gate_reports"]
 class Judgement:
     """What :func:`judge` found: the verdict as data, its one line, and notes for the reader."""
 
-    result: GateResult
-    """Every check, outcome and the verdict (``scorecard.gate.GateResult``)."""
+    judged: GateResult
+    """Every check, outcome and the verdict (``scorecard.gate.GateResult``), as :attr:`result`
+    without its receipt's payload digest."""
     line: str
     """The verdict line (``gate: PASS ...``), agreeing with the verdict."""
     rules: GateRules
@@ -48,13 +50,25 @@ class Judgement:
     rejected: tuple[InputError, ...] = ()
     """With ``judge_valid``: each input record validation rejected, located, in input order
     (the verdict is on the others)."""
+    inputs_receipt: Receipt | None = field(default=None, repr=False)
+    """What the verdict was judged from (:attr:`result`'s receipt before its payload digest)."""
+
+    @functools.cached_property
+    def result(self) -> GateResult:
+        """Every check, outcome and the verdict, with its receipt (``docs/receipts.md``) naming
+        the digest of the verdict's JSON. Digested when first asked for: the verdict line and
+        the exit status need none, and the JSON of a large comparison is a fifth of its gate's
+        time."""
+        if self.inputs_receipt is None:
+            return self.judged
+        return _receipted(self.judged, self.inputs_receipt)
 
     @property
     def failed(self) -> bool:
         """Whether the gate failed: a failing verdict, or an inconclusive one when the rules
         ask that inconclusive fail."""
-        return self.result.verdict == "fail" or (
-            self.result.verdict == "inconclusive" and self.rules.fail_on_inconclusive
+        return self.judged.verdict == "fail" or (
+            self.judged.verdict == "inconclusive" and self.rules.fail_on_inconclusive
         )
 
 
@@ -272,8 +286,7 @@ def judge(
             rules=rules,
             seed=seed,
         )
-        result = _receipted(judged.judgement.result, receipt)
-        return dataclasses.replace(judged.judgement, result=result)
+        return dataclasses.replace(judged.judgement, inputs_receipt=receipt)
     if current is None:
         raise InputError("give the bundle under test (CURRENT), or --store", rule="usage")
     if isinstance(baselines, str):
@@ -329,12 +342,11 @@ def judge(
         rules=rules,
         seed=seed,
     )
-    result = _receipted(result, receipt)
     line = verdict_line(result, fail_on_inconclusive=rules.fail_on_inconclusive)
     if loader.rejected:
         count = len(loader.rejected)
         line += f" ({count} input record{'s' if count != 1 else ''} rejected, not judged)"
-    return Judgement(result, line, rules, loader.notes, tuple(loader.rejected))
+    return Judgement(result, line, rules, loader.notes, tuple(loader.rejected), receipt)
 
 
 def _night_dates(paths: Sequence[tuple[str, str | None]]) -> dict[str, str]:
@@ -470,6 +482,8 @@ def write_gate_reports(judgement: Judgement, reports: GateReports) -> list[str]:
     )
 
     reports = reports.linked_to(reports.site_url)
+    if not any(reports.paths().values()) and reports.step_summary is None:
+        return []  # nothing to write: the receipt's payload digest is not needed either
     result, site_url = judgement.result, reports.site_url
     # The markdown lists every failure: made only when a file or the job summary takes it.
     summary = ""

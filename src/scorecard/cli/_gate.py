@@ -250,7 +250,7 @@ def _verdict(judgement: Judgement, output_format: GateFormat) -> int:
         return EXIT_FAILED
     if judgement.rejected:  # judged on part of the input (--judge-valid): not a clean verdict
         return EXIT_BAD_INPUT
-    return EXIT_OK if judgement.result.verdict == "pass" else EXIT_INCONCLUSIVE
+    return EXIT_OK if judgement.judged.verdict == "pass" else EXIT_INCONCLUSIVE
 
 
 def register(app: typer.Typer) -> None:
