@@ -194,3 +194,37 @@ def test_a_history_of_shared_moves_reads_drops_against_the_peers() -> None:
     # c3's peers (c4, c5) dropped as it did.
     assert noise["c1"].residual == pytest.approx(0.05)
     assert noise["c3"].residual == pytest.approx(0.0, abs=1e-9)
+
+
+def test_positions_number_names_as_the_runs_first_show_them() -> None:
+    """A categorical column is read through its codes: names get positions in the order the
+    runs first show them (not the categories' order), shared across nights; a missing name is
+    None; an object column gives the same."""
+    import pandas as pd
+
+    from scorecard.gate._nights import positions
+
+    runs = ["c", "a", "c", None, "b", "a"]
+    categorical = pd.DataFrame({"case": pd.Categorical(runs, categories=["a", "b", "c", "d"])})
+    known: dict[object, int] = {"b": 0}  # met on an earlier night
+    assert positions(categorical, "case", known).tolist() == [1, 2, 1, 3, 0, 2]
+    assert known == {"b": 0, "c": 1, "a": 2, None: 3}
+    plain = pd.DataFrame({"case": pd.Series(runs, dtype=object)})
+    again: dict[object, int] = {"b": 0}
+    assert positions(plain, "case", again).tolist() == [1, 2, 1, 3, 0, 2]
+    assert again == known
+
+
+def test_flag_arrays_pass_only_true() -> None:
+    import pandas as pd
+
+    from scorecard.aggregate import flag_array
+
+    frame = pd.DataFrame(
+        {
+            "nullable": pd.array([True, None, False, True], dtype="boolean"),
+            "plain": pd.Series([True, None, False, 1], dtype=object),
+        }
+    )
+    assert flag_array(frame, "nullable").tolist() == [True, False, False, True]
+    assert flag_array(frame, "plain").tolist() == [True, False, False, False]  # 1 is not True

@@ -29,7 +29,9 @@ from ._compare import (
 )
 from ._families import DropTest
 from ._frames import (
+    column_codes,
     column_values,
+    flag_array,
     held_labels,
     observed_categories,
     records_frame,
@@ -63,6 +65,7 @@ __all__ = [
     "alerts",
     "analyze_campaign",
     "bound_text",
+    "column_codes",
     "column_values",
     "compare_across_bundles",
     "compare_bundles",
@@ -71,6 +74,7 @@ __all__ = [
     "compare_to_baseline",
     "cost_frame",
     "dimension_frame",
+    "flag_array",
     "held_labels",
     "history_frames",
     "nights_history",

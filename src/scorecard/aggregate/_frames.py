@@ -47,7 +47,9 @@ __all__ = [
     "METRIC_COLUMNS",
     "PASSED_COLUMNS",
     "SCORE_COLUMNS",
+    "column_codes",
     "column_values",
+    "flag_array",
     "held_labels",
     "long_frame",
     "observed_categories",
@@ -689,6 +691,29 @@ def _recoded(columns: Sequence[Any], categories: Sequence[str]) -> Any:
         codes.append(lookup[np.asarray(values.codes)])
     joined = np.concatenate(codes) if codes else np.empty(0, dtype=np.int64)
     return pd.Categorical.from_codes(joined, dtype=pd.CategoricalDtype(list(categories)))
+
+
+def column_codes(frame: pd.DataFrame, name: str) -> tuple[np.ndarray, list[Any]]:
+    """Column ``name`` as integer codes into a list of its values (text, or None when missing):
+    a categorical column's own codes, any other column's values numbered as they first come."""
+    column = frame[name]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy().astype(np.int64)
+        values: list[Any] = [*column.cat.categories, None]
+        codes[codes < 0] = len(values) - 1
+        return codes, values
+    seen: dict[Any, int] = {}
+    found = [seen.setdefault(value, len(seen)) for value in column_values(frame, (name,))[name]]
+    return np.array(found, dtype=np.int64), list(seen)
+
+
+def flag_array(frame: pd.DataFrame, name: str) -> np.ndarray:
+    """A nullable flag column as booleans: True only where the flag is True."""
+    column = frame[name]
+    if isinstance(column.dtype, pd.BooleanDtype):
+        return np.asarray(column.array.to_numpy(dtype=bool, na_value=False), dtype=bool)
+    values = column.tolist()
+    return np.fromiter((flag is True for flag in values), dtype=bool, count=len(values))
 
 
 def column_values(

@@ -47,7 +47,6 @@ from ._nights import (
     jeffreys_floor,
     night_cells,
     night_variance,
-    passed_flags,
 )
 from ._results import DimensionDrop
 from ._rules import GateRules
@@ -68,9 +67,9 @@ class _Sums:
     the runs that passed it, shape (1 + D, candidates, cases)."""
 
     def __init__(self, side: GateSide, candidates: dict[str, int], cases: dict[str, int]) -> None:
-        _, names, scoreable, rows, columns = night_cells(side, candidates, cases, _COLUMNS)
+        _, flags, scoreable, rows, columns = night_cells(side, candidates, cases, _COLUMNS)
         self.rows, self.columns = rows[scoreable], columns[scoreable]
-        self.passed = [passed_flags(names[name])[scoreable] for name in _COLUMNS]
+        self.passed = [flags[name][scoreable] for name in _COLUMNS]
 
     def sums(self, shape: tuple[int, int]) -> np.ndarray:
         out = np.zeros((1 + len(self.passed), *shape))

@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from scorecard.aggregate import column_values
+from scorecard.aggregate import column_codes, flag_array
 from scorecard.contract import DIMENSIONS
 
 from ._input import GateSide
@@ -78,7 +78,6 @@ __all__ = [
     "night_cells",
     "night_noise",
     "night_variance",
-    "passed_flags",
     "positions",
 ]
 
@@ -168,37 +167,31 @@ class NightReadings:
         return GroupNoise(shift, z, math.sqrt(added), p_value, len(known))
 
 
-def positions(
-    names: Mapping[str, Sequence[Any]], candidates: dict[str, int], cases: dict[str, int]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each run's candidate and case as positions in ``candidates`` and ``cases`` (name ->
-    position, shared by every night read; a new name is appended)."""
-    rows = np.array(
-        [candidates.setdefault(name, len(candidates)) for name in names["candidate"]],
-        dtype=np.int64,
-    )
-    columns = np.array(
-        [cases.setdefault(name, len(cases)) for name in names["case"]], dtype=np.int64
-    )
-    return rows, columns
+def positions(frame: Any, name: str, known: dict[Any, int]) -> np.ndarray:
+    """Each run's value of column ``name`` (candidate or case) as its position in ``known``
+    (name -> position, shared by every night read; a new name is appended, in the order the
+    runs first show it): one lookup per distinct value, not per run."""
+    codes, values = column_codes(frame, name)
+    present, first = np.unique(codes, return_index=True)
+    lookup = np.zeros(len(values), dtype=np.int64)
+    for code in present[np.argsort(first, kind="stable")]:
+        lookup[code] = known.setdefault(values[code], len(known))
+    placed: np.ndarray = lookup[codes]
+    return placed
 
 
 def night_cells(
     side: GateSide, candidates: dict[str, int], cases: dict[str, int], read: Sequence[str]
-) -> tuple[Any, dict[str, Any], np.ndarray, np.ndarray, np.ndarray]:
-    """One night's runs placed in (candidate, case) cells: its frame, the ``read`` columns (and
-    candidate and case) as values, which runs are scoreable, and each run's row and column
-    (:func:`positions`)."""
+) -> tuple[Any, dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+    """One night's runs placed in (candidate, case) cells: its frame, the ``read`` flag columns
+    as booleans (True only where passed), which runs are scoreable, and each run's row and
+    column (:func:`positions`)."""
     frame = side.table.frame()
-    names = column_values(frame, ("candidate", "case", *read))
+    flags = {name: flag_array(frame, name) for name in read}
     scoreable = np.asarray(side.table.scoreable, dtype=bool)
-    rows, columns = positions(names, candidates, cases)
-    return frame, names, scoreable, rows, columns
-
-
-def passed_flags(values: Sequence[Any]) -> np.ndarray:
-    """A nullable pass flag column as booleans (only ``True`` passed)."""
-    return np.fromiter((flag is True for flag in values), dtype=bool, count=len(values))
+    rows = positions(frame, "candidate", candidates)
+    columns = positions(frame, "case", cases)
+    return frame, flags, scoreable, rows, columns
 
 
 def cell_totals(
@@ -215,11 +208,11 @@ class _Night:
     squares, over scoreable runs."""
 
     def __init__(self, side: GateSide, candidates: dict[str, int], cases: dict[str, int]) -> None:
-        frame, names, scoreable, rows, columns = night_cells(side, candidates, cases, _PASSED)
+        frame, flags, scoreable, rows, columns = night_cells(side, candidates, cases, _PASSED)
         overall = frame["overall_score"].to_numpy(dtype=np.float64, na_value=np.nan)
         dimensions = np.zeros(len(overall))
         for name in _PASSED:
-            dimensions += passed_flags(names[name])
+            dimensions += flags[name]
         keep = scoreable & ~np.isnan(overall)
         self.rows, self.columns = rows[keep], columns[keep]
         self.values = (overall[keep], dimensions[keep])
