@@ -11,7 +11,10 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -273,24 +276,39 @@ def test_a_gate_from_the_store_verifies_against_the_store(campaign: Path) -> Non
     )
 
 
+@dataclass
+class Digests:
+    """Every document whose payload digest was computed since the spy was set, and the real
+    digest (not counted)."""
+
+    documents: list[object]
+    real: Callable[[Any], str]
+
+
+@pytest.fixture
+def digests(monkeypatch: pytest.MonkeyPatch) -> Digests:
+    from scorecard.contract import _receipt
+
+    spy = Digests([], _receipt.payload_digest)
+
+    def counted(document: Any) -> str:
+        spy.documents.append(document)
+        return spy.real(document)
+
+    monkeypatch.setattr(_receipt, "payload_digest", counted)
+    return spy
+
+
 @pytest.mark.usefixtures("campaign")
 def test_a_verdict_digests_its_payload_only_when_a_report_asks_for_its_receipt(
-    monkeypatch: pytest.MonkeyPatch,
+    digests: Digests,
 ) -> None:
     """The verdict line and the exit status need no receipt: a gate that writes no report
     does not digest its JSON; one that writes a report does, once, and the digest is the
     verdict JSON's."""
-    from scorecard.contract import _receipt
     from scorecard.report import gate_document
 
-    digested: list[object] = []
-    real = _receipt.payload_digest
-
-    def counted(document: object) -> str:
-        digested.append(document)
-        return real(document)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(_receipt, "payload_digest", counted)
+    digested = digests.documents
     result = invoke(*SAMPLE, "--workers", "1")
     assert result.exit_code == 1, result.output  # the sample's 2026-11-22 fails
     assert digested == []
@@ -300,29 +318,22 @@ def test_a_verdict_digests_its_payload_only_when_a_report_asks_for_its_receipt(
     judgement = api.judge(SAMPLE[1], SAMPLE[3::2], workers=1)
     assert len(digested) == 1
     assert judgement.result.receipt is not None
-    assert judgement.result.receipt.payload == real(gate_document(judgement.judged))
+    expected = digests.real(gate_document(judgement.judged))
+    assert judgement.result.receipt.payload == expected
     assert len(digested) == 2
 
 
 @pytest.mark.usefixtures("campaign")
 def test_a_comparison_digests_its_payload_only_when_its_receipt_is_asked_for(
-    monkeypatch: pytest.MonkeyPatch,
+    digests: Digests,
 ) -> None:
     """The payload digest of a large comparison's JSON costs a tenth of its time: a table or
     CSV, which carries no receipt, does not compute it; the receipt names the view's digest."""
-    from scorecard.contract import _receipt
     from scorecard.report import view_document
 
+    digested = digests.documents
     found = api.compare(["observations"], workers=1)
-    expected = _receipt.payload_digest(view_document(found.view))
-    digested: list[object] = []
-    real = _receipt.payload_digest
-
-    def counted(document: object) -> str:
-        digested.append(document)
-        return real(document)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(_receipt, "payload_digest", counted)
+    expected = digests.real(view_document(found.view))
     for written in ("table", "csv"):
         result = invoke("compare", "observations", "--format", written)
         assert result.exit_code == 0, result.output
