@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,8 @@ NUMBERS = st.one_of(
     st.integers(min_value=-(2**60), max_value=2**60),
     st.floats(allow_nan=False, allow_infinity=False),
     st.sampled_from([1e-5, -3.5e-7, 2.0**60, 0.1, 1e21, 5e-324, 0.0, -0.0]),
+    # numpy's float64 is a float that json.dumps spells as Python does (1.0): the slow path's
+    st.sampled_from([1.0, 0.5, 1e-5, 2.0**60]).map(np.float64),
 )
 #: Strings with escapes, non-ASCII, line breaks and lone surrogates (which the slow writer
 #: escapes as JavaScript does).

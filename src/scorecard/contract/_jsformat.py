@@ -130,7 +130,8 @@ def _js_compatible(value: Any) -> Any:
     Python's ``repr`` and JavaScript agree on every other double except those below 1e-4 in
     magnitude (Python switches to exponent notation earlier) and integers beyond 2**53 (which
     JavaScript spells with its shortest digits, ``2.0**60`` as ``1152921504606847000``); those,
-    and keys that are not strings, raise :class:`_NeedsSlowPath`.
+    keys that are not strings and values of any other type than JSON's own (``json.dumps``
+    spells numpy's ``float64(1.0)`` as ``1.0``) raise :class:`_NeedsSlowPath`.
     """
     kind = type(value)
     if kind is dict:
@@ -149,7 +150,12 @@ def _js_compatible(value: Any) -> Any:
         return value
     if kind is int and abs(value) > 2**53:
         raise _NeedsSlowPath
+    if kind not in _PLAIN:
+        raise _NeedsSlowPath  # a subclass (numpy's float64, an enum) is spelt by the slow path
     return value
+
+
+_PLAIN = frozenset({str, int, bool, type(None)})
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
