@@ -260,3 +260,34 @@ def test_a_pools_pipes_hold_a_chunks_output() -> None:
     finally:
         pool.shutdown()
     assert sizes == [PIPE_BYTES, PIPE_BYTES]
+
+
+def test_a_json_file_a_worker_reads_is_read_once(
+    tmp_path: Path, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An array with an element the C scorer declines takes the general path whole: from the
+    bytes the worker read once, with the serial run's results."""
+    from scorecard.engine._chunk_scorer import chunk_text
+    from scorecard.engine._chunks import worked
+
+    sample = ROOT / "observations" / "2026-11-01-nightly" / "observations.jsonl"
+    lines = sample.read_text(encoding="utf-8").splitlines()[:3]
+    path = tmp_path / "observations.json"
+    path.write_text("[" + ",".join([*lines, '{"schema": 1}']) + "]", encoding="utf-8")
+    bundle = BundleInfo(id="local-x", kind="folder")
+    scorer = ChunkScorer(catalog, Policy(), "jsonl")
+    expected = chunk_text(scorer, Chunk(str(path), bundle, whole_file=path.read_bytes()))
+    reads: list[str] = []
+    real = Chunk.file_bytes
+
+    def counted(chunk: Chunk) -> bytes:
+        if chunk.whole_file is None:  # read from the file, not handed over
+            reads.append(chunk.source)
+        return real(chunk)
+
+    monkeypatch.setattr(Chunk, "file_bytes", counted)
+    found = worked(scorer, chunk_text, Chunk(str(path), bundle, read_whole=True))
+    assert reads == [str(path)]
+    assert repr(found) == repr(expected)
+    _, summary = expected
+    assert (summary.scored, summary.rejected) == (3, 1)

@@ -12,6 +12,7 @@ lines, the chunks coming back in input order.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -199,7 +200,12 @@ class Uncounted(Generic[T]):
 def worked(
     scorer: ChunkScorer, work: Callable[[ChunkScorer, Chunk], T], chunk: Chunk
 ) -> T | Uncounted[T]:
-    """``work`` on ``chunk``; for a chunk not ``counted``, with the newlines of its block."""
+    """``work`` on ``chunk``; for a chunk not ``counted``, with the newlines of its block. A
+    ``.json`` file the worker reads is read here, once, whichever paths its records take."""
+    if chunk.read_whole:
+        # A file that cannot be read is read again by ``work``, which reports it unreadable.
+        with contextlib.suppress(OSError):
+            chunk = replace(chunk, whole_file=chunk.file_bytes(), read_whole=False)
     if chunk.counted:
         return work(scorer, chunk)
     try:
