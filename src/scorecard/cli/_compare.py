@@ -8,7 +8,7 @@ import enum
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated
 
 import typer
 
@@ -27,6 +27,9 @@ from ._common import (
     library_errors,
     paths_or_store,
 )
+
+if TYPE_CHECKING:
+    from scorecard.api import Comparison
 
 __all__ = ["compare", "register"]
 
@@ -233,23 +236,23 @@ def compare(
         )
     for note in found.notes:
         sys.stderr.write(f"note: {note}\n")
-    # Only JSON carries the receipt: a table or CSV does not digest the view's payload.
-    _write(found.view, written, out, found.receipt if written is CompareFormat.json else None)
+    _write(found, written, out)
 
 
-def _write(view: Any, written: CompareFormat, out: Path | None, receipt: Any = None) -> None:
-    """The view in its format, to ``out`` (atomically) or stdout."""
+def _write(found: Comparison, written: CompareFormat, out: Path | None) -> None:
+    """The view in its format, to ``out`` (atomically) or stdout; only JSON carries the receipt
+    (a table or CSV never asks for it, so the view's payload is not digested)."""
     from scorecard.engine import atomic_writer
     from scorecard.report import render_view, view_csv, view_json
 
     with contextlib.ExitStack() as stack:
         stream: IO[str] = stack.enter_context(atomic_writer(out)) if out is not None else sys.stdout
         if written is CompareFormat.json:
-            stream.write(view_json(view, receipt))
+            stream.write(view_json(found.view, found.receipt))
         elif written is CompareFormat.csv:
-            stream.write(view_csv(view))
+            stream.write(view_csv(found.view))
         else:
-            render_view(view, stream)
+            render_view(found.view, stream)
 
 
 def register(app: typer.Typer) -> None:
