@@ -16,6 +16,12 @@ file count, its largest file and ``runs.html``. ``--compare-with CHECKOUT`` also
 checkout of this repository (its ``src`` imported instead; build its C extension first, or it
 scores in pure Python), the two taking turns. The machine's load (``os.getloadavg``, as
 ``uptime`` shows it) is printed before and after: quote it with the figures.
+
+``--view`` also times ``python -m scorecard view`` (same inputs) in each round, after the
+report: from the process's start to its "serving" line, to the overview's last byte (``GET /``,
+asked at once), then how long each of ``runs.html``, the runs' index, the first change page
+and the first run shard (in name order) take when first asked for; each answer must be the
+byte-identical file ``report`` wrote in that round.
 """
 
 from __future__ import annotations
@@ -102,6 +108,49 @@ def one_round(
     return elapsed, cpu, after.ru_maxrss / 1024
 
 
+def view_round(
+    paths: list[str], site: Path, source: Path | None, extra: list[str]
+) -> dict[str, float]:
+    """Seconds from the start of a ``view`` process to its address and to the overview, and
+    then to each of a few more pages (each compared with ``site``, the report of the same
+    inputs)."""
+    import signal
+    import urllib.parse
+    import urllib.request
+
+    environment = dict(os.environ)
+    if source is not None:
+        environment["PYTHONPATH"] = str(source.resolve() / "src")
+    command = [sys.executable, "-m", "scorecard", "view", *paths, *extra]
+    changes = sorted(path for path in site.rglob("changes/*/*/*.html"))
+    shards = sorted(path for path in site.rglob("data/runs/*/*/*.js"))
+    asked = ["index.html", "runs.html", "data/runs.js"]
+    asked += [path.relative_to(site).as_posix() for path in [*changes[:1], *shards[:1]]]
+    times: dict[str, float] = {}
+    started = time.perf_counter()
+    with subprocess.Popen(
+        command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    ) as server:
+        try:
+            assert server.stdout is not None
+            line = server.stdout.readline()
+            times["address"] = time.perf_counter() - started
+            if not line.startswith("serving the report at "):
+                raise SystemExit(f"scorecard view printed {line!r}")
+            address = line.split()[4]
+            for name in asked:
+                before = time.perf_counter()
+                with urllib.request.urlopen(address + urllib.parse.quote(name), timeout=600) as got:
+                    data = got.read()
+                times[name] = time.perf_counter() - (started if name == "index.html" else before)
+                if data != (site / name).read_bytes():
+                    raise SystemExit(f"view served another {name} than report wrote")
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=60)
+    return times
+
+
 def site_figures(folder: Path, raw: int = 0) -> str:
     sizes = {
         path.relative_to(folder).as_posix(): path.stat().st_size
@@ -127,12 +176,14 @@ def main() -> None:
     parser.add_argument("--compare-with", type=Path, default=None)
     parser.add_argument("--runs", type=int, default=0, help="generate nights of this many runs")
     parser.add_argument("--nights", type=int, default=8, help="with --runs: how many nights")
+    parser.add_argument("--view", action="store_true", help="also time `scorecard view`")
     arguments = parser.parse_args()
     configurations: list[tuple[str, Path | None]] = [("this checkout", None)]
     if arguments.compare_with is not None:
         configurations.append((f"checkout {arguments.compare_with}", arguments.compare_with))
     print(f"before: {load()}")
     best: dict[str, tuple[float, float, float]] = {}
+    viewed: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="report-benchmark-") as scratch:
         extra: list[str] = []
         raw = 0
@@ -151,6 +202,10 @@ def main() -> None:
             for label, source in configurations:
                 out = Path(scratch) / f"{label.replace('/', '_')}-{round_number}"
                 measured = one_round(arguments.paths, out, source, extra)
+                if arguments.view:
+                    times = view_round(arguments.paths, out, source, extra)
+                    if label not in viewed or times["index.html"] < viewed[label]["index.html"]:
+                        viewed[label] = times
                 if label not in best or measured[0] < best[label][0]:
                     best[label] = measured
                     if label in sites:
@@ -165,6 +220,16 @@ def main() -> None:
                 f"peak RSS (largest child so far) {peak:.0f} MiB"
             )
             print(f"  site: {site_figures(sites[label], raw)}")
+            if label in viewed:
+                times = dict(viewed[label])
+                address, overview = times.pop("address"), times.pop("index.html")
+                print(
+                    f"  view (fastest of {arguments.repeat}): address {address:.2f} s, overview "
+                    f"{overview:.2f} s after start ({overview / wall:.2f}x the report's whole "
+                    "site); then, each first asked: "
+                    + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in times.items())
+                    + " (every answer the report's file, byte for byte)"
+                )
     print(f"after: {load()}")
 
 

@@ -154,9 +154,9 @@ def test_report_of_scored_records_says_it_needs_observations(tmp_path: Path) -> 
 def test_view_serves_the_site_on_a_free_port_and_stops_on_a_signal(
     campaign: Path, tmp_path: Path, stop: signal.Signals
 ) -> None:
-    """`view` (port 0 by default) prints its address, serves the overview and the run pages
-    the library builds (``api.build_report``) over HTTP, and on SIGTERM or Ctrl-C exits 0 and
-    removes its temporary folder."""
+    """`view` (port 0 by default) prints its address, serves every file the library builds
+    (``api.build_report``) byte for byte over HTTP, each made on request (nothing written to a
+    folder), and on SIGTERM or Ctrl-C exits 0."""
     from scorecard import api
 
     built = api.build_report([campaign], workers=1).files
@@ -181,7 +181,7 @@ def test_view_serves_the_site_on_a_free_port_and_stops_on_a_signal(
             address = line.split()[4]
             port = int(address.rsplit(":", 1)[1].strip("/"))
             assert port > 0
-            assert len(list(scratch.iterdir())) == 1  # the site's folder, while it serves
+            assert list(scratch.iterdir()) == []  # made on request: no folder written
             with urllib.request.urlopen(address, timeout=30) as answer:
                 assert answer.status == 200
                 served = answer.read()
@@ -195,6 +195,11 @@ def test_view_serves_the_site_on_a_free_port_and_stops_on_a_signal(
             shard = address + "data/runs/campaign-2026-11-22/codex-luna/final-response.js"
             with urllib.request.urlopen(shard, timeout=30) as answer:
                 assert answer.read() == built[shard_file]
+            for name, data in built.items():  # every file, the receipt too; not the marker
+                if name.startswith("."):
+                    continue
+                with urllib.request.urlopen(address + name, timeout=30) as answer:
+                    assert answer.read() == data, name
             # Bad requests get 4xx, the marker and folders are not served, a reset is quiet.
             for path, status in (("/%00", 400), ("/.scorecard-site", 404), ("/data/", 404)):
                 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)

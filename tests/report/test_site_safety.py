@@ -13,14 +13,15 @@ import struct
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 
-from scorecard.api._report import _site_server
-from scorecard.contract import InputError, load_catalog
+from scorecard.api._report import ServedSite, _site_server
+from scorecard.contract import InputError, Receipt, load_catalog
 from scorecard.core import ScoredRecord
 from scorecard.engine import score_run
-from scorecard.report import _site_paths, build_site, write_site
+from scorecard.report import SitePages, _site_paths, build_site, site_pages, write_site
 from scorecard.report._site_paths import slug
 from tests.conftest import ROOT
 
@@ -186,8 +187,31 @@ def test_a_link_the_user_added_is_kept(tmp_path: Path) -> None:
 # view: the server
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+class MadePages:
+    """A site made on request, as :class:`scorecard.report.SitePages` gives it to the server:
+    the served folder's files, and a page that cannot be made."""
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self._files = files
+        self.asked: list[str] = []
+
+    def names(self) -> list[str]:
+        return [*self._files, "broken.html"]
+
+    def file(self, name: str) -> bytes | None:
+        self.asked.append(name)
+        if name == "broken.html":
+            raise RuntimeError("a bug while making the page")
+        return self._files.get(name)
+
+    def files(self) -> dict[str, bytes]:
+        return dict(self._files)
+
+
+@pytest.fixture(params=["folder", "made on request"])
+def served(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[int, Path]]:
+    """The server of a folder (``serve_folder``) or of pages made on request (``view``), over
+    the same site: a home page, a sub-folder's, a big file, the marker, links out of it."""
     site = tmp_path / "site"
     (site / "sub").mkdir(parents=True)
     (site / "bare").mkdir()
@@ -199,7 +223,18 @@ def served(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     secret.write_text("secret")
     (site / "out.html").symlink_to(secret)
     (site / "outdir").symlink_to(tmp_path)
-    server = _site_server(site, 0)
+    if request.param == "folder":
+        server = _site_server(site, 0)
+    else:
+        made = MadePages(
+            {
+                "index.html": b"<p>home</p>",
+                "sub/index.html": b"<p>sub</p>",
+                "big.html": b"x" * 4_000_000,
+                "bare/style.css": b"p {}",
+            }
+        )
+        server = _site_server(ServedSite(cast(SitePages, made), cast(Receipt, None)), 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -275,3 +310,41 @@ def test_view_prints_nothing_when_clients_reset(
         client.close()  # a reset, not a close
     assert get(port, "/")[:2] == (200, b"<p>home</p>")
     assert capfd.readouterr().err == ""
+
+
+def test_view_answers_a_page_that_cannot_be_made_with_500(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A page whose making fails (a bug) is a 500 and one line naming it, never a traceback;
+    the other pages are still served."""
+    made = MadePages({"index.html": b"<p>home</p>"})
+    server = _site_server(ServedSite(cast(SitePages, made), cast(Receipt, None)), 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        assert get(server.server_port, "/broken.html")[0] == 500
+        assert get(server.server_port, "/")[:2] == (200, b"<p>home</p>")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert capfd.readouterr().err == "the page broken.html could not be made: RuntimeError\n"
+    assert made.asked == ["broken.html", "index.html"]
+
+
+def test_names_that_meet_are_refused_before_any_page_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """site_pages (view's site) refuses two pages sharing a name up front, as build_site does."""
+    records = [*records_of("Bundle.A", (0,), tmp_path), *records_of("bundle_a", (0,), tmp_path)]
+    slug.cache_clear()
+    monkeypatch.setattr(_site_paths, "_digest", lambda text: "0" * 32)
+    try:
+        with pytest.raises(InputError) as raised:
+            site_pages(records, load_catalog())
+    finally:
+        monkeypatch.undo()
+        slug.cache_clear()
+    assert raised.value.rule == "page_name_collision"
+    assert "Bundle.A" in str(raised.value)
+    assert "bundle_a" in str(raised.value)

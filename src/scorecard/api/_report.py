@@ -3,6 +3,7 @@ folder (``docs/report.md``)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -16,8 +17,10 @@ from ._inputs import PathLike, PolicySource, gate_rules_of, policy_file
 from ._receipts import new_receipt, path_inputs, store_inputs
 
 if TYPE_CHECKING:
-    from scorecard.contract import Receipt
+    from scorecard.contract import Catalog, Receipt
     from scorecard.core import ScoredRecord
+    from scorecard.gate import GateRules
+    from scorecard.report import SitePages
     from scorecard.store import Store
 
 __all__ = [
@@ -96,9 +99,47 @@ def build_report(
     runs the store keeps; only ``current``'s runs are listed and shown (the other nights are
     context: the numbers, the gate, the change pages). Over ``paths``, ``current`` (default:
     every bundle) names the one bundle detailed so."""
+    from scorecard.report import build_site
+
+    inputs = _site_inputs(
+        paths, store=store, current=current, baseline=baseline, policy=policy, seed=seed,
+        bundle_id=bundle_id, cases=cases, workers=workers,
+    )  # fmt: skip
+    files = build_site(
+        inputs.records, inputs.catalog, rules=inputs.rules, seed=seed, detail=inputs.detail,
+        rejected=inputs.rejected,
+    )  # fmt: skip
+    return ReportSite(with_site_receipt(files, inputs.receipt), inputs.rejected)
+
+
+@dataclass(frozen=True)
+class _SiteInputs:
+    """What a site is built from (:func:`_site_inputs`)."""
+
+    records: list[ScoredRecord]
+    catalog: Catalog
+    rules: GateRules
+    detail: list[str] | None
+    rejected: tuple[InputError, ...]
+    receipt: Receipt
+
+
+def _site_inputs(
+    paths: Sequence[PathLike],
+    *,
+    store: PathLike | Store | None,
+    current: str | None,
+    baseline: str | Sequence[str],
+    policy: PolicySource,
+    seed: int,
+    bundle_id: str | None,
+    cases: PathLike | None,
+    workers: int | None,
+) -> _SiteInputs:
+    """The records, catalog, rules, detailed bundles, rejections and receipt of the site of
+    :func:`build_report` (its arguments, checked)."""
     from scorecard.contract import load_catalog
     from scorecard.engine import default_workers, is_records_file, score_run
-    from scorecard.report import build_site
 
     if store is not None:
         from ._store import baseline_bundles, current_bundle, open_campaign_store
@@ -113,7 +154,6 @@ def build_report(
         shown = [*context, judged]
         kept = list(opened.scored_records(shown))
         rules = gate_rules_of(settings)
-        files = build_site(kept, opened.catalog, rules=rules, seed=seed, detail=[judged])
         receipt = new_receipt(
             "report",
             {
@@ -129,7 +169,7 @@ def build_report(
             rules=rules,
             seed=seed,
         )
-        return ReportSite(with_site_receipt(files, receipt))
+        return _SiteInputs(kept, opened.catalog, rules, [judged], (), receipt)
     given = [os.fspath(path) for path in paths]
     errors: list[InputError] = []
     observed: list[str] = []
@@ -174,7 +214,6 @@ def build_report(
                 source="--current",
             )
         detail = [current]
-    files = build_site(records, catalog, rules=rules, seed=seed, detail=detail, rejected=errors)
     receipt = new_receipt(
         "report",
         {
@@ -189,7 +228,7 @@ def build_report(
         rules=rules,
         seed=seed,
     )
-    return ReportSite(with_site_receipt(files, receipt), tuple(errors))
+    return _SiteInputs(records, catalog, rules, detail, tuple(errors), receipt)
 
 
 def _policy_path(policy: PolicySource) -> str | None:
@@ -256,9 +295,14 @@ def serve_folder(folder: PathLike, *, port: int = 0, on_ready: Callable[[str], N
     folder is listed (a folder's address serves its ``index.html``), no name starting with a
     dot (the site's marker) is served; a bad request gets a 4xx answer, and neither it nor a
     client that goes away prints anything."""
+    _serve(_site_server(Path(folder), port), on_ready)
+
+
+def _serve(server: Any, on_ready: Callable[[str], None]) -> None:
+    """Serve with ``server`` (bound) until Ctrl-C or SIGTERM, calling ``on_ready`` with its
+    address first; close it then."""
     import signal
 
-    server = _site_server(Path(folder), port)
     previous = {signum: signal.signal(signum, _stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         on_ready(f"http://127.0.0.1:{server.server_port}/")
@@ -331,31 +375,82 @@ def view_site(
     cases: PathLike | None = None,
     workers: int | None = None,
 ) -> tuple[InputError, ...]:
-    """``scorecard view``: the report site of :func:`build_report` written to a temporary
-    folder and served from it (:func:`serve_folder`) until Ctrl-C or SIGTERM; the folder is
-    removed then. Records validation rejected are given to ``on_rejected`` before serving
-    (when there are any) and returned when serving ends; the site lists them."""
-    import tempfile
+    """``scorecard view``: the report site of :func:`build_report` served on 127.0.0.1:``port``
+    (:func:`serve_folder`'s rules) until Ctrl-C or SIGTERM, each file made when it is first
+    asked for (:func:`scorecard.report.site_pages`): the runs are scored (or read from the
+    store) and the site's numbers worked out once, then the server starts, and the overview is
+    made while the browser comes; a page nobody opens is never made. Every file is the one
+    :func:`build_report` writes, byte for byte. Records validation rejected are given to
+    ``on_rejected`` before serving (when there are any) and returned when serving ends; the
+    site lists them."""
+    import threading
 
-    site = build_report(
+    from scorecard.report import site_pages
+
+    inputs = _site_inputs(
         paths, store=store, current=current, baseline=baseline, policy=policy, seed=seed,
         bundle_id=bundle_id, cases=cases, workers=workers,
     )  # fmt: skip
-    if site.rejected and on_rejected is not None:
-        on_rejected(site.rejected)
-    with tempfile.TemporaryDirectory(prefix="scorecard-view-") as folder:
-        write_report(site.files, Path(folder) / "site")
-        serve_folder(Path(folder) / "site", port=port, on_ready=on_ready)
-    return site.rejected
+    if inputs.rejected and on_rejected is not None:
+        on_rejected(inputs.rejected)
+    pages = site_pages(
+        inputs.records, inputs.catalog, rules=inputs.rules, seed=seed, detail=inputs.detail,
+        rejected=inputs.rejected,
+    )  # fmt: skip
+    served = ServedSite(pages, inputs.receipt)
+    pages.draw_in_background()  # forked before the server has threads
+    server = _site_server(served, port)
+
+    def overview() -> None:
+        # Made while the browser opens the address; a failure is the request's to report.
+        with contextlib.suppress(Exception):
+            pages.file("index.html")
+
+    threading.Thread(target=overview, name="scorecard-view-overview", daemon=True).start()
+    _serve(server, on_ready)
+    return inputs.rejected
 
 
-def _site_server(folder: Path, port: int) -> Any:
-    """The HTTP server of :func:`serve_folder`, bound, not yet serving."""
+class ServedSite:
+    """What ``view`` serves: the files of a :class:`~scorecard.report.SitePages`, each made on
+    request, and the site's receipt (made from every file, so only when asked for)."""
+
+    def __init__(self, pages: SitePages, receipt: Receipt) -> None:
+        import threading
+
+        self._pages = pages
+        self._receipt = receipt
+        self._receipt_file: bytes | None = None
+        self._lock = threading.Lock()
+        names = [*pages.names(), SITE_RECEIPT]
+        #: Every folder a file is in (a folder's address without its "/" is redirected).
+        self.folders = {
+            "/".join(parts[:depth])
+            for parts in (name.split("/") for name in names)
+            for depth in range(1, len(parts))
+        }
+
+    def file(self, name: str) -> bytes | None:
+        """The file ``name`` of the site, or None when it has none."""
+        if name != SITE_RECEIPT:
+            return self._pages.file(name)
+        with self._lock:
+            if self._receipt_file is None:
+                whole = with_site_receipt(self._pages.files(), self._receipt)
+                self._receipt_file = whole[SITE_RECEIPT]
+            return self._receipt_file
+
+
+def _site_server(source: Path | ServedSite, port: int) -> Any:
+    """The HTTP server of :func:`serve_folder` (``source`` a folder) or of :func:`view_site`
+    (a :class:`ServedSite`), bound, not yet serving."""
     import http.server
+    import io
     import stat
+    import sys
     import urllib.parse
 
-    root = folder.resolve()
+    root = source.resolve() if isinstance(source, Path) else None
 
     class SiteHandler(http.server.SimpleHTTPRequestHandler):
         """The site's regular files only; no request log on the terminal."""
@@ -380,6 +475,9 @@ def _site_server(folder: Path, port: int) -> Any:
             if any(part.startswith(".") for part in parts):  # .., the marker, hidden files
                 self.send_error(404)
                 return None
+            if root is None:
+                assert isinstance(source, ServedSite)
+                return self._made(source, parts, text)
             path = root.joinpath(*parts)
             try:
                 for depth in range(1, len(parts) + 1):  # no symbolic link on the way
@@ -387,11 +485,7 @@ def _site_server(folder: Path, port: int) -> Any:
                         raise FileNotFoundError
                 if stat.S_ISDIR(os.lstat(path).st_mode):
                     if not text.endswith("/"):
-                        self.send_response(301)
-                        self.send_header("Location", urllib.parse.quote(text) + "/")
-                        self.send_header("Content-Length", "0")
-                        self.end_headers()
-                        return None
+                        return self._moved(text)
                     path = path / "index.html"
                 handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
             except (OSError, ValueError):
@@ -403,9 +497,36 @@ def _site_server(folder: Path, port: int) -> Any:
                 file.close()
                 self.send_error(404)
                 return None
+            return self._found(os.fspath(path), file, size.st_size)
+
+        def _made(self, site: ServedSite, parts: list[str], text: str) -> Any:
+            """A file of a site made on request (a folder's address: its ``index.html``)."""
+            name = "/".join(parts)
+            if not parts or text.endswith("/"):
+                name = "/".join([*parts, "index.html"])
+            elif name in site.folders:
+                return self._moved(text)
+            try:
+                data = site.file(name)
+            except Exception as error:  # a page that cannot be made: one line, no traceback
+                sys.stderr.write(f"the page {name} could not be made: {type(error).__name__}\n")
+                self.send_error(500)
+                return None
+            if data is None:
+                self.send_error(404)
+                return None
+            return self._found(name, io.BytesIO(data), len(data))
+
+        def _moved(self, text: str) -> None:
+            self.send_response(301)
+            self.send_header("Location", urllib.parse.quote(text) + "/")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def _found(self, name: str, file: Any, size: int) -> Any:
             self.send_response(200)
-            self.send_header("Content-Type", self.guess_type(os.fspath(path)))
-            self.send_header("Content-Length", str(size.st_size))
+            self.send_header("Content-Type", self.guess_type(name))
+            self.send_header("Content-Length", str(size))
             self.send_header("X-Content-Type-Options", "nosniff")
             self.end_headers()
             return file
@@ -415,8 +536,6 @@ def _site_server(folder: Path, port: int) -> Any:
             """A client that resets or goes away (any socket error, also one met while the
             server stops) is no error of the server's: nothing printed; anything else one line,
             never a traceback (the default prints one)."""
-            import sys
-
             error = sys.exc_info()[1]
             if not isinstance(error, OSError):
                 sys.stderr.write(f"a request failed: {type(error).__name__}\n")

@@ -43,8 +43,10 @@ _EXPORTS = {
     "history_csv": "_history",
     "history_json": "_history",
     "render_history": "_history",
+    "SitePages": "_site",
     "build_site": "_site",
     "site_listing": "_site",
+    "site_pages": "_site",
     "write_site": "_site",
     "run_page_path": "_site_paths",
     "scorecard_table": "_terminal",
@@ -56,6 +58,7 @@ __all__ = [
     "CampaignView",
     "GateStatus",
     "PlotFailure",
+    "SitePages",
     "TrendView",
     "build_site",
     "bundle_view",
@@ -78,6 +81,7 @@ __all__ = [
     "run_page_path",
     "scorecard_table",
     "site_listing",
+    "site_pages",
     "trend_view",
     "verdict_line",
     "view_csv",
@@ -111,7 +115,7 @@ if TYPE_CHECKING:
     from ._junit import render_junit, render_junit_runs, write_junit_runs
     from ._markdown import render_markdown
     from ._pr_comment import render_pr_comment
-    from ._site import build_site, site_listing, write_site
+    from ._site import SitePages, build_site, site_listing, site_pages, write_site
     from ._site_paths import run_page_path
     from ._table_text import rows_csv, rows_json_lines, rows_table
     from ._terminal import scorecard_table

@@ -27,19 +27,20 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Collection, Iterable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from scorecard.contract import Catalog, InputError, OutputError, ScorecardError
 from scorecard.core import ScoredRecord
-from scorecard.engine import atomic_folder, in_background
+from scorecard.engine import Background, atomic_folder, in_background
 from scorecard.gate import (
     GateRules,
 )
 
 from ._site_assets import CSS, STYLESHEET
-from ._site_change import change_pages
-from ._site_data import SiteData, SiteRun, draw_plots
+from ._site_change import ChangePages
+from ._site_data import SiteData, SiteRun, draw_plots, plot_names
 from ._site_pages import all_runs_page, candidate_page, case_page, overview_page, pair_page
 from ._site_paths import (
     PAGE_INDEX,
@@ -49,13 +50,15 @@ from ._site_paths import (
     RUN_INDEX,
     candidate_page_path,
     case_page_path,
+    change_page_path,
+    pair_page_path,
     run_shard_path,
 )
 from ._site_pieces import run_index
 from ._site_rejected import rejected_page
 from ._site_run import run_page, run_shard
 
-__all__ = ["SITE_MARKER", "build_site", "site_listing", "write_site"]
+__all__ = ["SITE_MARKER", "SitePages", "build_site", "site_listing", "site_pages", "write_site"]
 
 #: The file that marks a folder as a report site (the only kind of folder --out replaces).
 SITE_MARKER = ".scorecard-site"
@@ -85,88 +88,184 @@ def build_site(
     of them and ``rejected.html`` lists them; none, no page. Raises
     :class:`~scorecard.contract.InputError` when there are no records or a run repeats.
     """
-    site = SiteData(list(records), catalog, rules or GateRules(), seed, detail)
+    pages = site_pages(records, catalog, rules=rules, seed=seed, detail=detail, rejected=rejected)
     # The plots (matplotlib's import and drawing) on a second core while this one works out
     # the gates and writes every page but the overview, the one page that shows them: the
-    # costliest parts of the site, independent. (No other file can have the overview's or a
-    # plot's name, so putting them last changes no collision found, nor the sorted files.)
-    # The change pages (a page per candidate x case x night, no gate in them) go with the plots:
-    # the two cores then finish together. They sit under ``changes/``, where no other page can.
-    drawing = in_background(functools.partial(_plots_and_change_pages, site))
-    files = _Files()
+    # costliest parts of the site, independent. The change pages (a page per candidate x case
+    # x night, no gate in them) go with the plots: the two cores then finish together.
+    drawing = in_background(functools.partial(_plots_and_change_pages, pages))
     try:
-        _put_pages(files, site, rejected)
+        for name in pages.names():
+            if not name.startswith(_DRAWN_THERE):
+                pages.file(name)
         plots, changes = drawing.result()
     except BaseException:
         drawing.cancel()
         raise
-    for name, data in changes.items():
-        files.put(name, data, f"the change page {name}")
-    files.put(PAGE_INDEX, overview_page(site, plots, rejected), "the overview")
-    for name, (_, image) in plots.items():
-        if isinstance(image, bytes):
-            files.put(f"plots/{name}.svg", image, f"plot {name}")
-    return files.with_manifest()
+    pages.given(plots, changes)
+    return pages.files()
 
 
-def _plots_and_change_pages(
-    site: SiteData,
-) -> tuple[dict[str, tuple[str, bytes | str]], dict[str, bytes]]:
-    return draw_plots(site), change_pages(site)
+def site_pages(
+    records: Iterable[ScoredRecord],
+    catalog: Catalog,
+    *,
+    rules: GateRules | None = None,
+    seed: int = 0,
+    detail: Collection[str] | None = None,
+    rejected: Sequence[ScorecardError] = (),
+) -> SitePages:
+    """The site :func:`build_site` builds, page by page (:class:`SitePages`): every file's
+    name is known at once (two pages that would share a name are refused here), and each file
+    is made when it is first asked for, as ``scorecard view`` serves it. The same bytes as
+    :func:`build_site`'s, file for file."""
+    site = SiteData(list(records), catalog, rules or GateRules(), seed, detail)
+    return SitePages(site, rejected)
 
 
-def _put_pages(files: _Files, site: SiteData, rejected: Sequence[ScorecardError]) -> None:
-    """Every page and file of the site but the overview, the plots and the change pages."""
-    if rejected:
-        files.put(PAGE_REJECTED, rejected_page(rejected), "the rejected records")
-    files.put(PAGE_RUNS, all_runs_page(site), "the runs")
-    files.put(STYLESHEET, CSS.lstrip().encode(), "the stylesheet")
-    for candidate in site.candidates:
-        files.put(
-            candidate_page_path(candidate),
-            candidate_page(site, candidate),
-            f"candidate {candidate}",
-        )
-    for case in site.cases:
-        files.put(case_page_path(case), case_page(site, case), f"case {case}")
-    for pair in site.pairs:
-        files.put(pair.path, pair_page(site, pair), f"bundles {pair.baseline} and {pair.current}")
-    files.put(RUN_INDEX, run_index(site), "the runs' index")
-    files.put(PAGE_RUN, run_page(), "the run page")
-    cells: dict[tuple[str, str, str], list[SiteRun]] = {}
-    for run in site.shown:
-        facts = run.facts
-        cells.setdefault((facts.bundle, facts.candidate, facts.case), []).append(run)
-    for (bundle, candidate, case), runs in cells.items():
-        files.put(
-            run_shard_path(bundle, candidate, case),
-            run_shard(site, runs),
-            f"the runs of case {case} by {candidate} in {bundle}",
-        )
+_PLOTS = "plots/"
+_CHANGES = "changes/"
+#: What :func:`build_site` makes on its second core (the change pages, the plots) and the one
+#: page that shows the plots, made last.
+_DRAWN_THERE = (_PLOTS, _CHANGES, PAGE_INDEX)
+
+Plots = dict[str, tuple[str, bytes | str]]
 
 
-class _Files:
-    """The site's files by path; a path is given once (two ids whose page names met would
-    otherwise overwrite one page with the other, silently)."""
+class SitePages:
+    """A site's files, each made when first asked for (:meth:`file`) and kept.
 
-    def __init__(self) -> None:
-        self.files: dict[str, bytes] = {}
-        self.owners: dict[str, str] = {}
+    The names are planned up front, in the order a whole build makes them, each with what it
+    shows (its "owner"), so a name two pages would share is refused at once
+    (``page_name_collision``). Making a file is serialised by a lock: a threaded server may
+    ask for pages at the same time, and the site's data is worked out once."""
 
-    def put(self, path: str, data: bytes, owner: str) -> None:
-        if path in self.files:
+    def __init__(self, site: SiteData, rejected: Sequence[ScorecardError] = ()) -> None:
+        self.site = site
+        self._made: dict[str, bytes | None] = {}
+        self._lock = threading.RLock()
+        self._plots: Plots | None = None
+        self._drawing: Background[Plots] | None = None
+        self._changes = ChangePages(site)
+        self._plan: dict[str, Callable[[], bytes | None]] = {}
+        self._owners: dict[str, str] = {}
+        plan = self._planned
+        if rejected:
+            plan(PAGE_REJECTED, lambda: rejected_page(rejected), "the rejected records")
+        plan(PAGE_RUNS, lambda: all_runs_page(site), "the runs")
+        plan(STYLESHEET, lambda: CSS.lstrip().encode(), "the stylesheet")
+        for candidate in site.candidates:
+            plan(
+                candidate_page_path(candidate),
+                functools.partial(candidate_page, site, candidate),
+                f"candidate {candidate}",
+            )
+        for case in site.cases:
+            plan(case_page_path(case), functools.partial(case_page, site, case), f"case {case}")
+        for index, (baseline, current) in enumerate(site.analysis.comparison_pairs()):
+            plan(
+                pair_page_path(baseline, current),
+                functools.partial(self._pair_page, index),
+                f"bundles {baseline} and {current}",
+            )
+        plan(RUN_INDEX, lambda: run_index(site), "the runs' index")
+        plan(PAGE_RUN, run_page, "the run page")
+        cells: dict[tuple[str, str, str], list[SiteRun]] = {}
+        for run in site.shown:
+            facts = run.facts
+            cells.setdefault((facts.bundle, facts.candidate, facts.case), []).append(run)
+        for (bundle, candidate, case), runs in cells.items():
+            plan(
+                run_shard_path(bundle, candidate, case),
+                functools.partial(run_shard, site, runs),
+                f"the runs of case {case} by {candidate} in {bundle}",
+            )
+        for key in self._changes.keys:
+            name = change_page_path(*key)
+            plan(name, functools.partial(self._changes.page, *key), f"the change page {name}")
+        plan(PAGE_INDEX, lambda: overview_page(site, self.plots(), rejected), "the overview")
+        for name in plot_names(site):
+            plan(f"{_PLOTS}{name}.svg", functools.partial(self._plot, name), f"plot {name}")
+
+    def _planned(self, name: str, make: Callable[[], bytes | None], owner: str) -> None:
+        if name in self._plan:
             raise InputError(
-                f"{owner} and {self.owners[path]} would share the page {path}; rename one",
+                f"{owner} and {self._owners[name]} would share the page {name}; rename one",
                 rule="page_name_collision",
             )
-        self.files[path] = data
-        self.owners[path] = owner
+        self._plan[name] = make
+        self._owners[name] = owner
 
-    def with_manifest(self) -> dict[str, bytes]:
-        """Every file, the marker (:data:`SITE_MARKER`, listing the others) among them."""
-        names = sorted(self.files)
-        self.files[SITE_MARKER] = _MARKER_TEXT + "".join(f"{name}\n" for name in names).encode()
-        return dict(sorted(self.files.items()))
+    def names(self) -> list[str]:
+        """Every name the site may hold, in the order a whole build makes them (a plot that
+        cannot be drawn has a name here but no file: :meth:`file` gives None)."""
+        return list(self._plan)
+
+    def file(self, name: str) -> bytes | None:
+        """The file ``name`` (``/``-separated, relative to the site's root), made now if it
+        was not before; None when the site has no such file."""
+        made = self._made.get(name)
+        if made is not None or name not in self._plan:
+            return made
+        with self._lock:
+            if name not in self._made:
+                self._made[name] = self._plan[name]()
+            return self._made[name]
+
+    def made(self) -> list[str]:
+        """The names of the files made so far, in the order they were made."""
+        return list(self._made)
+
+    def files(self) -> dict[str, bytes]:
+        """Every file (each made now that was not before), with the marker listing them:
+        :func:`build_site`'s answer."""
+        found: dict[str, bytes] = {}
+        for name in self._plan:
+            data = self.file(name)
+            if data is not None:
+                found[name] = data
+        names = sorted(found)
+        found[SITE_MARKER] = _MARKER_TEXT + "".join(f"{name}\n" for name in names).encode()
+        return dict(sorted(found.items()))
+
+    def draw_in_background(self) -> None:
+        """Start drawing the plots on a second core (:func:`~scorecard.engine.in_background`),
+        for the overview, which shows them, to find them drawn."""
+        with self._lock:
+            if self._plots is None and self._drawing is None:
+                self._drawing = in_background(functools.partial(draw_plots, self.site))
+
+    def plots(self) -> Plots:
+        """name -> (caption, SVG bytes or why it could not be drawn) of every plot."""
+        with self._lock:
+            if self._plots is None:
+                drawing, self._drawing = self._drawing, None
+                self._plots = drawing.result() if drawing else draw_plots(self.site)
+            return self._plots
+
+    def given(self, plots: Plots, changes: Mapping[str, bytes]) -> None:
+        """Take the plots and change pages made elsewhere (on another core) as made here."""
+        with self._lock:
+            self._plots = plots
+            for name, data in changes.items():
+                if name not in self._plan:
+                    raise ValueError(f"no change page {name} in the site")
+                self._made.setdefault(name, data)
+
+    def change_pages(self) -> dict[str, bytes]:
+        """Every change page, by name (what :func:`build_site`'s second core makes)."""
+        return {change_page_path(*key): self._changes.page(*key) for key in self._changes.keys}
+
+    def _plot(self, name: str) -> bytes | None:
+        image = self.plots().get(name, ("", ""))[1]
+        return image if isinstance(image, bytes) else None
+
+    def _pair_page(self, index: int) -> bytes:
+        return pair_page(self.site, self.site.pairs[index])
+
+
+def _plots_and_change_pages(pages: SitePages) -> tuple[Plots, dict[str, bytes]]:
+    return draw_plots(pages.site), pages.change_pages()
 
 
 def site_listing(files: Mapping[str, bytes], *added: str) -> dict[str, bytes]:

@@ -30,7 +30,7 @@ from ._site_paths import (
 )
 from ._site_pieces import esc, link_to
 
-__all__ = ["NIGHTS_BEFORE", "VALUES_SHOWN", "change_pages", "nights_before"]
+__all__ = ["NIGHTS_BEFORE", "VALUES_SHOWN", "ChangePages", "change_pages", "nights_before"]
 
 #: Earlier nights a change page shows beside its night.
 NIGHTS_BEFORE = 7
@@ -43,30 +43,39 @@ def nights_before(site: SiteData, bundle: str) -> list[str]:
     return list(site.bundles[max(0, position - NIGHTS_BEFORE) : position])
 
 
-def change_pages(site: SiteData) -> dict[str, bytes]:
-    """Every change page: each candidate x case of each night that has a night before it."""
-    grouped: dict[tuple[str, str, str], list[SiteRun]] = {}
-    for run in site.runs:
-        facts = run.facts
-        grouped.setdefault((facts.bundle, facts.candidate, facts.case), []).append(run)
-    pages: dict[str, bytes] = {}
-    detailed = set(site.detailed)
-    cells = _Cells()
-    for bundle, candidate, case in grouped:
-        if bundle not in detailed:
-            continue
-        before = nights_before(site, bundle)
-        if not before:
-            continue
-        nights = [*before, bundle]
+class ChangePages:
+    """The change pages of a site, each made when asked for (:meth:`page`): every candidate x
+    case of each detailed night that has a night before it (:attr:`keys`)."""
+
+    def __init__(self, site: SiteData) -> None:
+        self.site = site
+        self._grouped: dict[tuple[str, str, str], list[SiteRun]] = {}
+        for run in site.runs:
+            facts = run.facts
+            self._grouped.setdefault((facts.bundle, facts.candidate, facts.case), []).append(run)
+        detailed = set(site.detailed)
+        #: (night, candidate, case) of every change page, in the runs' order.
+        self.keys = [
+            key for key in self._grouped if key[0] in detailed and nights_before(site, key[0])
+        ]
+        self._cells = _Cells()
+
+    def page(self, bundle: str, candidate: str, case: str) -> bytes:
+        """The change page of ``candidate`` x ``case`` on the night ``bundle``."""
+        nights = [*nights_before(self.site, bundle), bundle]
         columns = [
-            sorted(grouped.get((night, candidate, case), []), key=lambda r: r.facts.repetition)
+            sorted(
+                self._grouped.get((night, candidate, case), []), key=lambda r: r.facts.repetition
+            )
             for night in nights
         ]
-        pages[change_page_path(bundle, candidate, case)] = _page(
-            site, bundle, candidate, case, nights, columns, cells
-        )
-    return pages
+        return _page(self.site, bundle, candidate, case, nights, columns, self._cells)
+
+
+def change_pages(site: SiteData) -> dict[str, bytes]:
+    """Every change page (:class:`ChangePages`), by path."""
+    pages = ChangePages(site)
+    return {change_page_path(*key): pages.page(*key) for key in pages.keys}
 
 
 Value = Callable[[SiteRun], tuple[str, bool | None]]

@@ -11,7 +11,7 @@ import functools
 import io
 import warnings
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from scorecard.aggregate import CampaignAnalysis, analyze_campaign, records_frame
@@ -32,7 +32,7 @@ from ._site_paths import (
     run_page_path,
 )
 
-__all__ = ["BundlePair", "SiteData", "SiteRun", "draw_plots"]
+__all__ = ["BundlePair", "SiteData", "SiteRun", "draw_plots", "plot_names"]
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,13 @@ class SiteRun:
     record: ScoredRecord
     facts: RunFacts
     path: str
-    explanation: dict[str, Any]
+    catalog: Catalog = field(compare=False, repr=False)
+
+    @functools.cached_property
+    def explanation(self) -> dict[str, Any]:
+        """:func:`~scorecard.core.explain_record` of the run, worked out when a page first
+        shows it (a context night's run outside every change page never is)."""
+        return explain_record(self.record, self.catalog)
 
     @property
     def outcome(self) -> str:
@@ -96,7 +102,7 @@ class SiteData:
                     rule="duplicate_record",
                     source=record.source,
                 )
-            run = SiteRun(record, facts, path, explain_record(record, catalog))
+            run = SiteRun(record, facts, path, catalog)
             seen.add(key)
             self.runs.append(run)
             loaded.add(scored_row(record))
@@ -175,27 +181,28 @@ def svg_bytes(figure: Any) -> bytes:
     return buffer.getvalue()
 
 
+def plot_names(site: SiteData) -> list[str]:
+    """The plots :func:`draw_plots` draws for ``site``, in order (the trends need two bundles)."""
+    return ["heatmap", *(["trends"] if len(site.bundles) > 1 else []), "cost"]
+
+
 def draw_plots(site: SiteData) -> dict[str, tuple[str, bytes | str]]:
     """name -> (caption, SVG bytes, or the message saying why the plot could not be drawn)."""
     from scorecard.plots import plot_dimension_heatmap, plot_quality_vs_cost, plot_trends
 
     analysis = site.analysis
-    calls: list[tuple[str, str, Any]] = [
-        (
-            "heatmap",
+    every: dict[str, tuple[str, Any]] = {
+        "heatmap": (
             f"Mean score per dimension and candidate, {site.newest}",
             lambda: plot_dimension_heatmap(analysis, bundle=site.newest),
         ),
-    ]
-    if len(site.bundles) > 1:
-        calls.append(("trends", "Candidates across bundles", lambda: plot_trends(analysis)))
-    calls.append(
-        (
-            "cost",
+        "trends": ("Candidates across bundles", lambda: plot_trends(analysis)),
+        "cost": (
             f"Quality against cost with the Pareto frontier, {site.newest}",
             lambda: plot_quality_vs_cost(analysis, bundle=site.newest),
-        )
-    )
+        ),
+    }
+    calls = [(name, *every[name]) for name in plot_names(site)]
     drawn: dict[str, tuple[str, bytes | str]] = {}
     for name, caption, draw in calls:
         try:

@@ -1,0 +1,65 @@
+"""``report.site_pages``: the site ``build_site`` builds, each file made when first asked for
+(what ``scorecard view`` serves): the same bytes, in any order of asking, and nothing made that
+was not asked for."""
+
+from __future__ import annotations
+
+import functools
+
+from scorecard.contract import load_catalog
+from scorecard.report import SitePages, site_pages
+from tests.report.test_site import GLM_SHARD, sample_records, sample_site
+
+NEWEST = "campaign-2026-11-22"
+
+
+@functools.cache
+def sample_pages() -> SitePages:
+    return site_pages(sample_records(), load_catalog())
+
+
+def test_files_made_one_by_one_in_any_order_are_the_built_site() -> None:
+    """Asked for last page first (the overview before the gates' pages, shards before the
+    runs' index), every file is the one build_site writes, and the whole is build_site's."""
+    pages = site_pages(sample_records(), load_catalog())
+    built = sample_site()
+    for name in reversed(pages.names()):
+        assert pages.file(name) == built.get(name), name
+    assert pages.files() == built
+    assert set(pages.names()) == set(built) - {".scorecard-site"}  # every plot was drawn
+
+
+def test_a_file_is_made_only_when_asked_for() -> None:
+    """The overview makes the overview and what it shows (its plots, the gates), not one
+    candidate, case, change page or shard; explanations wait for the pages that show them."""
+    pages = site_pages(sample_records(), load_catalog())
+    assert pages.made() == []
+    assert pages.file("index.html") == sample_site()["index.html"]
+    made = pages.made()
+    assert made[-1] == "index.html"
+    assert not [name for name in made if name.startswith(("candidates/", "changes/", "data/"))]
+    runs = pages.site.runs
+    assert all("explanation" not in vars(run) for run in runs)
+    change = f"changes/{NEWEST}/opencode-glm/final-response.html"
+    assert pages.file(change) == sample_site()[change]
+    explained = {run.path for run in runs if "explanation" in vars(run)}
+    assert explained  # the page's runs, and only runs of that candidate and case
+    assert all("/opencode-glm/final-response/" in path for path in explained)
+    assert pages.file(GLM_SHARD) == sample_site()[GLM_SHARD]
+    assert pages.made()[-2:] == [change, GLM_SHARD]
+
+
+def test_a_name_the_site_has_no_file_for_is_none() -> None:
+    pages = sample_pages()
+    for name in ("nope.html", ".scorecard-site", "receipt.json", "candidates/", ""):
+        assert pages.file(name) is None
+    assert ".scorecard-site" not in pages.names()
+
+
+def test_every_name_is_known_before_any_file_is_made() -> None:
+    """The names (and so the collisions refused) come from the ids alone: the plan of a
+    fresh site already lists every file build_site writes."""
+    pages = site_pages(sample_records(), load_catalog())
+    assert pages.names()
+    assert pages.made() == []
+    assert sorted(pages.names()) == sorted(set(sample_site()) - {".scorecard-site"})
