@@ -140,8 +140,8 @@ def view(
     current: CurrentOption = None,
     baseline: ContextOption = "previous",
 ) -> None:
-    """Build the report site in a temporary folder and serve it on 127.0.0.1 until Ctrl-C (or
-    SIGTERM); the folder is removed then. Prints the address."""
+    """Serve the report site on 127.0.0.1 until Ctrl-C (or SIGTERM), each page made when it is
+    first asked for (the files `report` writes, byte for byte). Prints the address."""
     from scorecard.api import view_site
 
     def ready(address: str) -> None:
