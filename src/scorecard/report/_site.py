@@ -102,7 +102,7 @@ def build_site(
     except BaseException:
         drawing.cancel()
         raise
-    pages.given(plots, changes)
+    pages._given(plots, changes)
     return pages.files()
 
 
@@ -243,7 +243,7 @@ class SitePages:
                 self._plots = drawing.result() if drawing else draw_plots(self.site)
             return self._plots
 
-    def given(self, plots: Plots, changes: Mapping[str, bytes]) -> None:
+    def _given(self, plots: Plots, changes: Mapping[str, bytes]) -> None:
         """Take the plots and change pages made elsewhere (on another core) as made here."""
         with self._lock:
             self._plots = plots
@@ -252,7 +252,7 @@ class SitePages:
                     raise ValueError(f"no change page {name} in the site")
                 self._made.setdefault(name, data)
 
-    def change_pages(self) -> dict[str, bytes]:
+    def _change_pages(self) -> dict[str, bytes]:
         """Every change page, by name (what :func:`build_site`'s second core makes)."""
         return {change_page_path(*key): self._changes.page(*key) for key in self._changes.keys}
 
@@ -265,7 +265,7 @@ class SitePages:
 
 
 def _plots_and_change_pages(pages: SitePages) -> tuple[Plots, dict[str, bytes]]:
-    return draw_plots(pages.site), pages.change_pages()
+    return draw_plots(pages.site), pages._change_pages()
 
 
 def site_listing(files: Mapping[str, bytes], *added: str) -> dict[str, bytes]:
