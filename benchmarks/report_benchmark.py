@@ -18,15 +18,19 @@ scores in pure Python), the two taking turns. The machine's load (``os.getloadav
 ``uptime`` shows it) is printed before and after: quote it with the figures.
 
 ``--view`` also times ``python -m scorecard view`` (same inputs) in each round, after the
-report: from the process's start to its "serving" line, to the overview's last byte (``GET /``,
-asked at once), then how long each of ``runs.html``, the runs' index, the first change page
-and the first run shard (in name order) take when first asked for; each answer must be the
-byte-identical file ``report`` wrote in that round.
+report: from the process's start to its "serving" line and to the overview; with Chromium
+(``--chromium``, default the ``chromium`` on PATH, driven by Playwright) the overview and then
+``runs.html`` are opened in it (to their ``load`` events) and the runs table's sort, next page,
+select filter and search are timed in the page (their handlers, layout included); without it
+the overview is asked over HTTP. Then the first change page and run shard (in name order) are
+asked for over HTTP, each timed when first asked; every file asked must be the byte-identical
+file ``report`` wrote in that round.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import shutil
@@ -108,12 +112,41 @@ def one_round(
     return elapsed, cpu, after.ru_maxrss / 1024
 
 
+#: In the runs page, each a function of no argument returning the milliseconds its event
+#: handler took, layout included (``offsetHeight`` forces it): a sort (the overall column, twice:
+#: descending), the next page, a select (outcome "gate failed"); the search types a word and
+#: waits for the count to change (the search's 150 ms wait included).
+_IN_PAGE = {
+    "sort": """() => { const t0 = performance.now();
+        const b = [...document.querySelectorAll('th button.sort')]
+            .find(x => x.textContent.includes('overall'));
+        b.click(); b.click(); document.body.offsetHeight; return performance.now() - t0; }""",
+    "next page": """() => { const t0 = performance.now();
+        document.querySelector('#next').click(); document.body.offsetHeight;
+        return performance.now() - t0; }""",
+    "filter": """() => { const s = document.querySelector('select[name=outcome]');
+        const t0 = performance.now();
+        s.value = [...s.options].find(o => o.value === 'outcome:gate failed').value;
+        s.dispatchEvent(new Event('change')); document.body.offsetHeight;
+        return performance.now() - t0; }""",
+    "search (150 ms wait included)": """() => new Promise(done => {
+        const shown = document.querySelector('#shown'), q = document.querySelector('#q');
+        const before = shown.textContent, t0 = performance.now();
+        new MutationObserver((_, watcher) => { if (shown.textContent !== before) {
+            watcher.disconnect(); document.body.offsetHeight; done(performance.now() - t0); } })
+            .observe(shown, {childList: true, characterData: true, subtree: true});
+        q.value = 'final'; q.dispatchEvent(new Event('input')); })""",
+}
+
+
 def view_round(
-    paths: list[str], site: Path, source: Path | None, extra: list[str]
+    paths: list[str], site: Path, source: Path | None, extra: list[str], chromium: str | None
 ) -> dict[str, float]:
     """Seconds from the start of a ``view`` process to its address and to the overview, and
     then to each of a few more pages (each compared with ``site``, the report of the same
-    inputs)."""
+    inputs). With ``chromium`` (the browser's executable, driven by Playwright) the overview
+    and the runs page are opened in it (to their ``load`` events) and the runs table's
+    handlers timed in the page (:data:`_IN_PAGE`)."""
     import signal
     import urllib.parse
     import urllib.request
@@ -127,10 +160,26 @@ def view_round(
     asked = ["index.html", "runs.html", "data/runs.js"]
     asked += [path.relative_to(site).as_posix() for path in [*changes[:1], *shards[:1]]]
     times: dict[str, float] = {}
-    started = time.perf_counter()
-    with subprocess.Popen(
-        command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    ) as server:
+    opened: set[str] = set()
+    with contextlib.ExitStack() as stack:
+        page = None
+        if chromium:
+            from playwright.sync_api import sync_playwright
+
+            driver = stack.enter_context(sync_playwright())
+            browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+            stack.callback(browser.close)
+            page = browser.new_page()
+        started = time.perf_counter()
+        server = stack.enter_context(
+            subprocess.Popen(
+                command,
+                env=environment,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+        )
         try:
             assert server.stdout is not None
             line = server.stdout.readline()
@@ -138,11 +187,24 @@ def view_round(
             if not line.startswith("serving the report at "):
                 raise SystemExit(f"scorecard view printed {line!r}")
             address = line.split()[4]
+            if page is not None:
+                page.goto(address, wait_until="load", timeout=600_000)
+                times["index.html"] = time.perf_counter() - started  # in Chromium, loaded
+                before = time.perf_counter()
+                page.goto(address + "runs.html", wait_until="load", timeout=600_000)
+                page.wait_for_selector("table.runs tbody tr")
+                times["runs.html in Chromium, rows drawn"] = time.perf_counter() - before
+                opened = {"runs.html", "data/runs.js"}  # made for the browser
+                for name, script in _IN_PAGE.items():
+                    times[f"{name} in the page"] = float(page.evaluate(script)) / 1000
             for name in asked:
                 before = time.perf_counter()
                 with urllib.request.urlopen(address + urllib.parse.quote(name), timeout=600) as got:
                     data = got.read()
-                times[name] = time.perf_counter() - (started if name == "index.html" else before)
+                if name not in times and name not in opened:  # first asked
+                    times[name] = time.perf_counter() - (
+                        started if name == "index.html" else before
+                    )
                 if data != (site / name).read_bytes():
                     raise SystemExit(f"view served another {name} than report wrote")
         finally:
@@ -177,6 +239,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=0, help="generate nights of this many runs")
     parser.add_argument("--nights", type=int, default=8, help="with --runs: how many nights")
     parser.add_argument("--view", action="store_true", help="also time `scorecard view`")
+    parser.add_argument(
+        "--chromium",
+        default=shutil.which("chromium"),
+        help="with --view: the browser to open the site in (default: chromium on PATH; "
+        "'' for none)",
+    )
     arguments = parser.parse_args()
     configurations: list[tuple[str, Path | None]] = [("this checkout", None)]
     if arguments.compare_with is not None:
@@ -203,7 +271,7 @@ def main() -> None:
                 out = Path(scratch) / f"{label.replace('/', '_')}-{round_number}"
                 measured = one_round(arguments.paths, out, source, extra)
                 if arguments.view:
-                    times = view_round(arguments.paths, out, source, extra)
+                    times = view_round(arguments.paths, out, source, extra, arguments.chromium)
                     if label not in viewed or times["index.html"] < viewed[label]["index.html"]:
                         viewed[label] = times
                 if label not in best or measured[0] < best[label][0]:
@@ -225,10 +293,11 @@ def main() -> None:
                 address, overview = times.pop("address"), times.pop("index.html")
                 print(
                     f"  view (fastest of {arguments.repeat}): address {address:.2f} s, overview "
+                    f"{'in Chromium, loaded, ' if arguments.chromium else ''}"
                     f"{overview:.2f} s after start ({overview / wall:.2f}x the report's whole "
                     "site); then, each first asked: "
-                    + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in times.items())
-                    + " (every answer the report's file, byte for byte)"
+                    + ", ".join(f"{name} {seconds:.3f} s" for name, seconds in times.items())
+                    + " (each file the report's, byte for byte)"
                 )
     print(f"after: {load()}")
 
