@@ -99,16 +99,21 @@ def build_report(
     runs the store keeps; only ``current``'s runs are listed and shown (the other nights are
     context: the numbers, the gate, the change pages). Over ``paths``, ``current`` (default:
     every bundle) names the one bundle detailed so."""
+    from scorecard.engine import collection_paused
     from scorecard.report import build_site
 
-    inputs = _site_inputs(
-        paths, store=store, current=current, baseline=baseline, policy=policy, seed=seed,
-        bundle_id=bundle_id, cases=cases, workers=workers,
-    )  # fmt: skip
-    files = build_site(
-        inputs.records, inputs.catalog, rules=inputs.rules, seed=seed, detail=inputs.detail,
-        rejected=inputs.rejected,
-    )  # fmt: skip
+    # Every run is kept as its parsed record while the site is built: millions of objects
+    # without reference cycles, which each full collection would walk again for nothing
+    # (without the pause the site of four nights of 5,000 runs took 1.5x as long).
+    with collection_paused():
+        inputs = _site_inputs(
+            paths, store=store, current=current, baseline=baseline, policy=policy, seed=seed,
+            bundle_id=bundle_id, cases=cases, workers=workers,
+        )  # fmt: skip
+        files = build_site(
+            inputs.records, inputs.catalog, rules=inputs.rules, seed=seed, detail=inputs.detail,
+            rejected=inputs.rejected,
+        )  # fmt: skip
     return ReportSite(with_site_receipt(files, inputs.receipt), inputs.rejected)
 
 
@@ -383,20 +388,26 @@ def view_site(
     :func:`build_report` writes, byte for byte. Records validation rejected are given to
     ``on_rejected`` before serving (when there are any) and returned when serving ends; the
     site lists them."""
+    import gc
     import threading
 
+    from scorecard.engine import collection_paused
     from scorecard.report import site_pages
 
-    inputs = _site_inputs(
-        paths, store=store, current=current, baseline=baseline, policy=policy, seed=seed,
-        bundle_id=bundle_id, cases=cases, workers=workers,
-    )  # fmt: skip
-    if inputs.rejected and on_rejected is not None:
-        on_rejected(inputs.rejected)
-    pages = site_pages(
-        inputs.records, inputs.catalog, rules=inputs.rules, seed=seed, detail=inputs.detail,
-        rejected=inputs.rejected,
-    )  # fmt: skip
+    with collection_paused():  # as build_report's
+        inputs = _site_inputs(
+            paths, store=store, current=current, baseline=baseline, policy=policy, seed=seed,
+            bundle_id=bundle_id, cases=cases, workers=workers,
+        )  # fmt: skip
+        if inputs.rejected and on_rejected is not None:
+            on_rejected(inputs.rejected)
+        pages = site_pages(
+            inputs.records, inputs.catalog, rules=inputs.rules, seed=seed, detail=inputs.detail,
+            rejected=inputs.rejected,
+        )  # fmt: skip
+        # What the server keeps until it stops: out of the collector's sight (the pages it
+        # makes on request are collected as usual).
+        gc.freeze()
     served = ServedSite(pages, inputs.receipt)
     pages.draw_in_background()  # forked before the server has threads
     server = _site_server(served, port)
