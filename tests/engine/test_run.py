@@ -307,6 +307,27 @@ def test_rows_hold_the_effective_gate_when_the_audit_gates(catalog: Catalog, wor
     assert [record_row(r.record_json())[gate] for r in records] == [r.gate_passed for r in records]
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_collector_is_paused_while_records_come_and_enabled_again(
+    catalog: Catalog, workers: int
+) -> None:
+    """Scored records arrive with the cyclic collector paused, as rows do (a report keeps
+    every one); it is on again when they are all read and when the reader stops early."""
+    import gc
+
+    paths = [str(ROOT / "observations")]
+    assert gc.isenabled()
+    states = [gc.isenabled() for _ in score_run(paths, catalog=catalog, workers=workers).records()]
+    assert len(states) > 100
+    assert not any(states)
+    assert gc.isenabled()
+    records = score_run(paths, catalog=catalog, workers=workers).records()
+    next(records)
+    assert not gc.isenabled()
+    del records
+    assert gc.isenabled()
+
+
 def test_the_collector_is_paused_while_rows_come_and_enabled_again_however_they_stop(
     catalog: Catalog,
 ) -> None:

@@ -86,6 +86,32 @@ def explain(
 
     Rejected records and unknown ``candidates``, ``case_ids`` or ``bundle`` raise
     :class:`InputErrors` (the latter naming the known ids)."""
+    from scorecard.engine import collection_paused
+
+    # Every run is kept, with its explanation: objects without reference cycles, which each
+    # full collection would walk again for nothing (docs/performance.md).
+    with collection_paused():
+        return _explain_runs(
+            paths, store=store, case_ids=case_ids, candidates=candidates, bundle=bundle,
+            failing_only=failing_only, policy=policy, bundle_id=bundle_id, cases=cases,
+            workers=workers,
+        )  # fmt: skip
+
+
+def _explain_runs(
+    paths: Sequence[PathLike],
+    *,
+    store: PathLike | Store | None,
+    case_ids: Sequence[str],
+    candidates: Sequence[str],
+    bundle: str | None,
+    failing_only: bool,
+    policy: PolicySource,
+    bundle_id: str | None,
+    cases: PathLike | None,
+    workers: int | None,
+) -> list[dict[str, Any]]:
+    """:func:`explain`'s work (its arguments, checked)."""
     import os
 
     from scorecard.engine import default_workers, score_run

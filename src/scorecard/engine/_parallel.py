@@ -208,15 +208,19 @@ def score_scored_records(
 ) -> Iterator[ScoredRecord | InputError]:
     """The scored records themselves, numbered, and the errors between them, in input order;
     scored by the general path on ``workers`` processes (one: in this process), equal to
-    :func:`scorecard.engine._pipeline.score_paths_serially`."""
+    :func:`scorecard.engine._pipeline.score_paths_serially`. The cyclic garbage collector is
+    paused while they come, as for rows (:func:`collection_paused`): a caller that keeps the
+    records (a report, ``explain``) would otherwise have each full collection walk every
+    record kept so far."""
     summary = summary if summary is not None else RunSummary()
     run = Run(paths, catalog, policy, workers, RECORDS, bundle_id, stdin, chunk_bytes, on_file)
-    for item in _numbered(run, summary):
-        if isinstance(item, InputError):
-            yield item
-            continue
-        number, record = item
-        yield record.numbered(number)
+    with collection_paused():
+        for item in _numbered(run, summary):
+            if isinstance(item, InputError):
+                yield item
+                continue
+            number, record = item
+            yield record.numbered(number)
 
 
 def score_rows_parallel(
