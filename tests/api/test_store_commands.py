@@ -340,3 +340,43 @@ def test_a_baseline_older_than_the_limit_warns_from_the_store_and_the_folders(
     assert "is 21 days before the current night (2026-11-22), more than 10" in next(
         o.summary for o in folders.outcomes if o.rule == "baseline"
     )
+
+
+def test_view_of_a_night_from_the_store_serves_its_report(store: Path) -> None:
+    """`view --store` serves, made on request, every file `report --store` writes for the same
+    night, byte for byte (the receipt too), and stops on SIGTERM."""
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    built = api.build_report(store=store, current=IDS[-1], baseline="previous").files
+    command = [sys.executable, "-m", "scorecard", "view", "--store", str(store)]
+    with subprocess.Popen(
+        [*command, "--current", IDS[-1]],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    ) as server:
+        try:
+            assert server.stdout is not None
+            line = server.stdout.readline()
+            assert line.startswith("serving the report at http://127.0.0.1:"), line
+            address = line.split()[4]
+            served = 0
+            for name, data in built.items():
+                if name.startswith("."):
+                    continue
+                with urllib.request.urlopen(address + name, timeout=60) as answer:
+                    assert answer.read() == data, name
+                served += 1
+            assert served == len(built) - 1
+            server.send_signal(signal.SIGTERM)
+            assert server.wait(timeout=30) == 0
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
+        assert server.stderr is not None
+        assert server.stderr.read() == "stopped\n"
