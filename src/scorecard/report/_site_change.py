@@ -30,7 +30,7 @@ from ._site_paths import (
 )
 from ._site_pieces import esc, link_to
 
-__all__ = ["NIGHTS_BEFORE", "VALUES_SHOWN", "ChangePages", "change_pages", "nights_before"]
+__all__ = ["NIGHTS_BEFORE", "VALUES_SHOWN", "ChangePages", "nights_before"]
 
 #: Earlier nights a change page shows beside its night.
 NIGHTS_BEFORE = 7
@@ -70,12 +70,6 @@ class ChangePages:
             for night in nights
         ]
         return _page(self.site, bundle, candidate, case, nights, columns, self._cells)
-
-
-def change_pages(site: SiteData) -> dict[str, bytes]:
-    """Every change page (:class:`ChangePages`), by path."""
-    pages = ChangePages(site)
-    return {change_page_path(*key): pages.page(*key) for key in pages.keys}
 
 
 Value = Callable[[SiteRun], tuple[str, bool | None]]
