@@ -13,7 +13,7 @@ import struct
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
@@ -79,17 +79,19 @@ def test_two_bundles_whose_8_digit_names_met_make_a_site(tmp_path: Path) -> None
             assert f'"bundle":"{bundle}"' in files[name].decode("utf-8")
 
 
+@pytest.mark.parametrize("make", [build_site, site_pages], ids=["build_site", "site_pages"])
 def test_names_that_meet_are_refused_never_overwritten(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make: Any
 ) -> None:
     """With a digest made to collide (every hashed id the same name), building refuses to put
-    two pages in one file instead of keeping the last."""
+    two pages in one file instead of keeping the last; so does site_pages (view's site), up
+    front, before any page is made."""
     records = [*records_of("Bundle.A", (0,), tmp_path), *records_of("bundle_a", (0,), tmp_path)]
     slug.cache_clear()
     monkeypatch.setattr(_site_paths, "_digest", lambda text: "0" * 32)
     try:
         with pytest.raises(InputError) as raised:
-            build_site(records, load_catalog())
+            make(records, load_catalog())
     finally:
         monkeypatch.undo()
         slug.cache_clear()
@@ -330,21 +332,3 @@ def test_view_answers_a_page_that_cannot_be_made_with_500(
         thread.join()
     assert capfd.readouterr().err == "the page broken.html could not be made: RuntimeError\n"
     assert made.asked == ["broken.html", "index.html"]
-
-
-def test_names_that_meet_are_refused_before_any_page_is_made(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """site_pages (view's site) refuses two pages sharing a name up front, as build_site does."""
-    records = [*records_of("Bundle.A", (0,), tmp_path), *records_of("bundle_a", (0,), tmp_path)]
-    slug.cache_clear()
-    monkeypatch.setattr(_site_paths, "_digest", lambda text: "0" * 32)
-    try:
-        with pytest.raises(InputError) as raised:
-            site_pages(records, load_catalog())
-    finally:
-        monkeypatch.undo()
-        slug.cache_clear()
-    assert raised.value.rule == "page_name_collision"
-    assert "Bundle.A" in str(raised.value)
-    assert "bundle_a" in str(raised.value)
