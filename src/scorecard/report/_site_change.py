@@ -60,6 +60,12 @@ class ChangePages:
         ]
         self._cells = _Cells()
 
+    def runs_shown(self, bundle: str, candidate: str, case: str) -> int:
+        """How many runs the change page of ``candidate`` x ``case`` on ``bundle`` shows (what
+        making it costs, about)."""
+        nights = [*nights_before(self.site, bundle), bundle]
+        return sum(len(self._grouped.get((night, candidate, case), ())) for night in nights)
+
     def page(self, bundle: str, candidate: str, case: str) -> bytes:
         """The change page of ``candidate`` x ``case`` on the night ``bundle``."""
         nights = [*nights_before(self.site, bundle), bundle]
