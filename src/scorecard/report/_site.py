@@ -93,9 +93,8 @@ def build_site(
     # the gates and writes every page but the overview, the one page that shows them: the
     # costliest parts of the site, independent. The change pages (a page per candidate x case
     # x night, no gate in them, each run's explanation read) are shared by two more processes,
-    # the plots' and one of their own, in halves of about as many runs: the processes on two
-    # cores then finish about together (with all change pages beside the plots, this one
-    # waited for them a third of a four-night report's time).
+    # the plots' and one of their own, in halves of about as many runs: no process holds every
+    # run's explanation (the one making every change page was the largest: docs/performance.md).
     first, second = pages._change_halves()
     drawing = in_background(functools.partial(_plots_and_change_pages, pages, first))
     changing = in_background(functools.partial(pages._change_pages, second))
