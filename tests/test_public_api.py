@@ -329,6 +329,7 @@ PACKAGES = {
         "audit_observation",
         "dimension_json",
         "explain_record",
+        "failing_dimensions",
         "failing_reasons",
         "identifier_secret",
         "json_scalar",

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from scorecard.contract._catalog import Catalog
-from scorecard.core._explain import explain_record, render_explanation
+from scorecard.core._explain import explain_record, failing_dimensions, render_explanation
 from scorecard.core._record import ScoredRecord
 from scorecard.engine._pipeline import score_paths_serially
 from tests.conftest import ROOT
@@ -304,3 +304,32 @@ def test_the_explanation_holds_the_contract_models_values(catalog: Catalog) -> N
             model.case_id,
             model.classification,
         )
+
+
+def test_failing_dimensions_are_the_ones_the_explanation_explains(catalog: Catalog) -> None:
+    """Read from the card alone, the failing dimensions are the explanation's, in its order,
+    on every run of the sample campaign: scoreable ones that failed (the passing and the
+    unscoreable among them too) and none for an unscoreable run."""
+    records = [
+        record
+        for record in score_paths_serially([str(ROOT / "observations")], catalog=catalog)
+        if isinstance(record, ScoredRecord)
+    ]
+    kinds = set()
+    for record in records:
+        explained = [
+            item["dimension"] for item in explain_record(record, catalog)["failingDimensions"]
+        ]
+        found = failing_dimensions(record)
+        assert found == explained
+        model = record.scorecard
+        expected = (
+            []
+            if model.overall.score is None
+            else [
+                name for name, dimension in model.dimensions.items() if dimension.passed is not True
+            ]
+        )
+        assert sorted(found) == sorted(expected)
+        kinds.add((model.overall.score is None, bool(found)))
+    assert kinds == {(True, False), (False, False), (False, True)}

@@ -40,6 +40,9 @@ def test_a_file_is_made_only_when_asked_for() -> None:
     assert not [name for name in made if name.startswith(("candidates/", "changes/", "data/"))]
     runs = pages.site.runs
     assert all("explanation" not in vars(run) for run in runs)
+    for name in ("runs.html", "data/runs.js"):  # the runs tables read the cards alone
+        assert pages.file(name) == sample_site()[name]
+    assert all("explanation" not in vars(run) for run in runs)
     change = f"changes/{NEWEST}/opencode-glm/final-response.html"
     assert pages.file(change) == sample_site()[change]
     explained = {run.path for run in runs if "explanation" in vars(run)}

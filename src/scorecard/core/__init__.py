@@ -22,6 +22,7 @@ _EXPORTS = {
     "audit_observation": "_audit",
     "summarize_findings": "_audit",
     "explain_record": "_explain",
+    "failing_dimensions": "_explain",
     "failing_reasons": "_explain",
     "marker_hints": "_audit",
     "reason_evidence": "_explain",
@@ -67,6 +68,7 @@ __all__ = [
     "audit_observation",
     "dimension_json",
     "explain_record",
+    "failing_dimensions",
     "failing_reasons",
     "identifier_secret",
     "json_scalar",
@@ -100,7 +102,13 @@ if TYPE_CHECKING:
         marker_hints,
         summarize_findings,
     )
-    from ._explain import explain_record, failing_reasons, reason_evidence, render_explanation
+    from ._explain import (
+        explain_record,
+        failing_dimensions,
+        failing_reasons,
+        reason_evidence,
+        render_explanation,
+    )
     from ._lines import dimension_json, json_scalar, json_string, reason_json, scorecard_line
     from ._notice import Notice
     from ._recognize import NOT_PLAIN_ERRORS, OBSERVATION_DECODER

@@ -20,9 +20,15 @@ from ._record import ScoredRecord
 from ._scoring import Reason, raw_dimension_results
 
 if TYPE_CHECKING:
-    from scorecard.contract import ObservationDict, WorkflowCase
+    from scorecard.contract import DimensionName, ObservationDict, WorkflowCase
 
-__all__ = ["explain_record", "failing_reasons", "reason_evidence", "render_explanation"]
+__all__ = [
+    "explain_record",
+    "failing_dimensions",
+    "failing_reasons",
+    "reason_evidence",
+    "render_explanation",
+]
 
 
 def reason_evidence(reason: Reason) -> Evidence:
@@ -55,6 +61,17 @@ def failing_reasons(
     ]
 
 
+def failing_dimensions(record: ScoredRecord) -> list[DimensionName]:
+    """The dimensions :func:`explain_record` explains as failing, in canonical order: those
+    whose pass is not true, of a scoreable record (an unscoreable one has none); read from the
+    card alone, without scoring again."""
+    card = record.card
+    if card["overall"]["score"] is None:
+        return []
+    dimensions = card["dimensions"]
+    return [name for name in DIMENSIONS if not dimensions[name]["passed"]]
+
+
 def explain_record(record: ScoredRecord, catalog: Catalog) -> dict[str, Any]:
     """Scorecard, failing dimensions (reasons + JSON Pointers) and audit of one record."""
     # Read from the record's card as the scorer made it (the contract's types: a site explains
@@ -63,8 +80,8 @@ def explain_record(record: ScoredRecord, catalog: Catalog) -> dict[str, Any]:
     dimensions = card["dimensions"]
     overall = card["overall"]
     failing: list[dict[str, Any]] = []
-    failed = [name for name in DIMENSIONS if not dimensions[name]["passed"]]
-    if overall["score"] is not None and failed:  # the reasons' pointers: scored again
+    failed = failing_dimensions(record)
+    if failed:  # the reasons' pointers: scored again
         results = raw_dimension_results(record.observation, catalog[card["caseId"]])
         for name in failed:
             dimension = dimensions[name]

@@ -16,7 +16,7 @@ from typing import Any
 
 from scorecard.aggregate import CampaignAnalysis, analyze_campaign, records_frame
 from scorecard.contract import Catalog, InputError
-from scorecard.core import ScoredRecord, explain_record
+from scorecard.core import ScoredRecord, explain_record, failing_dimensions
 from scorecard.engine import LoadedRecords, scored_row
 from scorecard.gate import (
     GateResult,
@@ -60,8 +60,10 @@ class SiteRun:
         return "passed" if facts.passed else "not passed"
 
     @property
-    def failing(self) -> list[str]:
-        return [item["dimension"] for item in self.explanation["failingDimensions"]]
+    def failing(self) -> Sequence[str]:
+        """The dimensions the explanation explains as failing, read from the card alone (a runs
+        table lists them for every run it shows, before any run page is opened)."""
+        return failing_dimensions(self.record)
 
 
 @dataclass(frozen=True)
