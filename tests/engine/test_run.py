@@ -307,43 +307,6 @@ def test_rows_hold_the_effective_gate_when_the_audit_gates(catalog: Catalog, wor
     assert [record_row(r.record_json())[gate] for r in records] == [r.gate_passed for r in records]
 
 
-def test_what_a_pause_made_joins_the_oldest_generation_unless_objects_are_frozen() -> None:
-    """Containers made while the collector was paused are in the oldest generation when it
-    ends (the next young collections do not walk them), and nothing stays frozen; a caller's
-    frozen objects stay frozen and the pause's objects then stay young, as before."""
-    import gc
-
-    from scorecard.engine import collection_paused
-
-    def generation_of(item: object) -> int:
-        for generation in range(3):
-            if any(found is item for found in gc.get_objects(generation=generation)):
-                return generation
-        return -1
-
-    assert gc.isenabled()
-    assert gc.get_freeze_count() == 0
-    with collection_paused():
-        made = [[index] for index in range(1000)]
-        assert generation_of(made[0]) == 0
-    assert gc.isenabled()
-    assert gc.get_freeze_count() == 0
-    assert generation_of(made[0]) == 2
-    assert generation_of(made[-1]) == 2
-    kept = [object()]
-    gc.freeze()
-    try:
-        frozen = gc.get_freeze_count()
-        assert frozen > 0
-        with collection_paused():
-            young = [[index] for index in range(10)]
-        assert gc.get_freeze_count() == frozen  # the caller's freeze is not undone
-        assert generation_of(young[0]) != 2  # young still
-    finally:
-        gc.unfreeze()
-    assert kept
-
-
 @pytest.mark.parametrize("workers", [1, 2])
 def test_the_collector_is_paused_while_records_come_and_enabled_again(
     catalog: Catalog, workers: int

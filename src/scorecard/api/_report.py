@@ -405,9 +405,9 @@ def view_site(
             inputs.records, inputs.catalog, rules=inputs.rules, seed=seed, detail=inputs.detail,
             rejected=inputs.rejected,
         )  # fmt: skip
-    # What the server keeps until it stops: out of the collector's sight (the pages it makes
-    # on request are collected as usual).
-    gc.freeze()
+        # What the server keeps until it stops: out of the collector's sight (the pages it
+        # makes on request are collected as usual).
+        gc.freeze()
     served = ServedSite(pages, inputs.receipt)
     pages.draw_in_background()  # forked before the server has threads
     server = _site_server(served, port)

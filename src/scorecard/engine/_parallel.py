@@ -100,23 +100,13 @@ def collection_paused() -> Iterator[None]:
     records): data without reference cycles, so each full collection on the way finds nothing
     to free, but walks every object kept so far. For a gate of 2 x 500,000 observations that
     was a third of the main process's time. Nested and overlapping pauses are allowed: the
-    collector is enabled again when the pause that found it enabled ends.
-
-    The objects made during the pause then join the oldest generation at once (``gc.freeze``
-    and ``gc.unfreeze``: two list moves), as if they had survived the young collections they
-    were spared; left in the youngest, they would all be walked by the first collection after
-    the pause (3.6 s of a 33 s report of 100,000 runs). Cyclic garbage among them goes with the
-    next full collection. Not done when objects are frozen already (someone's ``gc.freeze``,
-    which the move would undo): the collector is then just enabled again."""
+    collector is enabled again when the pause that found it enabled ends."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
-            if not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()
             gc.enable()
 
 
