@@ -66,3 +66,26 @@ def test_every_name_is_known_before_any_file_is_made() -> None:
     assert pages.names()
     assert pages.made() == []
     assert sorted(pages.names()) == sorted(set(sample_site()) - {".scorecard-site"})
+
+
+def test_pages_are_freed_when_let_go_not_left_to_the_collector() -> None:
+    """No maker of a file holds the pages (a cycle through the plan would keep the whole site,
+    every run's record with it, until a full collection): with the collector off, letting the
+    pages go frees them, their site data and its runs at once."""
+    import gc
+    import weakref
+
+    import scorecard.plots  # noqa: F401  (imported here, not first while pages are made)
+
+    pages = site_pages(sample_records(), load_catalog())
+    for name in pages.names():
+        pages.file(name)
+    gone = [weakref.ref(pages), weakref.ref(pages.site), weakref.ref(pages.site.runs[0])]
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        del pages
+        assert [ref() is None for ref in gone] == [True, True, True]
+    finally:
+        if enabled:
+            gc.enable()

@@ -30,6 +30,7 @@ import os
 import threading
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from scorecard.contract import Catalog, InputError, OutputError, ScorecardError
 from scorecard.core import ScoredRecord
@@ -137,6 +138,7 @@ _DRAWN_THERE = (_PLOTS, _CHANGES, PAGE_INDEX)
 
 Plots = dict[str, tuple[str, bytes | str]]
 ChangeKey = tuple[str, str, str]
+Maker = Callable[["SitePages"], bytes | None]
 
 
 class SitePages:
@@ -154,29 +156,36 @@ class SitePages:
         self._plots: Plots | None = None
         self._drawing: Background[Plots] | None = None
         self._changes = ChangePages(site)
-        self._plan: dict[str, Callable[[], bytes | None]] = {}
+        # What makes each file, given these pages: no maker holds the pages themselves, so they
+        # are freed as soon as their last user lets them go (a cycle through the plan would
+        # leave a whole site, every run's record with it, to the garbage collector).
+        self._plan: dict[str, Maker] = {}
         self._owners: dict[str, str] = {}
         plan = self._planned
         if rejected:
-            plan(PAGE_REJECTED, lambda: rejected_page(rejected), "the rejected records")
-        plan(PAGE_RUNS, lambda: all_runs_page(site), "the runs")
-        plan(STYLESHEET, lambda: CSS.lstrip().encode(), "the stylesheet")
+            plan(PAGE_REJECTED, lambda _: rejected_page(rejected), "the rejected records")
+        plan(PAGE_RUNS, _on_site(all_runs_page), "the runs")
+        plan(STYLESHEET, lambda _: CSS.lstrip().encode(), "the stylesheet")
         for candidate in site.candidates:
             plan(
                 candidate_page_path(candidate),
-                functools.partial(candidate_page, site, candidate),
+                _on_site(candidate_page, candidate),
                 f"candidate {candidate}",
             )
         for case in site.cases:
-            plan(case_page_path(case), functools.partial(case_page, site, case), f"case {case}")
+            plan(
+                case_page_path(case),
+                _on_site(case_page, case),
+                f"case {case}",
+            )
         for index, (baseline, current) in enumerate(site.analysis.comparison_pairs()):
             plan(
                 pair_page_path(baseline, current),
-                functools.partial(self._pair_page, index),
+                _pair_maker(index),
                 f"bundles {baseline} and {current}",
             )
-        plan(RUN_INDEX, lambda: run_index(site), "the runs' index")
-        plan(PAGE_RUN, run_page, "the run page")
+        plan(RUN_INDEX, _on_site(run_index), "the runs' index")
+        plan(PAGE_RUN, lambda _: run_page(), "the run page")
         cells: dict[tuple[str, str, str], list[SiteRun]] = {}
         for run in site.shown:
             facts = run.facts
@@ -184,17 +193,17 @@ class SitePages:
         for (bundle, candidate, case), runs in cells.items():
             plan(
                 run_shard_path(bundle, candidate, case),
-                functools.partial(run_shard, site, runs),
+                _on_site(run_shard, runs),
                 f"the runs of case {case} by {candidate} in {bundle}",
             )
         for key in self._changes.keys:
             name = change_page_path(*key)
-            plan(name, functools.partial(self._changes.page, *key), f"the change page {name}")
-        plan(PAGE_INDEX, functools.partial(self._overview, rejected), "the overview")
+            plan(name, _change_maker(key), f"the change page {name}")
+        plan(PAGE_INDEX, lambda pages: pages._overview(rejected), "the overview")
         for name in plot_names(site):
-            plan(f"{_PLOTS}{name}.svg", functools.partial(self._plot, name), f"plot {name}")
+            plan(f"{_PLOTS}{name}.svg", _plot_maker(name), f"plot {name}")
 
-    def _planned(self, name: str, make: Callable[[], bytes | None], owner: str) -> None:
+    def _planned(self, name: str, make: Maker, owner: str) -> None:
         if name in self._plan:
             raise InputError(
                 f"{owner} and {self._owners[name]} would share the page {name}; rename one",
@@ -216,7 +225,7 @@ class SitePages:
             return made
         with self._lock:
             if name not in self._made:
-                self._made[name] = self._plan[name]()
+                self._made[name] = self._plan[name](self)
             return self._made[name]
 
     def made(self) -> list[str]:
@@ -281,8 +290,23 @@ class SitePages:
         image = self.plots().get(name, ("", ""))[1]
         return image if isinstance(image, bytes) else None
 
-    def _pair_page(self, index: int) -> bytes:
-        return pair_page(self.site, self.site.pairs[index])
+
+def _on_site(make: Callable[..., bytes], *args: Any) -> Maker:
+    """The maker of ``make(site, *args)``."""
+    return lambda pages: make(pages.site, *args)
+
+
+def _pair_maker(index: int) -> Maker:
+    """The maker of the page of the site's pair ``index`` (its gate worked out then)."""
+    return lambda pages: pair_page(pages.site, pages.site.pairs[index])
+
+
+def _change_maker(key: ChangeKey) -> Maker:
+    return lambda pages: pages._changes.page(*key)
+
+
+def _plot_maker(name: str) -> Maker:
+    return lambda pages: pages._plot(name)
 
 
 def _plots_and_change_pages(
