@@ -5,6 +5,7 @@ was not asked for."""
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from scorecard.contract import load_catalog
 from scorecard.report import SitePages, site_pages
@@ -80,7 +81,11 @@ def test_pages_are_freed_when_let_go_not_left_to_the_collector() -> None:
     pages = site_pages(sample_records(), load_catalog())
     for name in pages.names():
         pages.file(name)
-    gone = [weakref.ref(pages), weakref.ref(pages.site), weakref.ref(pages.site.runs[0])]
+    gone: list[weakref.ref[Any]] = [
+        weakref.ref(pages),
+        weakref.ref(pages.site),
+        weakref.ref(pages.site.runs[0]),
+    ]
     enabled = gc.isenabled()
     gc.disable()
     try:
