@@ -83,15 +83,20 @@ def canonical_json(value: Any) -> str:
     order); the rest is written level by level, as :func:`_canonical_slow` writes everything,
     which stays the definition (``tests/contract/test_jsformat.py`` checks the two agree). A
     receipt's payload digest reads a whole report this way."""
+    text = _plain_json(value, sort_keys=True)
+    return _canonical_level(value, canonical_json) if text is None else text
+
+
+def _plain_json(value: Any, *, sort_keys: bool) -> str | None:
+    """``value`` written compactly by ``json.dumps``, or None when Python would spell or (with
+    ``sort_keys``) order any part of it otherwise than JavaScript: a number or key
+    :func:`_js_compatible` declines, a lone surrogate, or a key past U+FFFF to sort."""
     try:
         normalized = _js_compatible(value)
     except _NeedsSlowPath:
-        pass
-    else:
-        text = json.dumps(normalized, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-        if not _SURROGATE_OR_ASTRAL.search(text):
-            return text
-    return _canonical_level(value, canonical_json)
+        return None
+    text = json.dumps(normalized, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys)
+    return None if (_SURROGATE_OR_ASTRAL if sort_keys else _SURROGATE).search(text) else text
 
 
 def _canonical_slow(value: Any) -> str:
@@ -177,20 +182,15 @@ def js_json(value: Any, indent: int | None = None) -> str:
 
 def _js_json_at(value: Any, indent: int | None, depth: int) -> str:
     """:func:`js_json` of ``value`` standing ``depth`` levels deep."""
-    try:
-        normalized = _js_compatible(value)
-    except _NeedsSlowPath:
-        pass
-    else:
-        text = json.dumps(normalized, ensure_ascii=False, separators=(",", ":"))
-        if not _SURROGATE.search(text):
-            if indent:
-                # json.dumps' indented writer is pure Python; the compact one is C, and msgspec
-                # lays its text out as json.dumps(indent=..., separators=(",", ": ")) would.
-                text = msgspec.json.format(text, indent=indent)
-            # Its lines indented as deep as it stands (a string holds no raw line break).
-            return text.replace("\n", "\n" + " " * (indent * depth)) if indent and depth else text
-    return _one_level(value, indent, depth, _js_json_at)
+    text = _plain_json(value, sort_keys=False)
+    if text is None:
+        return _one_level(value, indent, depth, _js_json_at)
+    if indent:
+        # json.dumps' indented writer is pure Python; the compact one is C, and msgspec lays its
+        # text out as json.dumps(indent=..., separators=(",", ": ")) would.
+        text = msgspec.json.format(text, indent=indent)
+    # Its lines indented as deep as it stands (a string holds no raw line break).
+    return text.replace("\n", "\n" + " " * (indent * depth)) if indent and depth else text
 
 
 def _js_json_slow(value: Any, indent: int | None = None, _depth: int = 0) -> str:

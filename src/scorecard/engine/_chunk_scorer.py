@@ -19,7 +19,7 @@ from scorecard.fast import Counts, FastScorer, Piece, RecordPiece, RowPiece, fas
 
 from ._catalog import scoring_catalog
 from ._chunks import Chunk
-from ._io import RawRecord, numbered_lines, parse_json_file, parse_line, unreadable
+from ._io import RawRecord, numbered_lines, parse_line, unreadable
 from ._pipeline import RunSummary, score_record
 from ._rows import ROW_FIELDS, Row, scored_row
 
@@ -86,13 +86,11 @@ class ChunkScorer:
     def outcomes(self, chunk: Chunk) -> list[Outcome]:
         """The outcome of every record of ``chunk``, in order."""
         try:
-            block = chunk.text()
-            whole = chunk.file_bytes() if block is None else b""
+            block = chunk.contents()
         except OSError as error:
             return [unreadable(chunk.source, error)]
-        if block is None:
-            records = parse_json_file(whole, source=chunk.source, bundle=chunk.bundle)
-            return [self._general(record) for record in records]
+        if not isinstance(block, bytes):  # a .json file's records
+            return [self._general(record) for record in block]
         # Each document is parsed, scored and freed before the next is parsed; a thousand live
         # documents cost measurably more in cache misses.
         return [

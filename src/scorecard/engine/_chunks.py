@@ -24,10 +24,12 @@ from scorecard.contract import BundleInfo, InputError
 from ._io import (
     STDIN,
     Discovery,
+    RawRecord,
     count_newlines,
     line_blocks,
     line_ranges,
     line_spans,
+    parse_json_file,
     reads_as_lines,
     unreadable,
 )
@@ -92,6 +94,14 @@ class Chunk:
             return self.whole_file
         with open(self.source, "rb") as stream:
             return stream.read()
+
+    def contents(self) -> bytes | Iterator[RawRecord | InputError]:
+        """The block's lines, or a ``.json`` file's records (:func:`._io.parse_json_file`);
+        an ``OSError`` says why the chunk could not be read."""
+        block = self.text()
+        if block is not None:
+            return block
+        return parse_json_file(self.file_bytes(), source=self.source, bundle=self.bundle)
 
     def text(self) -> bytes | None:
         """The block's lines (read from the file for a span), or None for a ``.json`` file."""

@@ -33,7 +33,7 @@ from scorecard.core import ScoredRecord, audit_observation, record_failure, scor
 
 from ._chunk_scorer import ChunkScorer, RunKey, run_key
 from ._chunks import Chunk
-from ._io import RawRecord, numbered_lines, parse_json_file, parse_line, unreadable
+from ._io import RawRecord, numbered_lines, parse_line, unreadable
 from ._parallel import merged_items, numbered_row
 from ._pipeline import RunSummary, score_record
 from ._pool import Run
@@ -330,14 +330,12 @@ def _general_chunk(
     """Every record of ``chunk`` through the general path (no compiled scorer, or a ``.json``
     file)."""
     try:
-        block = chunk.text()
-        whole = chunk.file_bytes() if block is None else b""
+        block = chunk.contents()
     except OSError as error:
         summary.rejected += 1
         return [unreadable(chunk.source, error)]
-    if block is None:
-        records = parse_json_file(whole, source=chunk.source, bundle=chunk.bundle)
-        return [_general(scorer, record, None, summary) for record in records]
+    if not isinstance(block, bytes):  # a .json file's records
+        return [_general(scorer, record, None, summary) for record in block]
     return [
         _general(
             scorer,
