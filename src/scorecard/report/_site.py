@@ -3,6 +3,7 @@
 ::
 
     build_site(records, catalog, rules=..., seed=...) -> {site path: bytes}
+    site_pages(records, catalog, ...) -> SitePages   the same files, each made when asked for
     write_site(files, out)        the folder, written atomically (built beside it, renamed)
 
 Pages: ``index.html`` (the gate's verdict on the newest bundle against the previous one, the
@@ -13,7 +14,8 @@ candidate, per case and per pair of consecutive bundles (the gate on that pair),
 candidate x case x night after the first (``changes/``: the night's runs beside the nights
 before, :mod:`._site_change`), and one page per run (its scorecard, every failing reason
 linked to the observation field it points at, the audit findings, the failure metadata, the
-observation with those fields highlighted). The marker file lists every other file, so a later
+observation with those fields highlighted; drawn by the run page from a data shard per
+candidate x case x night). The marker file lists every other file, so a later
 ``write_site`` replaces only what this one wrote.
 
 Nothing is computed for the site: numbers come from :func:`scorecard.aggregate.analyze_campaign` and
