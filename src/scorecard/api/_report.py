@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from scorecard.contract import Catalog, Receipt
     from scorecard.core import ScoredRecord
     from scorecard.gate import GateRules
-    from scorecard.report import SitePages
+    from scorecard.report import PackedRecord, SitePages
     from scorecard.store import Store
 
 __all__ = [
@@ -121,7 +121,8 @@ def build_report(
 class _SiteInputs:
     """What a site is built from (:func:`_site_inputs`)."""
 
-    records: list[ScoredRecord]
+    records: list[ScoredRecord | PackedRecord]
+    """The detailed bundles' records, and the context nights' packed as they were read."""
     catalog: Catalog
     rules: GateRules
     detail: list[str] | None
@@ -145,6 +146,7 @@ def _site_inputs(
     :func:`build_report` (its arguments, checked)."""
     from scorecard.contract import load_catalog
     from scorecard.engine import default_workers, is_records_file, score_run
+    from scorecard.report import PackedRecord, keep_for_site
 
     if store is not None:
         from ._store import baseline_bundles, current_bundle, open_campaign_store
@@ -157,7 +159,7 @@ def _site_inputs(
             [] if first and baseline == "previous" else baseline_bundles(opened, judged, baseline)
         )
         shown = [*context, judged]
-        kept = list(opened.scored_records(shown))
+        kept = [keep_for_site(record, [judged]) for record in opened.scored_records(shown)]
         rules = gate_rules_of(settings)
         receipt = new_receipt(
             "report",
@@ -192,7 +194,8 @@ def _site_inputs(
             observed.append(path)
     settings = policy_file(policy)
     catalog = load_catalog(None if cases is None else Path(cases))
-    records: list[ScoredRecord] = []
+    records: list[ScoredRecord | PackedRecord] = []
+    detail = None if current is None else [current]
     if observed:
         run = score_run(
             observed,
@@ -205,20 +208,23 @@ def _site_inputs(
             if isinstance(item, InputError):
                 errors.append(item)
             else:
-                records.append(item)
+                records.append(keep_for_site(item, detail))
     if errors and not records:
         raise InputErrors(errors)
     rules = gate_rules_of(settings)
-    detail = None
     if current is not None:
-        bundles = {str(record.card["bundleId"]) for record in records}
+        bundles = {
+            record.facts.bundle
+            if isinstance(record, PackedRecord)
+            else str(record.card["bundleId"])
+            for record in records
+        }
         if current not in bundles:
             raise InputError(
                 f"no bundle {current!r} among the inputs (they hold {', '.join(sorted(bundles))})",
                 rule="unknown_bundle",
                 source="--current",
             )
-        detail = [current]
     receipt = new_receipt(
         "report",
         {

@@ -43,6 +43,8 @@ _EXPORTS = {
     "history_csv": "_history",
     "history_json": "_history",
     "render_history": "_history",
+    "PackedRecord": "_site_data",
+    "keep_for_site": "_site_data",
     "SitePages": "_site",
     "build_site": "_site",
     "site_listing": "_site",
@@ -57,6 +59,7 @@ __all__ = [
     "BundleView",
     "CampaignView",
     "GateStatus",
+    "PackedRecord",
     "PlotFailure",
     "SitePages",
     "TrendView",
@@ -66,6 +69,7 @@ __all__ = [
     "gate_document",
     "history_csv",
     "history_json",
+    "keep_for_site",
     "plot_images",
     "render_gate_json",
     "render_history",
@@ -116,6 +120,7 @@ if TYPE_CHECKING:
     from ._markdown import render_markdown
     from ._pr_comment import render_pr_comment
     from ._site import SitePages, build_site, site_listing, site_pages, write_site
+    from ._site_data import PackedRecord, keep_for_site
     from ._site_paths import run_page_path
     from ._table_text import rows_csv, rows_json_lines, rows_table
     from ._terminal import scorecard_table

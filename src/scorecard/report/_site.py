@@ -43,7 +43,7 @@ from scorecard.gate import (
 
 from ._site_assets import CSS, STYLESHEET
 from ._site_change import ChangePages
-from ._site_data import SiteData, SiteRun, draw_plots, plot_names
+from ._site_data import PackedRecord, SiteData, SiteRun, draw_plots, plot_names
 from ._site_pages import all_runs_page, candidate_page, case_page, overview_page, pair_page
 from ._site_paths import (
     PAGE_INDEX,
@@ -73,7 +73,7 @@ _MARKER_TEXT = (
 
 
 def build_site(
-    records: Iterable[ScoredRecord],
+    records: Iterable[ScoredRecord | PackedRecord],
     catalog: Catalog,
     *,
     rules: GateRules | None = None,
@@ -86,7 +86,9 @@ def build_site(
     The gate's verdicts use ``rules`` (default: :class:`~scorecard.gate.GateRules`) and
     ``seed``, as ``scorecard gate`` does; bundles are in the records' order. ``detail`` names
     the bundles whose runs are listed and shown (default: every bundle); the others are
-    context: in the numbers, the gate, and the change pages' nights before. ``rejected`` are
+    context: in the numbers, the gate, and the change pages' nights before, each context run
+    kept packed from the moment it is read (:func:`keep_for_site`: give its
+    :class:`PackedRecord` s to keep no parsed record of them at all). ``rejected`` are
     the input records validation rejected (located errors, in input order): the overview warns
     of them and ``rejected.html`` lists them; none, no page. Raises
     :class:`~scorecard.contract.InputError` when there are no records or a run repeats.
@@ -116,7 +118,7 @@ def build_site(
 
 
 def site_pages(
-    records: Iterable[ScoredRecord],
+    records: Iterable[ScoredRecord | PackedRecord],
     catalog: Catalog,
     *,
     rules: GateRules | None = None,
@@ -128,7 +130,7 @@ def site_pages(
     name is known at once (two pages that would share a name are refused here), and each file
     is made when it is first asked for, as ``scorecard view`` serves it. The same bytes as
     :func:`build_site`'s, file for file."""
-    site = SiteData(list(records), catalog, rules or GateRules(), seed, detail)
+    site = SiteData(records, catalog, rules or GateRules(), seed, detail)
     return SitePages(site, rejected)
 
 

@@ -69,24 +69,34 @@ class ChangePages:
     def page(self, bundle: str, candidate: str, case: str) -> bytes:
         """The change page of ``candidate`` x ``case`` on the night ``bundle``."""
         nights = [*nights_before(self.site, bundle), bundle]
+        # A context night's runs are read back for this page only (SiteRun.unpacked).
         columns = [
-            sorted(
-                self._grouped.get((night, candidate, case), []), key=lambda r: r.facts.repetition
-            )
+            [
+                run.unpacked()
+                for run in sorted(
+                    self._grouped.get((night, candidate, case), []),
+                    key=lambda r: r.facts.repetition,
+                )
+            ]
             for night in nights
         ]
-        return _page(self.site, bundle, candidate, case, nights, columns, self._cells)
+        try:
+            return _page(self.site, bundle, candidate, case, nights, columns, self._cells)
+        finally:
+            self._cells.forget([run for runs in columns for run in runs if run.transient])
 
 
 Value = Callable[[SiteRun], tuple[str, bool | None]]
 
 
 class _Cells:
-    """Each run's row values (text, passed), worked out once for the whole site: a run shows on
-    its night's page and again on the pages of the nights after it."""
+    """Each run's row values (text, passed), worked out once for the whole site: a detailed
+    night's run shows on its night's page and again on the pages of the nights after it. A
+    context night's run is read back for each page that shows it, and what was kept of it
+    here is forgotten once the page is made (:meth:`forget`)."""
 
     def __init__(self) -> None:
-        self._kept: dict[tuple[str, str], tuple[str, bool | None]] = {}
+        self._kept: dict[str, dict[str, tuple[str, bool | None]]] = {}
         self._checks: dict[str, dict[str, bool | None]] = {}
         self._dimensions: dict[str, dict[str, Any]] = {}
 
@@ -94,10 +104,10 @@ class _Cells:
         """``value``, kept per run for the row named ``row`` (the same on every page)."""
 
         def kept(run: SiteRun) -> tuple[str, bool | None]:
-            key = (run.path, row)
-            if key not in self._kept:
-                self._kept[key] = value(run)
-            return self._kept[key]
+            values = self._kept.setdefault(run.path, {})
+            if row not in values:
+                values[row] = value(run)
+            return values[row]
 
         return kept
 
@@ -112,6 +122,13 @@ class _Cells:
         if run.path not in self._dimensions:
             self._dimensions[run.path] = run.record.scorecard_json()["dimensions"]
         return self._dimensions[run.path]
+
+    def forget(self, runs: Sequence[SiteRun]) -> None:
+        """Drop what was kept of ``runs`` (read back for one page)."""
+        for run in runs:
+            self._kept.pop(run.path, None)
+            self._checks.pop(run.path, None)
+            self._dimensions.pop(run.path, None)
 
 
 def _observation(run: SiteRun) -> dict[str, Any]:

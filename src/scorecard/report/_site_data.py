@@ -7,15 +7,17 @@ Every number comes from :func:`scorecard.aggregate.analyze_campaign` and every v
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import io
+import marshal
 import warnings
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from scorecard.aggregate import CampaignAnalysis, analyze_campaign, records_frame
-from scorecard.contract import Catalog, InputError
+from scorecard.contract import Catalog, InputError, Row
 from scorecard.core import ScoredRecord, explain_record, failing_dimensions
 from scorecard.engine import LoadedRecords, scored_row
 from scorecard.gate import (
@@ -32,17 +34,88 @@ from ._site_paths import (
     run_page_path,
 )
 
-__all__ = ["BundlePair", "SiteData", "SiteRun", "draw_plots", "plot_names"]
+__all__ = [
+    "BundlePair",
+    "PackedRecord",
+    "SiteData",
+    "SiteRun",
+    "draw_plots",
+    "keep_for_site",
+    "plot_names",
+]
+
+
+@dataclass(frozen=True)
+class PackedRecord:
+    """A context night's run as a site keeps it (:func:`keep_for_site`): its facts and row,
+    worked out at once, and its card and observation as marshalled bytes, about a fifth of
+    what the parsed documents weigh, read back (:meth:`record`) for the change page that
+    shows the run beside a detailed night's. A context run has no page of its own, so nothing
+    else reads its documents."""
+
+    facts: RunFacts
+    row: Row
+    documents: bytes
+    """``marshal.dumps((card, observation))``: the same values, types and key order back."""
+    rest: tuple[Any, ...]
+    """The record's other fields, in :class:`~scorecard.core.ScoredRecord`'s order."""
+
+    @property
+    def source(self) -> str:
+        return str(self.rest[1])
+
+    def record(self) -> ScoredRecord:
+        """The record, a new one each call."""
+        card, observation = marshal.loads(self.documents)
+        return ScoredRecord(card, observation, *self.rest)
+
+
+_REST = tuple(item.name for item in dataclasses.fields(ScoredRecord))[2:]
+
+
+def _packed(record: ScoredRecord, facts: RunFacts, row: Row) -> ScoredRecord | PackedRecord:
+    try:
+        documents = marshal.dumps((record.card, record.observation))  # type: ignore[arg-type]
+    except ValueError:  # a value marshal cannot write (not from JSON): kept as it is
+        return record
+    return PackedRecord(facts, row, documents, tuple(getattr(record, name) for name in _REST))
+
+
+def keep_for_site(
+    record: ScoredRecord, detail: Collection[str] | None
+) -> ScoredRecord | PackedRecord:
+    """``record`` as a site of the bundles ``detail`` (None: every bundle) keeps it: a run of
+    a detailed bundle as it is, a context night's packed (:class:`PackedRecord`). A caller that
+    keeps the records it gives :func:`~scorecard.report.build_site` keeps these instead (the
+    records of a week of context nights are most of what a report holds)."""
+    facts = run_facts(record.record_json())
+    if detail is None or facts.bundle in detail:
+        return record
+    return _packed(record, facts, scored_row(record))
 
 
 @dataclass(frozen=True)
 class SiteRun:
     """One scored run and its address (the run page asked for it)."""
 
-    record: ScoredRecord
+    stored: ScoredRecord | PackedRecord
     facts: RunFacts
     path: str
     catalog: Catalog = field(compare=False, repr=False)
+    transient: bool = field(default=False, compare=False)
+    """A context run read back for one change page (:meth:`unpacked`): nothing of it is kept
+    once the page is made."""
+
+    @property
+    def record(self) -> ScoredRecord:
+        stored = self.stored
+        return stored if isinstance(stored, ScoredRecord) else stored.record()
+
+    def unpacked(self) -> SiteRun:
+        """This run with its record read back (itself when the record is kept)."""
+        if isinstance(self.stored, ScoredRecord):
+            return self
+        return dataclasses.replace(self, stored=self.stored.record(), transient=True)
 
     @functools.cached_property
     def explanation(self) -> dict[str, Any]:
@@ -82,7 +155,7 @@ class SiteData:
 
     def __init__(
         self,
-        records: Sequence[ScoredRecord],
+        records: Iterable[ScoredRecord | PackedRecord],
         catalog: Catalog,
         rules: GateRules,
         seed: int,
@@ -93,8 +166,16 @@ class SiteData:
         self.runs: list[SiteRun] = []
         seen: set[tuple[str, str, str, int]] = set()
         loaded = LoadedRecords()
-        for record in records:
-            facts = run_facts(record.record_json())
+        wanted = None if detail is None else set(detail)
+        for item in records:  # read once, as they come: a context run is packed at once
+            stored: ScoredRecord | PackedRecord
+            if isinstance(item, PackedRecord):
+                stored, facts, row = item, item.facts, item.row
+            else:
+                facts = run_facts(item.record_json())
+                row = scored_row(item)
+                packs = wanted is not None and facts.bundle not in wanted
+                stored = _packed(item, facts, row) if packs else item
             key = (facts.bundle, facts.candidate, facts.case, facts.repetition)
             path = run_page_path(*key)
             if key in seen:  # by ids, not page names: ids whose slugs met are different runs
@@ -102,12 +183,11 @@ class SiteData:
                     f"repeats candidate {facts.candidate}, case {facts.case}, repetition "
                     f"{facts.repetition} of bundle {facts.bundle}",
                     rule="duplicate_record",
-                    source=record.source,
+                    source=item.source,
                 )
-            run = SiteRun(record, facts, path, catalog)
             seen.add(key)
-            self.runs.append(run)
-            loaded.add(scored_row(record))
+            self.runs.append(SiteRun(stored, facts, path, catalog))
+            loaded.add(row)
         if not self.runs:
             raise InputError("no scored records found in the inputs", rule="no_records")
         frame = records_frame(loaded, bundle_order=loaded.bundle_order)
