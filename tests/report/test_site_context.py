@@ -38,6 +38,7 @@ def test_a_packed_record_reads_back_as_the_record_it_was() -> None:
             assert getattr(back, field.name) == getattr(record, field.name), field.name
         assert back.record_json() == record.record_json()
         assert kept.facts.bundle == record.card["bundleId"]
+        assert kept.row[0] == record.card["bundleId"]
         assert kept.source == record.source
         packed += 1
     assert packed == sum(1 for r in sample_records() if r.card["bundleId"] != NEWEST) > 0
@@ -53,7 +54,7 @@ def test_packing_changes_no_byte_of_the_site(monkeypatch: pytest.MonkeyPatch) ->
         [keep_for_site(record, [NEWEST]) for record in records], load_catalog(), detail=[NEWEST]
     )
     assert beforehand == packed
-    monkeypatch.setattr(_site_data, "_packed", lambda record, facts, row: record)
+    monkeypatch.setattr(_site_data, "_documents", lambda record: None)
     unpacked = build_site(records, load_catalog(), detail=[NEWEST])
     assert packed == unpacked
     assert any(name.startswith(f"changes/{NEWEST}/") for name in packed)
@@ -65,7 +66,7 @@ def test_a_context_run_keeps_nothing_after_its_change_page() -> None:
     pages = site_pages(sample_records(), load_catalog(), detail=[NEWEST])
     context = [run for run in pages.site.runs if run.facts.bundle != NEWEST]
     assert context
-    assert all(isinstance(run.stored, PackedRecord) for run in context)
+    assert not any(isinstance(run.stored, ScoredRecord) for run in context)
     assert all(isinstance(run.stored, ScoredRecord) for run in pages.site.shown)
     changes = [name for name in pages.names() if name.startswith("changes/")]
     assert changes
@@ -76,4 +77,4 @@ def test_a_context_run_keeps_nothing_after_its_change_page() -> None:
     assert kept  # the detailed night's runs are kept (they show on later pages, if any)
     assert not kept & {run.path for run in context}
     assert all("explanation" not in vars(run) for run in context)
-    assert all(isinstance(run.stored, PackedRecord) for run in context)
+    assert not any(isinstance(run.stored, ScoredRecord) for run in context)

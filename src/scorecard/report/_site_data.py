@@ -18,7 +18,7 @@ from typing import Any
 
 from scorecard.aggregate import CampaignAnalysis, analyze_campaign, records_frame
 from scorecard.contract import Catalog, InputError, Row
-from scorecard.core import ScoredRecord, explain_record, failing_dimensions
+from scorecard.core import Finding, ScoredRecord, explain_record, failing_dimensions
 from scorecard.engine import LoadedRecords, scored_row
 from scorecard.gate import (
     GateResult,
@@ -45,40 +45,75 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class PackedRecord:
-    """A context night's run as a site keeps it (:func:`keep_for_site`): its facts and row,
-    worked out at once, and its card and observation as marshalled bytes, about a fifth of
-    what the parsed documents weigh, read back (:meth:`record`) for the change page that
-    shows the run beside a detailed night's. A context run has no page of its own, so nothing
-    else reads its documents."""
+class _Documents:
+    """A record's card, observation and audit findings as marshalled bytes (each finding a
+    plain tuple: the same values, types and key order back) and its other fields."""
 
-    facts: RunFacts
-    row: Row
-    documents: bytes
-    """``marshal.dumps((card, observation))``: the same values, types and key order back."""
-    rest: tuple[Any, ...]
-    """The record's other fields, in :class:`~scorecard.core.ScoredRecord`'s order."""
+    __slots__ = ("documents", "rest")
 
-    @property
-    def source(self) -> str:
-        return str(self.rest[1])
+    def __init__(self, documents: bytes, rest: tuple[Any, ...]) -> None:
+        self.documents = documents
+        self.rest = rest
+        """The record's other fields (:data:`_REST`)."""
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, _Documents)
+            and self.documents == other.documents
+            and self.rest == other.rest
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
     def record(self) -> ScoredRecord:
         """The record, a new one each call."""
-        card, observation = marshal.loads(self.documents)
-        return ScoredRecord(card, observation, *self.rest)
+        card, observation, findings = marshal.loads(self.documents)
+        return ScoredRecord(
+            card=card,
+            observation=observation,
+            findings=tuple(Finding._make(finding) for finding in findings),
+            **dict(zip(_REST, self.rest, strict=True)),
+        )
 
 
-_REST = tuple(item.name for item in dataclasses.fields(ScoredRecord))[2:]
+@dataclass(frozen=True)
+class PackedRecord:
+    """A context night's run as a site keeps it (:func:`keep_for_site`): its facts and row,
+    worked out at once, and its card, observation and audit findings as marshalled bytes,
+    about a third of what the parsed documents weigh, read back (:meth:`record`) for the
+    change page that shows the run beside a detailed night's. A context run has no page of its
+    own, so nothing else reads its documents; the site hands the row to its numbers' frame and
+    keeps the facts and the bytes."""
+
+    facts: RunFacts
+    row: Row
+    packed: _Documents
+
+    @property
+    def source(self) -> str:
+        return str(self.packed.rest[_REST.index("source")])
+
+    def record(self) -> ScoredRecord:
+        """The record, a new one each call."""
+        return self.packed.record()
 
 
-def _packed(record: ScoredRecord, facts: RunFacts, row: Row) -> ScoredRecord | PackedRecord:
+#: The fields of a record kept as they are beside its marshalled documents (the bundle is one
+#: object for all its runs).
+_REST = tuple(
+    item.name
+    for item in dataclasses.fields(ScoredRecord)
+    if item.name not in ("card", "observation", "findings")
+)
+
+
+def _documents(record: ScoredRecord) -> _Documents | None:
+    findings = tuple(tuple(finding) for finding in record.findings)
     try:
-        documents = marshal.dumps((record.card, record.observation))  # type: ignore[arg-type]
+        documents = marshal.dumps((record.card, record.observation, findings))  # type: ignore[arg-type]
     except ValueError:  # a value marshal cannot write (not from JSON): kept as it is
-        return record
-    return PackedRecord(facts, row, documents, tuple(getattr(record, name) for name in _REST))
+        return None
+    return _Documents(documents, tuple(getattr(record, name) for name in _REST))
 
 
 def keep_for_site(
@@ -91,14 +126,16 @@ def keep_for_site(
     facts = run_facts(record.record_json())
     if detail is None or facts.bundle in detail:
         return record
-    return _packed(record, facts, scored_row(record))
+    packed = _documents(record)
+    return record if packed is None else PackedRecord(facts, scored_row(record), packed)
 
 
 @dataclass(frozen=True)
 class SiteRun:
     """One scored run and its address (the run page asked for it)."""
 
-    stored: ScoredRecord | PackedRecord
+    stored: ScoredRecord | _Documents
+    """The record, or a context night's packed (:class:`PackedRecord`)."""
     facts: RunFacts
     path: str
     catalog: Catalog = field(compare=False, repr=False)
@@ -168,14 +205,14 @@ class SiteData:
         loaded = LoadedRecords()
         wanted = None if detail is None else set(detail)
         for item in records:  # read once, as they come: a context run is packed at once
-            stored: ScoredRecord | PackedRecord
+            stored: ScoredRecord | _Documents
             if isinstance(item, PackedRecord):
-                stored, facts, row = item, item.facts, item.row
+                stored, facts, row = item.packed, item.facts, item.row
             else:
                 facts = run_facts(item.record_json())
                 row = scored_row(item)
                 packs = wanted is not None and facts.bundle not in wanted
-                stored = _packed(item, facts, row) if packs else item
+                stored = (_documents(item) if packs else None) or item
             key = (facts.bundle, facts.candidate, facts.case, facts.repetition)
             path = run_page_path(*key)
             if key in seen:  # by ids, not page names: ids whose slugs met are different runs
