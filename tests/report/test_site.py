@@ -721,8 +721,8 @@ def test_a_pointed_field_the_observation_lacks_shows_the_nearest_one() -> None:
 
 def test_a_change_page_cell_shows_a_bounded_number_of_values() -> None:
     """A value that differs from run to run (a score, a reason) would make a night's cell grow
-    with its runs: past eight values, the failing ones come first, then those of the most runs,
-    and the rest are counted."""
+    with its runs: past eight values (four in a night before the page's), the failing ones come
+    first, then those of the most runs, and the rest are counted."""
     from types import SimpleNamespace
 
     from scorecard.report._site_change import _row
@@ -758,3 +758,12 @@ def test_a_change_page_cell_shows_a_bounded_number_of_values() -> None:
     ]
     assert "and 10 other values on 10 runs" in cells[1]  # 18 values, 8 of them on 10 runs shown
     assert 'class="changed"' in row  # every earlier run passed, a run tonight fails
+
+    # A night before the page's shows four: here runs 1-20 before and 1-3 tonight.
+    row = _row("aspect", [tonight, before], value)
+    cells = re.findall(r"<td>(.*?)</td>", row)
+    shown = re.findall(r"<span[^>]*>([^<]*)</span>", cells[0])
+    assert shown == ["r4: v4", "r9: v9", "r11, r12, r13: shared", "r17: v17"]
+    assert "and 14 other values on 14 runs" in cells[0]
+    assert re.findall(r"<span[^>]*>([^<]*)</span>", cells[1]) == ["r1: v1", "r2: v2", "r3: v3"]
+    assert 'class="changed"' not in row  # runs failed before

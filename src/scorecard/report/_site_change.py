@@ -2,8 +2,8 @@
 runs of the nights before it (at most :data:`NIGHTS_BEFORE`), aligned row by row.
 
 Rows (a night whose runs agree shows the value once, "all N: ..."; a cell shows at most
-:data:`VALUES_SHOWN` values, the failing ones first, and counts the rest, so a page does not
-grow with a night's runs): each run's outcome and overall (linked to its page); expected, observed and forbidden
+:data:`VALUES_SHOWN` values, :data:`VALUES_SHOWN_BEFORE` for a night before the page's, the
+failing ones first, and counts the rest, so a page does not grow with a night's runs): each run's outcome and overall (linked to its page); expected, observed and forbidden
 calls; every check of the observation's ``lifecycle``, ``continuation`` and ``presentation``
 sections; each dimension's score, pass and reasons; the audit findings not passed; the failure.
 A row whose value passed on every earlier run that has one (an unscored run has no dimension
@@ -30,7 +30,7 @@ from ._site_paths import (
 )
 from ._site_pieces import esc, link_to
 
-__all__ = ["NIGHTS_BEFORE", "VALUES_SHOWN", "ChangePages", "nights_before"]
+__all__ = ["NIGHTS_BEFORE", "VALUES_SHOWN", "VALUES_SHOWN_BEFORE", "ChangePages", "nights_before"]
 
 #: Earlier nights a change page shows beside its night.
 NIGHTS_BEFORE = 7
@@ -251,37 +251,44 @@ def _runs_named(repetitions: list[int], total: int) -> str:
     return f"{len(repetitions)} runs: {named} and {len(repetitions) - RUNS_NAMED} more"
 
 
-#: Values a change page's cell shows (the rest are counted), so a page's size does not grow
-#: with the runs of a night: a score or a reason that differs from run to run is a value each.
+#: Values a change page's cell of its own night shows (the rest are counted), so a page's
+#: size does not grow with the runs of a night: a score or a reason that differs from run to
+#: run is a value each.
 VALUES_SHOWN = 8
+#: Values a cell of each night before it shows: the page is about its night; up to seven
+#: nights before it say what was usual then (a week of 50,000-run nights at eight values a
+#: cell made the change pages two thirds of the site).
+VALUES_SHOWN_BEFORE = 4
 
 
 def _values_kept(
-    groups: dict[tuple[str, bool | None], list[int]],
+    groups: dict[tuple[str, bool | None], list[int]], limit: int
 ) -> list[tuple[tuple[str, bool | None], list[int]]]:
-    """The values a cell shows, in the order their runs came: all of them, or past
-    :data:`VALUES_SHOWN` the failing ones first, then those of the most runs."""
+    """The values a cell shows, in the order their runs came: all of them, or past ``limit``
+    the failing ones first, then those of the most runs."""
     items = list(groups.items())
-    if len(items) <= VALUES_SHOWN:
+    if len(items) <= limit:
         return items
     ranked = sorted(
         range(len(items)), key=lambda at: (items[at][0][1] is not False, -len(items[at][1]), at)
     )
-    return [items[at] for at in sorted(ranked[:VALUES_SHOWN])]
+    return [items[at] for at in sorted(ranked[:limit])]
 
 
 def _row(label: str, columns: Sequence[Sequence[SiteRun]], value: Value) -> str:
-    """One aligned row: per night, each run's value; marked when every earlier run passed and
-    a run of the night fails."""
+    """One aligned row: per night, each run's value (the last night, the page's own, shows up
+    to :data:`VALUES_SHOWN` values, each night before it :data:`VALUES_SHOWN_BEFORE`); marked
+    when every earlier run passed and a run of the night fails."""
     cells = []
     verdicts: list[list[bool | None]] = []
-    for runs in columns:
+    for position, runs in enumerate(columns):
         values = [value(run) for run in runs]
         verdicts.append([passed for _, passed in values])
         groups: dict[tuple[str, bool | None], list[int]] = {}
         for run, item in zip(runs, values, strict=True):
             groups.setdefault(item, []).append(run.facts.repetition)
-        kept = _values_kept(groups)
+        last = position == len(columns) - 1
+        kept = _values_kept(groups, VALUES_SHOWN if last else VALUES_SHOWN_BEFORE)
         shown = []
         for (text, passed), repetitions in kept:  # each value once, with its runs
             css = "" if passed is None else (' class="pass"' if passed else ' class="fail"')
