@@ -99,6 +99,24 @@ def test_runs_of_columns_are_the_runs_of_their_rows(seed: int, as_arrays: bool) 
     assert all(run.overall is None or not math.isnan(run.overall) for run in found)
 
 
+def test_a_runs_names_are_one_object_for_every_run_that_names_them() -> None:
+    """Rows as parsed records give them (each its own copy of every name): the facts of two
+    runs share each equal name, and the values are unchanged."""
+    rng = random.Random(7)
+    row = list(_row(rng))
+    for name in ("bundle", "candidate", "provider", "case", "classification", "model", "tier"):
+        row[ROW_FIELDS.index(name)] = "".join(["name-", name])  # built: never interned
+    copy = [
+        "".join(value) if isinstance(value, str) else value  # an equal string, another object
+        for value in row
+    ]
+    assert copy[ROW_FIELDS.index("candidate")] is not row[ROW_FIELDS.index("candidate")]
+    first, second = _one_by_one([tuple(row), tuple(copy)], [_detail(rng), _detail(rng)])
+    for name in ("bundle", "candidate", "provider", "case", "classification", "model", "tier"):
+        assert getattr(first, name) == f"name-{name}"
+        assert getattr(first, name) is getattr(second, name), name
+
+
 def test_runs_of_no_columns() -> None:
     assert facts_of_columns({name: [] for name in ROW_FIELDS}, iter(())) == []
 

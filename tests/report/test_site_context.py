@@ -78,3 +78,41 @@ def test_a_context_run_keeps_nothing_after_its_change_page() -> None:
     assert not kept & {run.path for run in context}
     assert all("explanation" not in vars(run) for run in context)
     assert not any(isinstance(run.stored, ScoredRecord) for run in context)
+
+
+def test_a_report_over_paths_packs_its_context_nights_and_changes_no_byte() -> None:
+    """``build_report`` packs the nights before ``current`` as the scoring run yields them and
+    hands each record over as it is read: the site is ``build_site``'s of the plain records."""
+    from scorecard import api
+    from scorecard.engine import score_run
+    from tests.conftest import ROOT
+
+    nights = [
+        str(ROOT / "observations" / name) for name in ("2026-11-15-nightly", "2026-11-22-nightly")
+    ]
+    report = api.build_report(nights, current=NEWEST, workers=1).files
+    records = [
+        item
+        for item in score_run(nights, catalog=load_catalog(), workers=1).records()
+        if isinstance(item, ScoredRecord)
+    ]
+    plain = build_site(records, load_catalog(), detail=[NEWEST])
+    own = ("receipt.json", ".scorecard-site")  # the report's receipt, and the marker naming it
+    assert {name: data for name, data in report.items() if name not in own} == {
+        name: data for name, data in plain.items() if name not in own
+    }
+    assert "receipt.json" in report
+    assert len(report) == len(plain) + 1
+
+
+def test_site_inputs_are_handed_over_one_by_one() -> None:
+    """Each record leaves the inputs' list as it is read, in order."""
+    from scorecard.api._report import _SiteInputs
+
+    records = list(sample_records()[:5])
+    inputs = _SiteInputs(list(records), load_catalog(), None, None, (), None)  # type: ignore[arg-type]
+    handed = inputs.handed_over()
+    assert next(handed) is records[0]
+    assert len(inputs.records) == 4
+    assert list(handed) == records[1:]
+    assert inputs.records == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -111,8 +111,8 @@ def build_report(
             bundle_id=bundle_id, cases=cases, workers=workers,
         )  # fmt: skip
         files = build_site(
-            inputs.records, inputs.catalog, rules=inputs.rules, seed=seed, detail=inputs.detail,
-            rejected=inputs.rejected,
+            inputs.handed_over(), inputs.catalog, rules=inputs.rules, seed=seed,
+            detail=inputs.detail, rejected=inputs.rejected,
         )  # fmt: skip
     return ReportSite(with_site_receipt(files, inputs.receipt), inputs.rejected)
 
@@ -128,6 +128,15 @@ class _SiteInputs:
     detail: list[str] | None
     rejected: tuple[InputError, ...]
     receipt: Receipt
+
+    def handed_over(self) -> Iterator[ScoredRecord | PackedRecord]:
+        """The records, each let go by this list as it is read (the site keeps what it needs
+        of a run: a packed run's row and wrapper would otherwise stay until the site is
+        built)."""
+        records = self.records
+        records.reverse()
+        while records:
+            yield records.pop()
 
 
 def _site_inputs(
@@ -408,8 +417,8 @@ def view_site(
         if inputs.rejected and on_rejected is not None:
             on_rejected(inputs.rejected)
         pages = site_pages(
-            inputs.records, inputs.catalog, rules=inputs.rules, seed=seed, detail=inputs.detail,
-            rejected=inputs.rejected,
+            inputs.handed_over(), inputs.catalog, rules=inputs.rules, seed=seed,
+            detail=inputs.detail, rejected=inputs.rejected,
         )  # fmt: skip
         # What the server keeps until it stops: out of the collector's sight (the pages it
         # makes on request are collected as usual).

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -151,14 +152,16 @@ def facts_of_row(
     source: str | None,
     evidence: RunEvidence | None = None,
 ) -> RunFacts:
-    """The run of ``row`` (its columns) with what only a record holds."""
+    """The run of ``row`` (its columns) with what only a record holds. Its names (bundle,
+    candidate, provider, case, classification, model, tier) are interned: a run's parsed
+    record brings its own copy of each, and a night of 50,000 runs holds a handful of them."""
     return RunFacts(
-        bundle=row[_FIELD["bundle"]],
-        candidate=row[_FIELD["candidate"]],
-        provider=row[_FIELD["provider"]],
-        case=row[_FIELD["case"]],
+        bundle=_shared(row[_FIELD["bundle"]]),
+        candidate=_shared(row[_FIELD["candidate"]]),
+        provider=_shared(row[_FIELD["provider"]]),
+        case=_shared(row[_FIELD["case"]]),
         repetition=row[_FIELD["repetition"]],
-        classification=row[_FIELD["classification"]],
+        classification=_shared(row[_FIELD["classification"]]),
         scores=tuple(none_if_nan(row[_FIELD[f"score_{name}"]]) for name in DIMENSIONS),
         dimension_passed=tuple(row[_FIELD[f"passed_{name}"]] for name in DIMENSIONS),
         overall=none_if_nan(row[_FIELD["overall_score"]]),
@@ -172,11 +175,16 @@ def facts_of_row(
         cost_usd=none_if_nan(row[_FIELD["cost_usd"]]),
         attempts=row[_FIELD["attempts"]],
         tool_count=row[_FIELD["tool_count"]],
-        model=row[_FIELD["model"]],
-        tier=row[_FIELD["tier"]],
+        model=_shared(row[_FIELD["model"]]),
+        tier=_shared(row[_FIELD["tier"]]),
         source=source,
         evidence=evidence,
     )
+
+
+def _shared(value: Any) -> Any:
+    """``value`` interned when it is a plain string (one object for every run that names it)."""
+    return sys.intern(value) if type(value) is str else value
 
 
 _FIELDS = tuple(field.name for field in dataclasses.fields(RunFacts))
