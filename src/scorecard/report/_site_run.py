@@ -75,7 +75,7 @@ def _field(document: Any, pointer: str) -> tuple[str, str]:
 
 def _run_data(run: SiteRun, strings: _Strings) -> list[Any]:
     facts = run.facts
-    explanation = run.explanation
+    explanation = run.explained()
     card = run.record.scorecard_json()
     record = run.record.record_json()
     source = explanation["source"]
