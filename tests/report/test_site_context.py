@@ -1,7 +1,7 @@
-"""A site's context nights (bundles outside ``detail``): each of their runs is kept packed
-(``report.keep_for_site``: facts, row and marshalled documents), read back only for the change
-page that shows it, and nothing of it is kept once that page is made. None of this may change
-a byte of the site."""
+"""A site of some bundles (``detail``): each run, of a detailed night or a context night, is kept
+packed (``report.keep_for_site``: facts, row and marshalled documents), read back only for the
+pages that show it (its shard, the change pages), and nothing of it is kept once they are made.
+None of this may change a byte of the site."""
 
 from __future__ import annotations
 
@@ -19,15 +19,11 @@ NEWEST = "campaign-2026-11-22"
 
 
 def test_a_packed_record_reads_back_as_the_record_it_was() -> None:
-    """Every sample run of a context night: the same card and observation (values, types and
-    key order: the same JSON text) and the same other fields; a detailed night's run is kept
-    as it is (the very object)."""
+    """Every sample run: the same card and observation (values, types and key order: the same
+    JSON text) and the same other fields; a site of every bundle keeps it as it is."""
     packed = 0
     for record in sample_records():
         kept = keep_for_site(record, [NEWEST])
-        if record.card["bundleId"] == NEWEST:
-            assert kept is record
-            continue
         assert isinstance(kept, PackedRecord)
         back = kept.record()
         assert back is not record
@@ -41,8 +37,24 @@ def test_a_packed_record_reads_back_as_the_record_it_was() -> None:
         assert kept.row[0] == record.card["bundleId"]
         assert kept.source == record.source
         packed += 1
-    assert packed == sum(1 for r in sample_records() if r.card["bundleId"] != NEWEST) > 0
+    assert packed == len(sample_records())
     assert all(keep_for_site(r, None) is r for r in sample_records())
+
+
+def test_a_runs_failing_dimensions_read_from_its_facts_are_the_explanations() -> None:
+    """``SiteRun.failing`` (the runs tables' column, read from the facts so a packed run is
+    not read back for it) names what ``core.failing_dimensions`` and the explanation name."""
+    from scorecard.core import explain_record, failing_dimensions
+
+    pages = site_pages(sample_records(), load_catalog())
+    failing = 0
+    for run in pages.site.runs:
+        assert list(run.failing) == failing_dimensions(run.record)
+        explained = explain_record(run.record, load_catalog())["failingDimensions"]
+        assert list(run.failing) == [item["dimension"] for item in explained]
+        failing += bool(run.failing)
+    assert 0 < failing < len(pages.site.runs)
+    assert any(run.facts.overall is None for run in pages.site.runs)  # unscored: none
 
 
 def test_packing_changes_no_byte_of_the_site(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,24 +72,24 @@ def test_packing_changes_no_byte_of_the_site(monkeypatch: pytest.MonkeyPatch) ->
     assert any(name.startswith(f"changes/{NEWEST}/") for name in packed)
 
 
-def test_a_context_run_keeps_nothing_after_its_change_page() -> None:
-    """Every context run is packed; making every change page explains them on copies read
-    back for the page, and leaves no explanation, no record and no kept cell of theirs."""
+def test_a_packed_run_keeps_nothing_after_its_pages() -> None:
+    """A site of one night packs every run, of its night and of the nights before; making
+    every change page and shard reads them back on copies, and leaves no explanation, no
+    record and no kept cell of theirs. A site of every night keeps its runs as they are."""
     pages = site_pages(sample_records(), load_catalog(), detail=[NEWEST])
-    context = [run for run in pages.site.runs if run.facts.bundle != NEWEST]
-    assert context
-    assert not any(isinstance(run.stored, ScoredRecord) for run in context)
-    assert all(isinstance(run.stored, ScoredRecord) for run in pages.site.shown)
-    changes = [name for name in pages.names() if name.startswith("changes/")]
-    assert changes
-    for name in changes:
+    runs = pages.site.runs
+    assert {run.facts.bundle for run in runs} - {NEWEST}  # context nights too
+    assert not any(isinstance(run.stored, ScoredRecord) for run in runs)
+    made = [name for name in pages.names() if name.startswith(("changes/", "data/"))]
+    assert any(name.startswith("changes/") for name in made)
+    for name in made:
         assert pages.file(name)
     cells = pages._changes._cells
-    kept = set(cells._kept) | set(cells._checks) | set(cells._dimensions)
-    assert kept  # the detailed night's runs are kept (they show on later pages, if any)
-    assert not kept & {run.path for run in context}
-    assert all("explanation" not in vars(run) for run in context)
-    assert not any(isinstance(run.stored, ScoredRecord) for run in context)
+    assert not (set(cells._kept) | set(cells._checks) | set(cells._dimensions))
+    assert all("explanation" not in vars(run) for run in runs)
+    assert not any(isinstance(run.stored, ScoredRecord) for run in runs)
+    every = site_pages(sample_records(), load_catalog())
+    assert all(isinstance(run.stored, ScoredRecord) for run in every.site.runs)
 
 
 def test_a_report_over_paths_packs_its_context_nights_and_changes_no_byte() -> None:

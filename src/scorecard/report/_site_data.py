@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorecard.aggregate import CampaignAnalysis, analyze_campaign, records_frame
-from scorecard.contract import Catalog, InputError, Row
-from scorecard.core import Finding, ScoredRecord, explain_record, failing_dimensions
+from scorecard.contract import DIMENSIONS, Catalog, InputError, Row
+from scorecard.core import Finding, ScoredRecord, explain_record
 from scorecard.engine import LoadedRecords, scored_row
 from scorecard.gate import (
     GateResult,
@@ -119,13 +119,17 @@ def _documents(record: ScoredRecord) -> _Documents | None:
 def keep_for_site(
     record: ScoredRecord, detail: Collection[str] | None
 ) -> ScoredRecord | PackedRecord:
-    """``record`` as a site of the bundles ``detail`` (None: every bundle) keeps it: a run of
-    a detailed bundle as it is, a context night's packed (:class:`PackedRecord`). A caller that
-    keeps the records it gives :func:`~scorecard.report.build_site` keeps these instead (the
-    records of a week of context nights are most of what a report holds)."""
-    facts = run_facts(record.record_json())
-    if detail is None or facts.bundle in detail:
+    """``record`` as a site of the bundles ``detail`` keeps it: packed (:class:`PackedRecord`)
+    when the site details some bundles, as it is when it details every bundle (None). A caller
+    that keeps the records it gives :func:`~scorecard.report.build_site` keeps these instead.
+
+    A site of one night (``report --current``, ``--store``) reads each run back about twice
+    (its shard, its change page; a context night's once) and would otherwise hold every run of
+    every night parsed, most of what it weighs; a site of every night shows a run on up to
+    eight change pages, and keeps its runs as they are."""
+    if detail is None:
         return record
+    facts = run_facts(record.record_json())
     packed = _documents(record)
     return record if packed is None else PackedRecord(facts, scored_row(record), packed)
 
@@ -178,9 +182,14 @@ class SiteRun:
 
     @property
     def failing(self) -> Sequence[str]:
-        """The dimensions the explanation explains as failing, read from the card alone (a runs
-        table lists them for every run it shows, before any run page is opened)."""
-        return failing_dimensions(self.record)
+        """The dimensions the explanation explains as failing (:func:`~scorecard.core.
+        failing_dimensions`: those whose pass is not true, of a scored run), read from the
+        facts alone: a runs table lists them for every run it shows, packed or not."""
+        facts = self.facts
+        if facts.overall is None:
+            return []
+        verdicts = zip(DIMENSIONS, facts.dimension_passed, strict=True)
+        return [name for name, passed in verdicts if not passed]
 
 
 @dataclass(frozen=True)
@@ -218,8 +227,7 @@ class SiteData:
             else:
                 facts = run_facts(item.record_json())
                 row = scored_row(item)
-                packs = wanted is not None and facts.bundle not in wanted
-                stored = (_documents(item) if packs else None) or item
+                stored = (_documents(item) if wanted is not None else None) or item
             key = (facts.bundle, facts.candidate, facts.case, facts.repetition)
             path = run_page_path(*key)
             if key in seen:  # by ids, not page names: ids whose slugs met are different runs

@@ -73,7 +73,8 @@ def _field(document: Any, pointer: str) -> tuple[str, str]:
     return found, _bounded(text, FIELD_LIMIT)
 
 
-def _run_data(run: SiteRun, strings: _Strings) -> list[Any]:
+def _run_data(packed: SiteRun, strings: _Strings) -> list[Any]:
+    run = packed.unpacked()  # read back once for its shard
     facts = run.facts
     explanation = run.explained()
     card = run.record.scorecard_json()
