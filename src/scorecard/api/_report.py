@@ -122,7 +122,8 @@ class _SiteInputs:
     """What a site is built from (:func:`_site_inputs`)."""
 
     records: list[ScoredRecord | PackedRecord]
-    """The detailed bundles' records, and the context nights' packed as they were read."""
+    """The records, each packed as it was read when the site details one night
+    (:func:`~scorecard.report.keep_for_site`)."""
     catalog: Catalog
     rules: GateRules
     detail: list[str] | None

@@ -86,9 +86,9 @@ def build_site(
     The gate's verdicts use ``rules`` (default: :class:`~scorecard.gate.GateRules`) and
     ``seed``, as ``scorecard gate`` does; bundles are in the records' order. ``detail`` names
     the bundles whose runs are listed and shown (default: every bundle); the others are
-    context: in the numbers, the gate, and the change pages' nights before, each context run
-    kept packed from the moment it is read (:func:`keep_for_site`: give its
-    :class:`PackedRecord` s to keep no parsed record of them at all). ``rejected`` are
+    context: in the numbers, the gate, and the change pages' nights before. With ``detail``
+    every run is kept packed from the moment it is read (:func:`keep_for_site`; give
+    :class:`PackedRecord` s to keep no parsed record at all). ``rejected`` are
     the input records validation rejected (located errors, in input order): the overview warns
     of them and ``rejected.html`` lists them; none, no page. Raises
     :class:`~scorecard.contract.InputError` when there are no records or a run repeats.

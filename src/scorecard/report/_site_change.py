@@ -69,7 +69,7 @@ class ChangePages:
     def page(self, bundle: str, candidate: str, case: str) -> bytes:
         """The change page of ``candidate`` x ``case`` on the night ``bundle``."""
         nights = [*nights_before(self.site, bundle), bundle]
-        # A context night's runs are read back for this page only (SiteRun.unpacked).
+        # A packed run is read back for this page only (SiteRun.unpacked).
         columns = [
             [
                 run.unpacked()
@@ -90,10 +90,10 @@ Value = Callable[[SiteRun], tuple[str, bool | None]]
 
 
 class _Cells:
-    """Each run's row values (text, passed), worked out once for the whole site: a detailed
-    night's run shows on its night's page and again on the pages of the nights after it. A
-    context night's run is read back for each page that shows it, and what was kept of it
-    here is forgotten once the page is made (:meth:`forget`)."""
+    """Each run's row values (text, passed), worked out once for the whole site: a run shows
+    on its night's page and again on the pages of the nights after it. A packed run (every
+    run of a site of some nights) is read back for each page that shows it, and what was kept
+    of it here is forgotten once the page is made (:meth:`forget`)."""
 
     def __init__(self) -> None:
         self._kept: dict[str, dict[str, tuple[str, bool | None]]] = {}

@@ -78,12 +78,11 @@ class _Documents:
 
 @dataclass(frozen=True)
 class PackedRecord:
-    """A context night's run as a site keeps it (:func:`keep_for_site`): its facts and row,
+    """A run as a site of some nights keeps it (:func:`keep_for_site`): its facts and row,
     worked out at once, and its card, observation and audit findings as marshalled bytes,
-    about a third of what the parsed documents weigh, read back (:meth:`record`) for the
-    change page that shows the run beside a detailed night's. A context run has no page of its
-    own, so nothing else reads its documents; the site hands the row to its numbers' frame and
-    keeps the facts and the bytes."""
+    about a quarter of what the parsed documents weigh, read back (:meth:`record`) for the
+    pages that show the run (its shard, the change pages); the site hands the row to its
+    numbers' frame and keeps the facts and the bytes."""
 
     facts: RunFacts
     row: Row
@@ -139,13 +138,13 @@ class SiteRun:
     """One scored run and its address (the run page asked for it)."""
 
     stored: ScoredRecord | _Documents
-    """The record, or a context night's packed (:class:`PackedRecord`)."""
+    """The record, or its packed documents (a site of some nights: :class:`PackedRecord`)."""
     facts: RunFacts
     path: str
     catalog: Catalog = field(compare=False, repr=False)
     transient: bool = field(default=False, compare=False)
-    """A context run read back for one change page (:meth:`unpacked`): nothing of it is kept
-    once the page is made."""
+    """A packed run read back for one page (:meth:`unpacked`): nothing of it is kept once the
+    page is made."""
 
     @property
     def record(self) -> ScoredRecord:
@@ -161,7 +160,8 @@ class SiteRun:
     @functools.cached_property
     def explanation(self) -> dict[str, Any]:
         """:func:`~scorecard.core.explain_record` of the run, worked out when a page first
-        shows it (a context night's run outside every change page never is), and kept."""
+        shows it (a context night's run outside every change page never is), and kept (a packed
+        run's is kept by the copy read back for one page)."""
         return explain_record(self.record, self.catalog)
 
     def explained(self) -> dict[str, Any]:
