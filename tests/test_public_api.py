@@ -351,6 +351,7 @@ PACKAGES = {
         "BundleFiles",
         "CLASSIFICATIONS",
         "LoadedRecords",
+        "PackedDocuments",
         "ROW_FIELDS",
         "RecordDetail",
         "Row",

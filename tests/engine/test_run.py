@@ -233,6 +233,28 @@ def test_records_are_the_serial_records(
     assert run.summary.rejected == 3
 
 
+def test_a_workers_records_travel_packed_and_read_back_whole(catalog: Catalog) -> None:
+    """Two workers send each record packed (``engine.PackedDocuments``: a fifth of pickling's
+    time) and the main process reads it back: every field equal to one worker's record, its
+    documents in the same key order, its findings the same type."""
+    import json
+
+    from scorecard.core import Finding
+
+    paths = [str(SAMPLE)]
+    here = list(score_run(paths, catalog=catalog, workers=1).records())
+    sent = list(score_run(paths, catalog=catalog, workers=2, chunk_bytes=20_000).records())
+    assert len(sent) == len(here) == 560
+    for mine, theirs in zip(here, sent, strict=True):
+        assert isinstance(mine, ScoredRecord)
+        assert isinstance(theirs, ScoredRecord)
+        assert theirs == mine
+        assert json.dumps(theirs.observation) == json.dumps(mine.observation)
+        assert json.dumps(theirs.card) == json.dumps(mine.card)
+        assert all(type(finding) is Finding for finding in theirs.findings)
+        assert theirs.bundle == mine.bundle
+
+
 def test_records_from_stdin_with_a_bundle_id(catalog: Catalog) -> None:
     """``-`` reads standard input, and ``bundle_id`` names the bundle, as the serial path does."""
     data = (NIGHTLIES[2] / "observations.jsonl").read_bytes()

@@ -12,7 +12,7 @@ import pytest
 
 from scorecard.contract import load_catalog
 from scorecard.core import ScoredRecord
-from scorecard.report import PackedRecord, _site_data, build_site, keep_for_site, site_pages
+from scorecard.report import PackedRecord, build_site, keep_for_site, site_pages
 from tests.report.test_site import sample_records
 
 NEWEST = "campaign-2026-11-22"
@@ -66,7 +66,9 @@ def test_packing_changes_no_byte_of_the_site(monkeypatch: pytest.MonkeyPatch) ->
         [keep_for_site(record, [NEWEST]) for record in records], load_catalog(), detail=[NEWEST]
     )
     assert beforehand == packed
-    monkeypatch.setattr(_site_data, "_documents", lambda record: None)
+    from scorecard.engine import PackedDocuments
+
+    monkeypatch.setattr(PackedDocuments, "of", classmethod(lambda cls, record: None))
     unpacked = build_site(records, load_catalog(), detail=[NEWEST])
     assert packed == unpacked
     assert any(name.startswith(f"changes/{NEWEST}/") for name in packed)

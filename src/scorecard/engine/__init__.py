@@ -34,6 +34,7 @@ _EXPORTS = {
     "is_special_file": "_output",
     "output_problems": "_output",
     "collection_paused": "_parallel",
+    "PackedDocuments": "_packed",
     "default_workers": "_pool",
     "score_rows_parallel": "_parallel",
     "score_text": "_parallel",
@@ -67,6 +68,7 @@ __all__ = [
     "Background",
     "BundleFiles",
     "LoadedRecords",
+    "PackedDocuments",
     "RecordDetail",
     "Row",
     "RunEvidence",
@@ -133,6 +135,7 @@ if TYPE_CHECKING:
         is_special_file,
         output_problems,
     )
+    from ._packed import PackedDocuments
     from ._parallel import collection_paused, score_rows_parallel, score_text
     from ._pipeline import RunSummary, score_records
     from ._pool import default_workers

@@ -37,6 +37,7 @@ from ._chunk_scorer import (
     chunk_text,
 )
 from ._chunks import CHUNK_BYTES, ScoredInput
+from ._packed import PackedDocuments
 from ._pipeline import STREAMING_FORMATS, RunSummary
 from ._pool import Run
 from ._rows import ROW_FIELDS, Row, scored_input_rows
@@ -220,6 +221,8 @@ def score_scored_records(
                 yield item
                 continue
             number, record = item
+            if isinstance(record, PackedDocuments):  # as a worker sent it
+                record = record.record()
             yield record.numbered(number)
 
 

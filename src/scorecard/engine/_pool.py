@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
 from scorecard.contract import Catalog, InputError, Policy, raise_if_stopped
 
-from ._chunk_scorer import ChunkScorer, chunk_records, chunk_text
+from ._chunk_scorer import RECORDS, ChunkScorer, chunk_outcomes, chunk_records, chunk_text
 from ._chunks import Chunk, LineNumbers, ScoredInput, Uncounted, input_chunks, worked
 from ._slots import OutputSlots
 
@@ -188,10 +188,27 @@ def _in_worker(
     if _scorer is None:
         raise RuntimeError("worker not started")
     result = worked(_scorer, work, chunk)
+    if work is chunk_outcomes and _scorer.format == RECORDS and isinstance(result, list):
+        return cast("T", _packed_outcomes(result))
     if slot is None or _slots is None:
         return result
     slots = _slots
     return cast("T | Uncounted[T]", _items_mapped(result, lambda items: slots.written(items, slot)))
+
+
+def _packed_outcomes(outcomes: list[Any]) -> list[Any]:
+    """A chunk's scored records as they travel to the main process: packed
+    (:class:`~scorecard.engine.PackedDocuments`), read back there."""
+    from ._packed import PackedDocuments
+
+    sent: list[Any] = []
+    for outcome in outcomes:
+        if isinstance(outcome, InputError):
+            sent.append(outcome)
+            continue
+        tally, record = outcome
+        sent.append((tally, PackedDocuments.of(record) or record))
+    return sent
 
 
 def _items_mapped(result: Any, change: Callable[[list[Any]], list[Any]]) -> Any:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import io
-import marshal
 import warnings
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -18,8 +17,8 @@ from typing import Any
 
 from scorecard.aggregate import CampaignAnalysis, analyze_campaign, records_frame
 from scorecard.contract import DIMENSIONS, Catalog, InputError, Row
-from scorecard.core import Finding, ScoredRecord, explain_record
-from scorecard.engine import LoadedRecords, scored_row
+from scorecard.core import ScoredRecord, explain_record
+from scorecard.engine import LoadedRecords, PackedDocuments, scored_row
 from scorecard.gate import (
     GateResult,
     GateRules,
@@ -45,37 +44,6 @@ __all__ = [
 ]
 
 
-class _Documents:
-    """A record's card, observation and audit findings as marshalled bytes (each finding a
-    plain tuple: the same values, types and key order back) and its other fields."""
-
-    __slots__ = ("documents", "rest")
-
-    def __init__(self, documents: bytes, rest: tuple[Any, ...]) -> None:
-        self.documents = documents
-        self.rest = rest
-        """The record's other fields (:data:`_REST`)."""
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, _Documents)
-            and self.documents == other.documents
-            and self.rest == other.rest
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def record(self) -> ScoredRecord:
-        """The record, a new one each call."""
-        card, observation, findings = marshal.loads(self.documents)
-        return ScoredRecord(
-            card=card,
-            observation=observation,
-            findings=tuple(Finding._make(finding) for finding in findings),
-            **dict(zip(_REST, self.rest, strict=True)),
-        )
-
-
 @dataclass(frozen=True)
 class PackedRecord:
     """A run as a site of some nights keeps it (:func:`keep_for_site`): its facts and row,
@@ -86,33 +54,15 @@ class PackedRecord:
 
     facts: RunFacts
     row: Row
-    packed: _Documents
+    packed: PackedDocuments
 
     @property
     def source(self) -> str:
-        return str(self.packed.rest[_REST.index("source")])
+        return self.packed.source
 
     def record(self) -> ScoredRecord:
         """The record, a new one each call."""
         return self.packed.record()
-
-
-#: The fields of a record kept as they are beside its marshalled documents (the bundle is one
-#: object for all its runs).
-_REST = tuple(
-    item.name
-    for item in dataclasses.fields(ScoredRecord)
-    if item.name not in ("card", "observation", "findings")
-)
-
-
-def _documents(record: ScoredRecord) -> _Documents | None:
-    findings = tuple(tuple(finding) for finding in record.findings)
-    try:
-        documents = marshal.dumps((record.card, record.observation, findings))  # type: ignore[arg-type]
-    except ValueError:  # a value marshal cannot write (not from JSON): kept as it is
-        return None
-    return _Documents(documents, tuple(getattr(record, name) for name in _REST))
 
 
 def keep_for_site(
@@ -129,7 +79,7 @@ def keep_for_site(
     if detail is None:
         return record
     facts = run_facts(record.record_json())
-    packed = _documents(record)
+    packed = PackedDocuments.of(record)
     return record if packed is None else PackedRecord(facts, scored_row(record), packed)
 
 
@@ -137,7 +87,7 @@ def keep_for_site(
 class SiteRun:
     """One scored run and its address (the run page asked for it)."""
 
-    stored: ScoredRecord | _Documents
+    stored: ScoredRecord | PackedDocuments
     """The record, or its packed documents (a site of some nights: :class:`PackedRecord`)."""
     facts: RunFacts
     path: str
@@ -221,13 +171,13 @@ class SiteData:
         loaded = LoadedRecords()
         wanted = None if detail is None else set(detail)
         for item in records:  # read once, as they come: a context run is packed at once
-            stored: ScoredRecord | _Documents
+            stored: ScoredRecord | PackedDocuments
             if isinstance(item, PackedRecord):
                 stored, facts, row = item.packed, item.facts, item.row
             else:
                 facts = run_facts(item.record_json())
                 row = scored_row(item)
-                stored = (_documents(item) if wanted is not None else None) or item
+                stored = (PackedDocuments.of(item) if wanted is not None else None) or item
             key = (facts.bundle, facts.candidate, facts.case, facts.repetition)
             path = run_page_path(*key)
             if key in seen:  # by ids, not page names: ids whose slugs met are different runs
