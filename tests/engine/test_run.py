@@ -234,7 +234,7 @@ def test_records_are_the_serial_records(
 
 
 def test_a_workers_records_travel_packed_and_read_back_whole(catalog: Catalog) -> None:
-    """Two workers send each record packed (``engine.PackedDocuments``: a fifth of pickling's
+    """Two workers send each record packed (``engine.PackedDocuments``: a quarter of pickling's
     time) and the main process reads it back: every field equal to one worker's record, its
     documents in the same key order, its findings the same type."""
     import json
