@@ -347,36 +347,16 @@ def test_view_of_a_night_from_the_store_serves_its_report(store: Path) -> None:
     night, byte for byte (the receipt too), and stops on SIGTERM."""
     import signal
     import subprocess
-    import sys
-    import urllib.request
+
+    from tests.view_server import assert_serves_every_file, running_view
 
     built = api.build_report(store=store, current=IDS[-1], baseline="previous").files
-    command = [sys.executable, "-m", "scorecard", "view", "--store", str(store)]
-    with subprocess.Popen(
-        [*command, "--current", IDS[-1]],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    ) as server:
-        try:
-            assert server.stdout is not None
-            line = server.stdout.readline()
-            assert line.startswith("serving the report at http://127.0.0.1:"), line
-            address = line.split()[4]
-            served = 0
-            for name, data in built.items():
-                if name.startswith("."):
-                    continue
-                with urllib.request.urlopen(address + name, timeout=60) as answer:
-                    assert answer.read() == data, name
-                served += 1
-            assert served == len(built) - 1
-            server.send_signal(signal.SIGTERM)
-            assert server.wait(timeout=30) == 0
-        finally:
-            if server.poll() is None:
-                server.kill()
-                server.wait()
+    with running_view("--store", str(store), "--current", IDS[-1], stderr=subprocess.PIPE) as (
+        server,
+        address,
+    ):
+        assert_serves_every_file(address, built)
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0
         assert server.stderr is not None
         assert server.stderr.read() == "stopped\n"

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.view_server import assert_serves_every_file, running_view
 
 SAMPLES = ROOT / "observations"
 
@@ -166,56 +167,37 @@ def test_view_serves_the_site_on_a_free_port_and_stops_on_a_signal(
     env = {**os.environ, "TMPDIR": str(scratch)}
     with (
         (tmp_path / "stderr.txt").open("w") as errors,
-        subprocess.Popen(
-            [sys.executable, "-m", "scorecard", "view", str(campaign), "--workers", "1"],
-            stdout=subprocess.PIPE,
-            stderr=errors,
-            text=True,
-            env=env,
-        ) as server,
+        running_view(str(campaign), "--workers", "1", stderr=errors, env=env) as (server, address),
     ):
-        try:
-            assert server.stdout is not None
-            line = server.stdout.readline()
-            assert line.startswith("serving the report at http://127.0.0.1:"), line
-            address = line.split()[4]
-            port = int(address.rsplit(":", 1)[1].strip("/"))
-            assert port > 0
-            assert list(scratch.iterdir()) == []  # made on request: no folder written
-            with urllib.request.urlopen(address, timeout=30) as answer:
-                assert answer.status == 200
-                served = answer.read()
-            body = served.decode("utf-8")
-            assert "<h1>Scorecard report</h1>" in body
-            assert 'class="verdict ' in body
-            assert served == built["index.html"]
-            page = address + "run.html?run=campaign-2026-11-22/codex-luna/final-response/1"
-            with urllib.request.urlopen(page, timeout=30) as answer:
-                assert answer.read() == built["run.html"]
-            shard = address + "data/runs/campaign-2026-11-22/codex-luna/final-response.js"
-            with urllib.request.urlopen(shard, timeout=30) as answer:
-                assert answer.read() == built[shard_file]
-            for name, data in built.items():  # every file, the receipt too; not the marker
-                if name.startswith("."):
-                    continue
-                with urllib.request.urlopen(address + name, timeout=30) as answer:
-                    assert answer.read() == data, name
-            # Bad requests get 4xx, the marker and folders are not served, a reset is quiet.
-            for path, status in (("/%00", 400), ("/.scorecard-site", 404), ("/data/", 404)):
-                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-                connection.request("GET", path)
-                assert connection.getresponse().status == status, path
-                connection.close()
-            client = socket.create_connection(("127.0.0.1", port), timeout=30)
-            client.sendall(b"GET /runs.html HTTP/1.1\r\nHost: x\r\n\r\n")
-            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            client.close()
-            server.send_signal(stop)
-            assert server.wait(timeout=30) == 0
-        finally:
-            if server.poll() is None:
-                server.kill()
-                server.wait()
+        port = int(address.rsplit(":", 1)[1].strip("/"))
+        assert port > 0
+        assert list(scratch.iterdir()) == []  # made on request: no folder written
+        with urllib.request.urlopen(address, timeout=30) as answer:
+            assert answer.status == 200
+            served = answer.read()
+        body = served.decode("utf-8")
+        assert "<h1>Scorecard report</h1>" in body
+        assert 'class="verdict ' in body
+        assert served == built["index.html"]
+        page = address + "run.html?run=campaign-2026-11-22/codex-luna/final-response/1"
+        with urllib.request.urlopen(page, timeout=30) as answer:
+            assert answer.read() == built["run.html"]
+        shard = address + "data/runs/campaign-2026-11-22/codex-luna/final-response.js"
+        with urllib.request.urlopen(shard, timeout=30) as answer:
+            assert answer.read() == built[shard_file]
+        assert_serves_every_file(address, built)  # the receipt too; not the marker
+        # Bad requests get 4xx, the marker and folders are not served, a reset is quiet.
+        for path, status in (("/%00", 400), ("/.scorecard-site", 404), ("/data/", 404)):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection.request("GET", path)
+            assert connection.getresponse().status == status, path
+            connection.close()
+        client = socket.create_connection(("127.0.0.1", port), timeout=30)
+        client.sendall(b"GET /runs.html HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()
+        server.send_signal(stop)
+        assert server.wait(timeout=30) == 0
     assert list(scratch.iterdir()) == []
     assert (tmp_path / "stderr.txt").read_text() == "stopped\n"  # no traceback
 
@@ -248,24 +230,12 @@ def test_view_with_rejected_records_serves_them_and_exits_2(campaign: Path, tmp_
         stream.write('{"schema": "nope"}\n')
     with (
         (tmp_path / "stderr.txt").open("w") as errors,
-        subprocess.Popen(
-            [sys.executable, "-m", "scorecard", "view", str(campaign), "--workers", "1"],
-            stdout=subprocess.PIPE,
-            stderr=errors,
-            text=True,
-        ) as server,
+        running_view(str(campaign), "--workers", "1", stderr=errors) as (server, address),
     ):
-        try:
-            assert server.stdout is not None
-            address = server.stdout.readline().split()[4]
-            with urllib.request.urlopen(address + "rejected.html", timeout=30) as answer:
-                assert "<h1>Rejected records</h1>" in answer.read().decode("utf-8")
-            server.send_signal(signal.SIGTERM)
-            assert server.wait(timeout=30) == 2
-        finally:
-            if server.poll() is None:
-                server.kill()
-                server.wait()
+        with urllib.request.urlopen(address + "rejected.html", timeout=30) as answer:
+            assert "<h1>Rejected records</h1>" in answer.read().decode("utf-8")
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 2
     assert (tmp_path / "stderr.txt").read_text().splitlines() == [
         f"error: {runs}:31 /schema: unsupported workflow observation schema; expected "
         "paperclip.runner.workflow-observation.v1 [unsupported_schema]",
