@@ -330,6 +330,7 @@ PACKAGES = {
         "dimension_json",
         "explain_record",
         "failing_dimensions",
+        "failing_of",
         "failing_reasons",
         "identifier_secret",
         "json_scalar",

@@ -23,6 +23,7 @@ _EXPORTS = {
     "summarize_findings": "_audit",
     "explain_record": "_explain",
     "failing_dimensions": "_explain",
+    "failing_of": "_explain",
     "failing_reasons": "_explain",
     "marker_hints": "_audit",
     "reason_evidence": "_explain",
@@ -69,6 +70,7 @@ __all__ = [
     "dimension_json",
     "explain_record",
     "failing_dimensions",
+    "failing_of",
     "failing_reasons",
     "identifier_secret",
     "json_scalar",
@@ -105,6 +107,7 @@ if TYPE_CHECKING:
     from ._explain import (
         explain_record,
         failing_dimensions,
+        failing_of,
         failing_reasons,
         reason_evidence,
         render_explanation,

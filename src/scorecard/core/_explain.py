@@ -62,14 +62,22 @@ def failing_reasons(
 
 
 def failing_dimensions(record: ScoredRecord) -> list[DimensionName]:
-    """The dimensions :func:`explain_record` explains as failing, in canonical order: those
-    whose pass is not true, of a scoreable record (an unscoreable one has none); read from the
-    card alone, without scoring again."""
+    """The dimensions :func:`explain_record` explains as failing, in canonical order
+    (:func:`failing_of` the card's overall score and passes), read from the card alone,
+    without scoring again."""
     card = record.card
-    if card["overall"]["score"] is None:
-        return []
     dimensions = card["dimensions"]
-    return [name for name in DIMENSIONS if not dimensions[name]["passed"]]
+    return failing_of(card["overall"]["score"], [dimensions[name]["passed"] for name in DIMENSIONS])
+
+
+def failing_of(overall: float | None, passed: Sequence[bool | None]) -> list[DimensionName]:
+    """The failing dimensions of a run whose overall score is ``overall`` (None: not scored)
+    and whose dimensions' passes are ``passed`` (canonical order): those whose pass is not
+    true, of a scored run; an unscored run has none. One rule for the card
+    (:func:`failing_dimensions`) and for a run's facts (the report's runs tables)."""
+    if overall is None:
+        return []
+    return [name for name, verdict in zip(DIMENSIONS, passed, strict=True) if not verdict]
 
 
 def explain_record(record: ScoredRecord, catalog: Catalog) -> dict[str, Any]:

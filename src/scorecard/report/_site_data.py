@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorecard.aggregate import CampaignAnalysis, analyze_campaign, records_frame
-from scorecard.contract import DIMENSIONS, Catalog, InputError, Row
-from scorecard.core import ScoredRecord, explain_record
+from scorecard.contract import Catalog, InputError, Row
+from scorecard.core import ScoredRecord, explain_record, failing_of
 from scorecard.engine import LoadedRecords, PackedDocuments, scored_row
 from scorecard.gate import (
     GateResult,
@@ -132,14 +132,10 @@ class SiteRun:
 
     @property
     def failing(self) -> Sequence[str]:
-        """The dimensions the explanation explains as failing (:func:`~scorecard.core.
-        failing_dimensions`: those whose pass is not true, of a scored run), read from the
-        facts alone: a runs table lists them for every run it shows, packed or not."""
-        facts = self.facts
-        if facts.overall is None:
-            return []
-        verdicts = zip(DIMENSIONS, facts.dimension_passed, strict=True)
-        return [name for name, passed in verdicts if not passed]
+        """The dimensions the explanation explains as failing (:func:`~scorecard.core.failing_of`,
+        the card's rule), read from the facts alone: a runs table lists them for every run it
+        shows, packed or not."""
+        return failing_of(self.facts.overall, self.facts.dimension_passed)
 
 
 @dataclass(frozen=True)
