@@ -76,11 +76,16 @@ def keep_for_site(
     (its shard, its change page; a context night's once) and would otherwise hold every run of
     every night parsed, most of what it weighs; a site of every night shows a run on up to
     eight change pages, and keeps its runs as they are."""
-    if detail is None:
+    packed = None if detail is None else PackedDocuments.of(record)
+    if packed is None:
         return record
-    facts = run_facts(record.record_json())
-    packed = PackedDocuments.of(record)
-    return record if packed is None else PackedRecord(facts, scored_row(record), packed)
+    return PackedRecord(*_facts_and_row(record), packed)
+
+
+def _facts_and_row(record: ScoredRecord) -> tuple[RunFacts, Row]:
+    """What a site reads of every run at once: its facts (the gate's) and its row (the
+    numbers' frame)."""
+    return run_facts(record.record_json()), scored_row(record)
 
 
 @dataclass(frozen=True)
@@ -165,15 +170,14 @@ class SiteData:
         self.runs: list[SiteRun] = []
         seen: set[tuple[str, str, str, int]] = set()
         loaded = LoadedRecords()
-        wanted = None if detail is None else set(detail)
-        for item in records:  # read once, as they come: a context run is packed at once
+        for given in records:  # read once, as they come: packed at once (keep_for_site)
+            item = given if isinstance(given, PackedRecord) else keep_for_site(given, detail)
             stored: ScoredRecord | PackedDocuments
             if isinstance(item, PackedRecord):
                 stored, facts, row = item.packed, item.facts, item.row
             else:
-                facts = run_facts(item.record_json())
-                row = scored_row(item)
-                stored = (PackedDocuments.of(item) if wanted is not None else None) or item
+                stored = item
+                facts, row = _facts_and_row(item)
             key = (facts.bundle, facts.candidate, facts.case, facts.repetition)
             path = run_page_path(*key)
             if key in seen:  # by ids, not page names: ids whose slugs met are different runs
