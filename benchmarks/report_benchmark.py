@@ -32,13 +32,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from score_benchmark import _MEASURE
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,22 +95,24 @@ def generated_campaign(folder: Path, nights: int, runs: int) -> tuple[list[str],
 def one_round(
     paths: list[str], out: Path, source: Path | None, extra: list[str]
 ) -> tuple[float, float, float]:
-    """(wall seconds, CPU seconds, peak RSS MiB) of one report process."""
+    """(wall seconds, CPU seconds, peak RSS MiB of its largest process) of one report process,
+    run under ``score_benchmark``'s measuring process: the peak is this round's own, not the
+    largest of every round so far (which hid a smaller checkout's peak behind a bigger one)."""
     environment = dict(os.environ)
     if source is not None:
         environment["PYTHONPATH"] = str(source.resolve() / "src")
     command = [sys.executable, "-m", "scorecard", "report", *paths, *extra, "--out", str(out)]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"scorecard report exited {done.returncode}: {done.stderr[-2000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    # ru_maxrss of children is the largest child so far: rounds run one at a time, so it is
-    # this round's only if no earlier round was bigger (said so in the output).
-    return elapsed, cpu, after.ru_maxrss / 1024
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *command],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    status, seconds, peak, cpu = done.stdout.split()[-4:]
+    if int(status) != 0:
+        raise SystemExit(f"scorecard report exited {status}: run {' '.join(command)}")
+    return float(seconds), float(cpu), int(peak) / 1024
 
 
 #: In the runs page, each a function of no argument returning the milliseconds its event
@@ -285,7 +288,7 @@ def main() -> None:
             wall, cpu, peak = best[label]
             print(
                 f"{label}: fastest of {arguments.repeat}: {wall:.2f} s wall, {cpu:.2f} s CPU, "
-                f"peak RSS (largest child so far) {peak:.0f} MiB"
+                f"peak RSS (largest process) {peak:.0f} MiB"
             )
             print(f"  site: {site_figures(sites[label], raw)}")
             if label in viewed:
