@@ -42,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from score_benchmark import _MEASURE
+from score_benchmark import run_measured
 
 from scorecard.aggregate._frames import records_frame
 from scorecard.contract._bundles import MANIFEST_NAME, manifest_json
@@ -90,16 +90,8 @@ def measured(command: list[str], scratch: Path) -> tuple[int, float, float]:
     # Compiled bytecode, as an installed program has it (see score_benchmark.run_score).
     environment.pop("PYTHONDONTWRITEBYTECODE", None)
     environment["PYTHONPYCACHEPREFIX"] = str(scratch / "bytecode")
-    done = subprocess.run(
-        [sys.executable, "-c", _MEASURE, *command],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=environment,
-    )
-    # the measuring script's last line: status, wall seconds, peak RSS KiB, CPU seconds
-    status, seconds, peak, _ = done.stdout.split()[-4:]
-    return int(status), float(seconds), int(peak) / 1024
+    status, seconds, peak, _, _ = run_measured(command, environment)
+    return status, seconds, peak
 
 
 _FRAME = """

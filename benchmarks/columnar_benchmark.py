@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 from distributed_benchmark import build_campaign
-from score_benchmark import _MEASURE
+from score_benchmark import run_measured
 
 from scorecard.contract import DIMENSIONS
 
@@ -72,13 +72,10 @@ assert len(table), "no groups"
 def measured(command: list[str]) -> tuple[float, float, float]:
     """(wall seconds, CPU seconds, peak MiB of the largest process) of ``command``, which must
     succeed (``gate``: exit 0 or 1, a verdict)."""
-    done = subprocess.run(
-        [sys.executable, "-c", _MEASURE, *command], capture_output=True, text=True, check=True
-    )
-    status, seconds, peak, cpu = done.stdout.split()[-4:]
-    if int(status) not in (0, 1):
+    status, seconds, peak, cpu, _ = run_measured(command)
+    if status not in (0, 1):
         raise SystemExit(f"{' '.join(command[:6])}... exited {status}")
-    return float(seconds), float(cpu), int(peak) / 1024
+    return seconds, cpu, peak
 
 
 def scorecard(*arguments: str) -> list[str]:

@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from score_benchmark import _MEASURE
+from score_benchmark import run_measured
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -102,17 +102,10 @@ def one_round(
     if source is not None:
         environment["PYTHONPATH"] = str(source.resolve() / "src")
     command = [sys.executable, "-m", "scorecard", "report", *paths, *extra, "--out", str(out)]
-    done = subprocess.run(
-        [sys.executable, "-c", _MEASURE, *command],
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    status, seconds, peak, cpu = done.stdout.split()[-4:]
-    if int(status) != 0:
+    status, seconds, peak, cpu, _ = run_measured(command, environment)
+    if status != 0:
         raise SystemExit(f"scorecard report exited {status}: run {' '.join(command)}")
-    return float(seconds), float(cpu), int(peak) / 1024
+    return seconds, cpu, peak
 
 
 #: In the runs page, each a function of no argument returning the milliseconds its event

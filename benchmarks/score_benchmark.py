@@ -115,6 +115,24 @@ print(done.returncode, elapsed, used.ru_maxrss, used.ru_utime + used.ru_stime)
 """
 
 
+def run_measured(
+    command: list[str], env: dict[str, str] | None = None
+) -> tuple[int, float, float, float, str]:
+    """``command`` run under :data:`_MEASURE` (a process of its own, so the figures are this
+    command's alone): (exit status, wall seconds, peak MiB of its largest process, CPU seconds
+    of all its processes, what it printed on standard output)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *command],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    *printed, last = done.stdout.strip().split("\n")
+    status, seconds, peak, cpu = last.split()
+    return int(status), float(seconds), int(peak) / 1024, float(cpu), "\n".join(printed)
+
+
 def run_score(
     corpus: Path, out: Path, workers: int, source: Path | None = None
 ) -> tuple[float, float]:

@@ -39,14 +39,13 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from score_benchmark import _MEASURE
+from score_benchmark import run_measured
 
 from scorecard.contract import MANIFEST_NAME, manifest_json
 from scorecard.simulate import iter_bundles, observation_line
@@ -92,18 +91,10 @@ def environment(scratch: Path) -> dict[str, str]:
 
 def measured(command: list[str], scratch: Path) -> tuple[float, float, float, str]:
     """(wall seconds, peak MiB of the largest process, CPU seconds, its stdout) of ``command``."""
-    done = subprocess.run(
-        [sys.executable, "-c", _MEASURE, *command],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=environment(scratch),
-    )
-    *printed, last = done.stdout.strip().split("\n")
-    status, seconds, peak, cpu = last.split()
-    if int(status) != 0:
+    status, seconds, peak, cpu, printed = run_measured(command, environment(scratch))
+    if status != 0:
         raise SystemExit(f"{command[:4]} exited {status}")
-    return float(seconds), int(peak) / 1024, float(cpu), "\n".join(printed)
+    return seconds, peak, cpu, printed
 
 
 _INGEST = """
