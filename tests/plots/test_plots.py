@@ -32,7 +32,7 @@ from scorecard.plots._quality import (
     plot_overall_scores,
     plot_paired_differences,
 )
-from scorecard.plots._reliability import plot_pass_k, plot_trends
+from scorecard.plots._reliability import EVERY_K_UP_TO, plot_pass_k, plot_trends
 from tests.aggregate.test_frames import make_record
 
 SAMPLES = Path(__file__).resolve().parents[2] / "observations"
@@ -379,6 +379,28 @@ def test_pass_k_draws_one_curve_per_candidate_up_to_the_most_repetitions(
     assert len(ax.lines) == 7
     assert list(ax.get_xticks()) == list(range(1, most + 1))
     assert legend_texts(ax) == CANDIDATES
+
+
+def test_pass_k_of_many_repetitions_marks_some_ten_whole_numbers() -> None:
+    """Past EVERY_K_UP_TO repetitions of a case, pass^k has some ten whole-number ticks within
+    1..n and a marker on some ten of its points, not one of each for every k (45 here)."""
+    most = 45
+    assert most > EVERY_K_UP_TO
+    frame = records_frame(
+        [
+            make_record(candidate, case, repetition, scores=1.0 if repetition % 3 else 0.5)
+            for candidate in ("a", "b")
+            for case in ("final-response", "rich-activity")
+            for repetition in range(1, most + 1)
+        ]
+    )
+    [ax] = panels(plot_pass_k(analyzed(frame)))
+    ticks = [tick for tick in ax.get_xticks() if 0.6 <= tick <= most + 0.4]
+    assert 3 <= len(ticks) <= 11
+    assert all(float(tick).is_integer() for tick in ticks)
+    for line in ax.lines:
+        assert len(numbers(line.get_xdata())) == most
+        assert line.get_markevery() == most // 10
 
 
 def test_pass_1_is_the_mean_over_cases_of_the_case_pass_rate(sample: pd.DataFrame) -> None:

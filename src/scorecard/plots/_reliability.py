@@ -8,6 +8,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 
 from scorecard.aggregate import CampaignAnalysis, observed_categories
 
@@ -24,7 +25,11 @@ from ._base import (
     show_message,
 )
 
-__all__ = ["plot_pass_k", "plot_trends"]
+__all__ = ["EVERY_K_UP_TO", "plot_pass_k", "plot_trends"]
+
+EVERY_K_UP_TO = 20
+"""pass^k marks every k up to this many repetitions of a case; beyond, some ten whole numbers
+(hundreds of ticks cannot be read, and each is a handful of matplotlib objects)."""
 
 
 def _dodge(count: int, spread: float) -> list[float]:
@@ -72,26 +77,44 @@ def plot_pass_k(
     table = bundle_table(analysis.candidates.reliability, chosen)
     styles = candidate_styles(analysis.frame)
     candidates = observed_categories(table["candidate"])
+    largest = int(table["k"].max())
+    # A marker on every k up to EVERY_K_UP_TO; beyond, on some ten of them (a line of hundreds
+    # of markers is a smear).
+    every = 1 if largest <= EVERY_K_UP_TO else largest // 10
     handles: list[Line2D] = []
     for offset, candidate in zip(_dodge(len(candidates), 0.24), candidates, strict=True):
         part = table.loc[(table["candidate"] == candidate).to_numpy()]
         colour, marker = styles[candidate]
         k = part["k"].to_numpy(dtype=np.float64) + offset
         (line,) = axes.plot(
-            k, part["pass_hat_k"], color=colour, marker=marker, linewidth=1.8, label=candidate
+            k,
+            part["pass_hat_k"],
+            color=colour,
+            marker=marker,
+            markevery=every,
+            linewidth=1.8,
+            label=candidate,
         )
         handles.append(line)
         if pass_at_k:
             axes.plot(
-                k, part["pass_at_k"], color=colour, marker=marker, linestyle="--", linewidth=1.2
+                k,
+                part["pass_at_k"],
+                color=colour,
+                marker=marker,
+                markevery=every,
+                linestyle="--",
+                linewidth=1.2,
             )
     if pass_at_k:
         handles += [
             Line2D([], [], color="#555555", linestyle="-", label="pass^k: all k pass"),
             Line2D([], [], color="#555555", linestyle="--", label="pass@k: one of k passes"),
         ]
-    largest = int(table["k"].max())
-    axes.set_xticks(range(1, largest + 1))
+    if largest <= EVERY_K_UP_TO:
+        axes.set_xticks(range(1, largest + 1))
+    else:
+        axes.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True))
     axes.set_xlim(0.6, largest + 0.4)
     axes.set_ylim(-0.04, 1.04)
     axes.grid(color="#E5E5E5", linewidth=0.8)
