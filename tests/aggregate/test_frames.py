@@ -409,6 +409,35 @@ def test_select_rows_names_the_known_values_when_one_is_unknown() -> None:
     assert observed_categories(select_rows(frame, candidate="cand-b")["candidate"]) == ["cand-b"]
 
 
+def test_select_rows_is_the_masked_rows_whether_they_are_one_stretch_or_not() -> None:
+    """A bundle of a sorted frame is one stretch of rows (read as a slice); a candidate's rows
+    of several bundles are not; a bundle and candidate together, one stretch again. Each
+    selection is pandas' own boolean selection of the same rows, renumbered, and changing it
+    leaves the frame as it was."""
+    frame = records_frame(
+        [
+            make_record(candidate, case, repetition, bundle=bundle, scores=0.25 * repetition)
+            for bundle in ("bundle-1", "bundle-2")
+            for candidate in ("cand-a", "cand-b")
+            for case in ("final-response", "rich-activity")
+            for repetition in (1, 2)
+        ]
+    )
+    untouched = frame.copy()
+    for wanted in (
+        {"bundle": "bundle-2"},
+        {"candidate": "cand-b"},
+        {"bundle": "bundle-1", "candidate": "cand-b"},
+    ):
+        mask = np.ones(len(frame), dtype=bool)
+        for column, value in wanted.items():
+            mask &= (frame[column] == value).to_numpy()
+        chosen = select_rows(frame, **wanted)
+        pd.testing.assert_frame_equal(chosen, frame.loc[mask].reset_index(drop=True))
+        chosen.loc[0, "overall"] = -1.0
+    pd.testing.assert_frame_equal(frame, untouched)
+
+
 def test_frames_do_not_depend_on_input_order() -> None:
     """Shuffling the records gives an identical frame."""
     records = [

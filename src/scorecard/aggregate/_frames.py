@@ -618,7 +618,11 @@ def select_rows(
                 f"no {column} {value!r} in the records (found: {known})", rule=f"unknown_{column}"
             )
         mask &= (frame[column] == value).to_numpy()
-    return frame.loc[mask].reset_index(drop=True)
+    rows = np.flatnonzero(mask)
+    if rows.size and rows[-1] - rows[0] + 1 == rows.size:
+        # One stretch of rows (a sorted frame's bundle): a slice, which copy-on-write shares.
+        return frame.iloc[rows[0] : rows[-1] + 1].reset_index(drop=True)
+    return frame.iloc[rows].reset_index(drop=True)
 
 
 _JUDGED_ONLY = ("first_progress_ms", "total_tokens")

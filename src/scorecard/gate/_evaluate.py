@@ -337,6 +337,7 @@ def evaluate_gate(
         ):
             text = f"{METRIC_LABELS[metric]}: no drop beyond {rules.tolerance:g} shown"
             outcomes.append(RuleOutcome("drop", "pass", None, metric, text, text + "."))
+    summaries = _summaries(analysis, roles)
     frames = [select_rows(frame, bundle=label) for label, _ in labelled]
     statuses = {outcome.status for outcome in outcomes if outcome.required}
     verdict: GateVerdict = (
@@ -350,7 +351,7 @@ def evaluate_gate(
         seed=seed,
         safety_mode=mode,
         outcomes=tuple(sorted(outcomes, key=_outcome_key)),
-        candidates=_summaries(analysis, roles),
+        candidates=summaries,
         failures=failures,
         comparisons=tuple(comparisons),
         alerts=tuple(alerts(frames)),
