@@ -142,6 +142,21 @@ def test_plot_writes_the_images_the_command_writes(tmp_path: Path) -> None:
     ]
 
 
+def test_draw_plots_gives_figures_and_errors_in_the_order_asked() -> None:
+    """Whatever order the plots are drawn in, the figures come back in the order of the kinds
+    asked for, and a plot that cannot be drawn (one candidate in one bundle: nothing to pair)
+    is an error, beside the others' figures in their order."""
+    kinds = ["trends", "passk", "paired", "heatmap"]
+    plots = api.draw_plots(kinds, [SAMPLES], workers=1)
+    assert list(plots.figures) == kinds
+    with pytest.raises(api.PlotErrors) as raised:
+        api.draw_plots(
+            ["passk", "paired", "heatmap"], [NIGHTS[0]], candidates=["codex-luna"], workers=1
+        )
+    assert list(raised.value.figures) == ["passk", "heatmap"]
+    assert [error.rule for error in raised.value.errors] == ["no_pair"]
+
+
 def test_unknown_ids_are_input_errors_with_the_closest_known_one() -> None:
     with pytest.raises(InputErrors) as raised:
         api.compare([SAMPLES], candidates=["opencode-gml", "nobody"], workers=1)

@@ -120,11 +120,12 @@ def draw_plots(
         # Gate failures matter where the gate fails a candidate (new ones, by default).
         statuses = gate_statuses(campaign.frame, before, current, rules, seed)
         gate_failed = [name for name, item in statuses.items() if item.status == "fail"]
-    figures: dict[str, Figure] = {}
-    failed: list[InputError] = []
-    for name in kinds:
+    drawn: dict[str, Figure | InputError] = {}
+    # The paired plot keeps its comparisons' columns in the analysis (tens of MiB for a large
+    # campaign): drawn last, the other plots' transients are not added to them.
+    for name in sorted(kinds, key=lambda name: name == "paired"):
         try:
-            figures[name] = draw_plot(
+            drawn[name] = draw_plot(
                 name,
                 analysis,
                 bundle=bundle,
@@ -133,7 +134,9 @@ def draw_plots(
                 gate_failed=gate_failed,
             )
         except InputError as error:
-            failed.append(error)
+            drawn[name] = error
+    figures = {name: item for name in kinds if not isinstance(item := drawn[name], InputError)}
+    failed = [item for name in kinds if isinstance(item := drawn[name], InputError)]
     if failed:
         raise PlotErrors(failed, figures, notes)
     return Plots(figures, notes)
