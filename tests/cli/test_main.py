@@ -41,50 +41,19 @@ def test_atexit_handlers_run_and_the_status_is_the_command_s(
     assert done.stderr.endswith("atexit ran\n")
 
 
-@pytest.mark.parametrize("chosen", [None, "mimalloc"])
-def test_the_environment_is_left_as_it_is_but_arrow_s_allocator(
-    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], chosen: str | None
+def test_the_environment_is_left_as_it_is(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    """A run sets no environment variable (``PYDANTIC_DISABLE_PLUGINS`` is the user's) but
-    ``ARROW_DEFAULT_MEMORY_POOL``, to ``system``, when the user has not chosen an allocator."""
+    """A run sets no environment variable (``PYDANTIC_DISABLE_PLUGINS`` is the user's)."""
     monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)
-    if chosen is None:
-        monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
-    else:
-        monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", chosen)
     monkeypatch.setattr(sys, "argv", ["scorecard", "score", str(SAMPLE), "--workers", "1"])
     monkeypatch.setattr(scorecard.contract, "install_stop_handlers", lambda: None)
     before = dict(os.environ)
     with pytest.raises(SystemExit) as exited:
         main()
     assert exited.value.code == 0
-    expected = before if chosen is not None else {**before, "ARROW_DEFAULT_MEMORY_POOL": "system"}
-    assert dict(os.environ) == expected
+    assert dict(os.environ) == before
     assert capfd.readouterr().err.startswith("scored ")
-
-
-def test_the_command_line_s_arrow_allocates_from_the_c_library(tmp_path: Path) -> None:
-    """In a fresh command-line process, Arrow's default pool is the system allocator; a
-    user's choice stands."""
-    probe = (
-        "import sys; sys.argv = ['scorecard', '--version']\n"
-        "from scorecard.cli import main\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "import pyarrow; print(pyarrow.default_memory_pool().backend_name)\n"
-    )
-    environment = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
-    for chosen, expected in ((None, "system"), ("mimalloc", "mimalloc")):
-        if chosen is not None:
-            environment["ARROW_DEFAULT_MEMORY_POOL"] = chosen
-        done = subprocess.run(
-            [sys.executable, "-c", probe],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=tmp_path,
-            env=environment,
-        )
-        assert done.stdout.splitlines()[-1] == expected
 
 
 def test_a_reader_that_goes_away_is_quiet(tmp_path: Path) -> None:

@@ -146,24 +146,14 @@ far fewer fresh pages (``docs/performance.md``, "The chunks' memory"); it change
 process, so it is never done unasked."""
 
 
-ARROW_ALLOCATOR = "ARROW_DEFAULT_MEMORY_POOL"
-"""Arrow's choice of allocator, read once, when Arrow first allocates. The command line sets it
-to ``system`` (the C library's allocator) unless the user has set it: Arrow's default,
-mimalloc, commits an arena of huge pages on its first use, some 30 MiB resident for the few
-hundred KiB that reading scored records allocates through it, at the same speed
-(``docs/performance.md``). Arrow's own documented variable; its worker processes inherit it."""
-
-
 def main() -> None:
     """Console-script entry point: run the command ``sys.argv`` names and leave through
     :func:`sys.exit` with its exit code, so the interpreter ends as it always does (``atexit``
     handlers, Dask's shutdown and coverage run). Nothing about the process is changed that
-    the user did not ask for but Arrow's allocator (:data:`ARROW_ALLOCATOR`, unless the user
-    chose one): the glibc allocator is tuned only when ``SCORECARD_REUSE_FREED_MEMORY=1`` asks
-    for it (:data:`REUSE_FREED_MEMORY`)."""
+    the user did not ask for: its environment is left as it is, and the allocator is tuned
+    only when ``SCORECARD_REUSE_FREED_MEMORY=1`` asks for it (:data:`REUSE_FREED_MEMORY`)."""
     from scorecard.contract import install_stop_handlers
 
-    os.environ.setdefault(ARROW_ALLOCATOR, "system")  # before anything imports pyarrow
     if os.environ.get(REUSE_FREED_MEMORY) == "1":
         from scorecard.fast import reuse_freed_memory
 
