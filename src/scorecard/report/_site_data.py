@@ -22,6 +22,7 @@ from scorecard.engine import LoadedRecords, PackedDocuments, scored_row
 from scorecard.gate import (
     GateResult,
     GateRules,
+    GateSide,
     RunFacts,
     evaluate_gate,
     gate_side,
@@ -227,27 +228,29 @@ class SiteData:
     def pairs(self) -> list[BundlePair]:
         """The gate on each pair of consecutive bundles, oldest first (the costliest part of
         the site: asked for after the plots are started, :func:`~._site.build_site`)."""
-        return [
-            BundlePair(baseline, current, self._gate(current, baseline))
-            for baseline, current in self.analysis.comparison_pairs()
-        ]
+        facts: dict[str, list[RunFacts]] = {}
+        for run in self.runs:
+            facts.setdefault(run.facts.bundle, []).append(run.facts)
+        pairs: list[BundlePair] = []
+        # A night is the current side of one pair and the baseline of the next: its side (the
+        # runs' table and frame) is made once, and let go after that next pair.
+        before: tuple[str, GateSide] | None = None
+        for baseline, current in self.analysis.comparison_pairs():
+            if before is None or before[0] != baseline:
+                before = (baseline, gate_side(facts[baseline], source=baseline))
+            side = gate_side(facts[current], source=current)
+            result = evaluate_gate(side, before[1], self.rules, seed=self.seed)
+            pairs.append(BundlePair(baseline, current, result))
+            before = (current, side)
+        return pairs
 
     @functools.cached_property
     def verdict(self) -> GateResult:
         """The gate's verdict on the newest bundle (against the one before it, if any)."""
-        return self.pairs[-1].result if self.pairs else self._gate(self.newest)
-
-    def _gate(self, current: str, baseline: str | None = None) -> GateResult:
-        """The gate command's verdict on ``current`` (against ``baseline``)."""
-
-        def side(bundle: str) -> Any:
-            return gate_side(
-                [run.facts for run in self.runs if run.facts.bundle == bundle], source=bundle
-            )
-
-        return evaluate_gate(
-            side(current), side(baseline) if baseline else None, self.rules, seed=self.seed
-        )
+        if self.pairs:
+            return self.pairs[-1].result
+        runs = [run.facts for run in self.runs if run.facts.bundle == self.newest]
+        return evaluate_gate(gate_side(runs, source=self.newest), None, self.rules, seed=self.seed)
 
     def run_of(self, bundle: str, candidate: str, case: str, repetition: int) -> SiteRun | None:
         return self.by_path.get(run_page_path(bundle, candidate, case, repetition))
