@@ -372,6 +372,7 @@ PACKAGES = {
         "empty_input_notices",
         "file_state",
         "in_background",
+        "input_bundles",
         "input_digest",
         "is_records_file",
         "is_special_file",

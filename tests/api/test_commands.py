@@ -157,6 +157,38 @@ def test_draw_plots_gives_figures_and_errors_in_the_order_asked() -> None:
     assert [error.rule for error in raised.value.errors] == ["no_pair"]
 
 
+def test_a_bundle_no_manifest_gives_is_refused_before_any_scoring(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``report --current``, ``plot --bundle``, ``compare --bundle`` / ``--baseline`` of a
+    bundle the observation folders' manifests do not give: the error, with the bundles they
+    do give, and nothing scored (the scoring would fail this test)."""
+    import scorecard.engine
+
+    def no_scoring(*args: object, **kwargs: object) -> None:
+        raise AssertionError("scored before the bundle id was checked")
+
+    monkeypatch.setattr(scorecard.engine, "score_run", no_scoring)
+    monkeypatch.setattr(scorecard.engine, "load_records", no_scoring)
+    with pytest.raises(InputError, match=r"no bundle 'nightly-x' among the inputs \(they hold"):
+        api.build_report(NIGHTS[-2:], current="nightly-x", workers=1)
+    with pytest.raises(InputErrors) as plotted:
+        api.draw_plots(["heatmap"], NIGHTS, bundle="nightly-x", workers=1)
+    with pytest.raises(InputErrors) as compared:
+        api.compare(NIGHTS, bundle="nightly-x", baseline="nightly-y", workers=1)
+    assert [(error.source, error.rule) for error in plotted.value.errors] == [
+        ("--bundle", "unknown_bundle")
+    ]
+    assert [(error.source, error.rule) for error in compared.value.errors] == [
+        ("--bundle", "unknown_bundle"),
+        ("--baseline", "unknown_bundle"),
+    ]
+    monkeypatch.undo()
+    known = api.compare(NIGHTS, workers=1).view
+    for error in plotted.value.errors:
+        assert all(bundle in error.message for bundle in known.bundles)
+
+
 def test_unknown_ids_are_input_errors_with_the_closest_known_one() -> None:
     with pytest.raises(InputErrors) as raised:
         api.compare([SAMPLES], candidates=["opencode-gml", "nobody"], workers=1)

@@ -157,3 +157,25 @@ def test_score_reads_every_file_of_a_deep_tree(
     assert done.returncode == 0, done.stderr[-2000:]
     assert len(done.stdout.splitlines()) == 2
     assert "Traceback" not in done.stderr
+
+
+def test_input_bundles_are_the_bundles_the_scored_records_hold(tmp_path: Path) -> None:
+    """Read from the manifests before scoring, the sample's bundle ids are those its scored
+    records carry, in order; an override names them all; a scored input (records, Parquet)
+    or stdin is not read so (None)."""
+    from scorecard.engine import input_bundles, score_run
+    from tests.conftest import ROOT
+
+    samples = [str(path) for path in sorted((ROOT / "observations").iterdir())]
+    scored = [
+        str(item.card["bundleId"])
+        for item in score_run(samples, workers=1).records()
+        if not isinstance(item, InputError)
+    ]
+    assert input_bundles(samples) == list(dict.fromkeys(scored))
+    assert len(set(scored)) == len(samples)
+    assert input_bundles(samples, "one-id") == ["one-id"]
+    records = tmp_path / "records.jsonl"
+    records.write_text(json.dumps({"schema": "scorecard.record.v1"}) + "\n")
+    assert input_bundles([*samples, str(records)]) is None
+    assert input_bundles(["-"]) is None

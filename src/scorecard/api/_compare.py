@@ -17,6 +17,7 @@ from ._inputs import (
     Campaign,
     PathLike,
     PolicySource,
+    check_bundles_before_scoring,
     check_known,
     gate_rules_of,
     load_campaign,
@@ -227,6 +228,9 @@ def compare(
         )
     if campaign is None:
         ids = list(bundle_ids)
+        if not baseline_path:
+            asked = [("--bundle", bundle), ("--baseline", baseline)]
+            check_bundles_before_scoring(given, ids, asked)
         campaign = load_campaign(
             [baseline, *given] if baseline_path and baseline is not None else given,
             cases=cases,

@@ -91,6 +91,34 @@ def check_known(kind: str, given: Sequence[str], known: Sequence[str], *, option
         raise InputErrors(problems)
 
 
+def check_bundles_before_scoring(
+    paths: Sequence[PathLike], bundle_ids: Sequence[str], asked: Sequence[tuple[str, str | None]]
+) -> None:
+    """Each bundle id asked for (``(option, id)``; None: not asked) is one the observation
+    inputs ``paths`` will hold, read from their manifests before anything is scored
+    (:func:`~scorecard.engine.input_bundles`); else the error :func:`check_known` gives after
+    the scoring. Inputs that are not only observations are checked once read, as before."""
+    from scorecard.engine import input_bundles
+
+    wanted = [(option, name) for option, name in asked if name is not None]
+    if not wanted:
+        return
+    if len(bundle_ids) > 1:  # one per path: they are the bundles
+        known: list[str] | None = list(dict.fromkeys(bundle_ids))
+    else:
+        given = [os.fspath(path) for path in paths]
+        known = input_bundles(given, bundle_ids[0] if bundle_ids else None)
+    if known is None:
+        return
+    problems = [
+        suggestion("bundle", name, known, option=option)
+        for option, name in wanted
+        if name not in known
+    ]
+    if problems:
+        raise InputErrors(problems)
+
+
 @dataclass(frozen=True)
 class Campaign:
     """The runs a comparison reads: one records frame, and its bundles in order."""

@@ -14,6 +14,7 @@ from ._inputs import (
     Campaign,
     PathLike,
     PolicySource,
+    check_bundles_before_scoring,
     check_known,
     gate_rules_of,
     load_campaign,
@@ -87,6 +88,7 @@ def draw_plots(
     if store is not None:
         campaign = store_campaign(open_campaign_store(store, policy=settings))
     if campaign is None:
+        check_bundles_before_scoring(paths, bundle_ids, [("--bundle", bundle)])
         campaign = load_campaign(
             paths,
             cases=cases,

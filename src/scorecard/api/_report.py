@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -155,7 +155,7 @@ def _site_inputs(
     """The records, catalog, rules, detailed bundles, rejections and receipt of the site of
     :func:`build_report` (its arguments, checked)."""
     from scorecard.contract import load_catalog
-    from scorecard.engine import default_workers, is_records_file, score_run
+    from scorecard.engine import default_workers, input_bundles, is_records_file, score_run
     from scorecard.report import PackedRecord, keep_for_site
 
     if store is not None:
@@ -202,6 +202,10 @@ def _site_inputs(
             )
         else:
             observed.append(path)
+    if current is not None:  # a bundle id no manifest gives fails before the scoring
+        known = input_bundles(observed, bundle_id)
+        if known is not None and current not in known:
+            raise _unknown_current(current, known)
     settings = policy_file(policy)
     catalog = load_catalog(None if cases is None else Path(cases))
     records: list[ScoredRecord | PackedRecord] = []
@@ -230,11 +234,7 @@ def _site_inputs(
             for record in records
         }
         if current not in bundles:
-            raise InputError(
-                f"no bundle {current!r} among the inputs (they hold {', '.join(sorted(bundles))})",
-                rule="unknown_bundle",
-                source="--current",
-            )
+            raise _unknown_current(current, bundles)
     receipt = new_receipt(
         "report",
         {
@@ -250,6 +250,14 @@ def _site_inputs(
         seed=seed,
     )
     return _SiteInputs(records, catalog, rules, detail, tuple(errors), receipt)
+
+
+def _unknown_current(current: str, bundles: Iterable[str]) -> InputError:
+    return InputError(
+        f"no bundle {current!r} among the inputs (they hold {', '.join(sorted(bundles))})",
+        rule="unknown_bundle",
+        source="--current",
+    )
 
 
 def _policy_path(policy: PolicySource) -> str | None:

@@ -33,6 +33,7 @@ __all__ = [
     "LoadedRecords",
     "Row",
     "count_input_files",
+    "input_bundles",
     "is_parquet",
     "is_records_file",
     "is_scored_input",
@@ -149,6 +150,19 @@ def count_input_files(paths: Sequence[str | Path]) -> int:
     return sum(
         isinstance(found, InputFile) for found in discover_inputs([str(path) for path in paths])
     )
+
+
+def input_bundles(paths: Sequence[str], bundle_id: str | None = None) -> list[str] | None:
+    """The bundle ids the observation files under ``paths`` are scored into (``bundle_id`` when
+    it overrides them), read from their manifests before anything is scored, in order; None
+    when an input is not read so (stdin, scored records, Parquet). A bundle id a command is
+    asked for that is not among them can be an error at once, not after the scoring."""
+    if any(path == "-" or is_scored_input(path) for path in paths):
+        return None
+    if bundle_id is not None:
+        return [bundle_id]
+    found = (item for item in discover_inputs(paths) if isinstance(item, InputFile))
+    return list(dict.fromkeys(item.bundle.id for item in found))
 
 
 def _records_file_rows(source: str) -> Iterator[Row | InputError]:
