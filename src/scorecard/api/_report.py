@@ -202,12 +202,12 @@ def _site_inputs(
             )
         else:
             observed.append(path)
+    settings = policy_file(policy)
+    catalog = load_catalog(None if cases is None else Path(cases))
     if current is not None:  # a bundle id no manifest gives fails before the scoring
         known = input_bundles(observed, bundle_id)
         if known is not None and current not in known:
             raise _unknown_current(current, known)
-    settings = policy_file(policy)
-    catalog = load_catalog(None if cases is None else Path(cases))
     records: list[ScoredRecord | PackedRecord] = []
     detail = None if current is None else [current]
     if observed:
