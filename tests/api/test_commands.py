@@ -160,8 +160,8 @@ def test_draw_plots_gives_figures_and_errors_in_the_order_asked() -> None:
 def test_a_bundle_no_manifest_gives_is_refused_before_any_scoring(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """``report --current``, ``plot --bundle``, ``compare --bundle`` / ``--baseline`` of a
-    bundle the observation folders' manifests do not give: the error, with the bundles they
+    """``report --current``, ``plot --bundle``, ``compare --bundle`` / ``--baseline``,
+    ``explain --bundle`` of a bundle the observation folders' manifests do not give: the error, with the bundles they
     do give, and nothing scored (the scoring would fail this test)."""
     import scorecard.engine
 
@@ -176,12 +176,17 @@ def test_a_bundle_no_manifest_gives_is_refused_before_any_scoring(
         api.draw_plots(["heatmap"], NIGHTS, bundle="nightly-x", workers=1)
     with pytest.raises(InputErrors) as compared:
         api.compare(NIGHTS, bundle="nightly-x", baseline="nightly-y", workers=1)
+    with pytest.raises(InputErrors) as explained:
+        api.explain(NIGHTS[-1:], bundle="nightly-x", workers=1)
     assert [(error.source, error.rule) for error in plotted.value.errors] == [
         ("--bundle", "unknown_bundle")
     ]
     assert [(error.source, error.rule) for error in compared.value.errors] == [
         ("--bundle", "unknown_bundle"),
         ("--baseline", "unknown_bundle"),
+    ]
+    assert [(error.source, error.rule) for error in explained.value.errors] == [
+        ("--bundle", "unknown_bundle")
     ]
     monkeypatch.undo()
     scored = api.load_campaign(NIGHTS, workers=1).bundle_order

@@ -10,6 +10,7 @@ from scorecard.contract import InputError, InputErrors, Takes, arguments
 from ._inputs import (
     PathLike,
     PolicySource,
+    check_bundles_before_scoring,
     check_known,
     is_parquet_input,
     policy_file,
@@ -138,10 +139,12 @@ def _explain_runs(
             source=scored,
         )
     catalog = scoring_catalog_of(cases)
+    settings = policy_file(policy)
+    check_bundles_before_scoring(given, [bundle_id] if bundle_id else [], [("--bundle", bundle)])
     run = score_run(
         given,
         catalog=catalog,
-        policy=policy_file(policy).policy,
+        policy=settings.policy,
         workers=workers or default_workers(),
         bundle_id=bundle_id,
     )
