@@ -179,3 +179,11 @@ def test_input_bundles_are_the_bundles_the_scored_records_hold(tmp_path: Path) -
     records.write_text(json.dumps({"schema": "scorecard.record.v1"}) + "\n")
     assert input_bundles([*samples, str(records)]) is None
     assert input_bundles(["-"]) is None
+    # What cannot be read is the scoring's to report, with its own error: a missing path, a
+    # manifest that is not JSON.
+    assert input_bundles([*samples, str(tmp_path / "missing")]) is None
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bundle.json").write_text("{not json")
+    (broken / "observations.jsonl").write_text("{}\n")
+    assert input_bundles([*samples, str(broken)]) is None

@@ -155,14 +155,17 @@ def count_input_files(paths: Sequence[str | Path]) -> int:
 def input_bundles(paths: Sequence[str], bundle_id: str | None = None) -> list[str] | None:
     """The bundle ids the observation files under ``paths`` are scored into (``bundle_id`` when
     it overrides them), read from their manifests before anything is scored, in order; None
-    when an input is not read so (stdin, scored records, Parquet). A bundle id a command is
-    asked for that is not among them can be an error at once, not after the scoring."""
+    when an input is not read so (stdin, scored records, Parquet) or cannot be read (a missing
+    path, a bad manifest: the scoring says what is wrong). A bundle id a command is asked for
+    that is not among them can be an error at once, not after the scoring."""
     if any(path == "-" or is_scored_input(path) for path in paths):
         return None
     if bundle_id is not None:
         return [bundle_id]
-    found = (item for item in discover_inputs(paths) if isinstance(item, InputFile))
-    return list(dict.fromkeys(item.bundle.id for item in found))
+    found = list(discover_inputs(paths))
+    if any(isinstance(item, InputError) for item in found):
+        return None
+    return list(dict.fromkeys(item.bundle.id for item in found if isinstance(item, InputFile)))
 
 
 def _records_file_rows(source: str) -> Iterator[Row | InputError]:
