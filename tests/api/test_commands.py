@@ -188,6 +188,11 @@ def test_a_bundle_no_manifest_gives_is_refused_before_any_scoring(
     assert [(error.source, error.rule) for error in explained.value.errors] == [
         ("--bundle", "unknown_bundle")
     ]
+    with pytest.raises(InputErrors) as named:  # ids given one per path are the bundles
+        api.draw_plots(["heatmap"], NIGHTS[:2], bundle="c", bundle_ids=["a", "b"], workers=1)
+    assert [error.rule for error in named.value.errors] == ["unknown_bundle"]
+    with pytest.raises(InputError, match="one per PATH"):  # a usage error stays the reading's
+        api.draw_plots(["heatmap"], NIGHTS[:2], bundle="c", bundle_ids=list("abc"), workers=1)
     monkeypatch.undo()
     scored = api.load_campaign(NIGHTS, workers=1).bundle_order
     assert len(scored) == len(NIGHTS)

@@ -104,6 +104,8 @@ def check_bundles_before_scoring(
     if not wanted:
         return
     if len(bundle_ids) > 1:  # one per path: they are the bundles
+        if len(bundle_ids) != len(paths):
+            return  # a usage error, which the reading says
         known: list[str] | None = list(dict.fromkeys(bundle_ids))
     else:
         given = [os.fspath(path) for path in paths]
