@@ -204,7 +204,7 @@ def _site_inputs(
             observed.append(path)
     settings = policy_file(policy)
     catalog = load_catalog(None if cases is None else Path(cases))
-    if current is not None:  # a bundle id no manifest gives fails before the scoring
+    if current is not None and observed and not errors:  # before the scoring, not after
         known = input_bundles(observed, bundle_id)
         if known is not None and current not in known:
             raise _unknown_current(current, known)
