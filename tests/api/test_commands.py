@@ -158,7 +158,7 @@ def test_draw_plots_gives_figures_and_errors_in_the_order_asked() -> None:
 
 
 def test_a_bundle_no_manifest_gives_is_refused_before_any_scoring(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """``report --current``, ``plot --bundle``, ``compare --bundle`` / ``--baseline``,
     ``explain --bundle`` of a bundle the observation folders' manifests do not give: the error, with the bundles they
@@ -193,6 +193,11 @@ def test_a_bundle_no_manifest_gives_is_refused_before_any_scoring(
     assert [error.rule for error in named.value.errors] == ["unknown_bundle"]
     with pytest.raises(InputError, match="one per PATH"):  # a usage error stays the reading's
         api.draw_plots(["heatmap"], NIGHTS[:2], bundle="c", bundle_ids=list("abc"), workers=1)
+    records = tmp_path / "records.jsonl"  # a scored input: its own error, not the bundle's
+    records.write_text(json.dumps({"schema": "scorecard.record.v1"}) + "\n")
+    with pytest.raises(InputErrors) as refused:
+        api.build_report([records], current="nightly-x", workers=1)
+    assert [error.rule for error in refused.value.errors] == ["scored_input"]
     monkeypatch.undo()
     scored = api.load_campaign(NIGHTS, workers=1).bundle_order
     assert len(scored) == len(NIGHTS)
