@@ -192,7 +192,7 @@ def test_a_bundle_no_manifest_gives_is_refused_before_any_scoring(
         api.draw_plots(["heatmap"], NIGHTS[:2], bundle="c", bundle_ids=["a", "b"], workers=1)
     assert [error.rule for error in named.value.errors] == ["unknown_bundle"]
     with pytest.raises(InputError, match="one per PATH"):  # a usage error stays the reading's
-        api.draw_plots(["heatmap"], NIGHTS[:2], bundle="c", bundle_ids=list("abc"), workers=1)
+        api.draw_plots(["heatmap"], NIGHTS[:2], bundle="z", bundle_ids=list("abc"), workers=1)
     records = tmp_path / "records.jsonl"  # a scored input: its own error, not the bundle's
     records.write_text(json.dumps({"schema": "scorecard.record.v1"}) + "\n")
     with pytest.raises(InputErrors) as refused:
