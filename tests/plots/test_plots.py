@@ -382,8 +382,9 @@ def test_pass_k_draws_one_curve_per_candidate_up_to_the_most_repetitions(
 
 
 def test_pass_k_of_many_repetitions_marks_some_ten_whole_numbers() -> None:
-    """Past EVERY_K_UP_TO repetitions of a case, pass^k has some ten whole-number ticks within
-    1..n and a marker on some ten of its points, not one of each for every k (45 here)."""
+    """Past EVERY_K_UP_TO repetitions of a case, pass^k has k = 1 and some ten round
+    whole-number ticks up to n, and a marker on some ten of its points, not one of each for
+    every k (45 here)."""
     most = 45
     assert most > EVERY_K_UP_TO
     frame = records_frame(
@@ -395,8 +396,11 @@ def test_pass_k_of_many_repetitions_marks_some_ten_whole_numbers() -> None:
         ]
     )
     [ax] = panels(plot_pass_k(analyzed(frame)))
-    ticks = [tick for tick in ax.get_xticks() if 0.6 <= tick <= most + 0.4]
-    assert 3 <= len(ticks) <= 11
+    ticks = list(ax.get_xticks())
+    assert 3 <= len(ticks) <= 12
+    assert ticks[0] == 1
+    assert ticks == sorted(set(ticks))
+    assert ticks[-1] <= most
     assert all(float(tick).is_integer() for tick in ticks)
     for line in ax.lines:
         assert len(numbers(line.get_xdata())) == most

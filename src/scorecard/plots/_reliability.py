@@ -28,8 +28,8 @@ from ._base import (
 __all__ = ["EVERY_K_UP_TO", "plot_pass_k", "plot_trends"]
 
 EVERY_K_UP_TO = 20
-"""pass^k marks every k up to this many repetitions of a case; beyond, some ten whole numbers
-(hundreds of ticks cannot be read, and each is a handful of matplotlib objects)."""
+"""pass^k marks every k up to this many repetitions of a case; beyond, k = 1 and some ten round
+whole numbers (hundreds of ticks cannot be read, and each is a handful of matplotlib objects)."""
 
 
 def _dodge(count: int, spread: float) -> list[float]:
@@ -113,8 +113,9 @@ def plot_pass_k(
         ]
     if largest <= EVERY_K_UP_TO:
         axes.set_xticks(range(1, largest + 1))
-    else:
-        axes.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True))
+    else:  # k = 1 (the pass rate), then some ten round whole numbers up to the largest
+        rounded = MaxNLocator(nbins=10, integer=True).tick_values(1, largest)
+        axes.set_xticks([1, *(int(k) for k in rounded if 1 < k <= largest)])
     axes.set_xlim(0.6, largest + 0.4)
     axes.set_ylim(-0.04, 1.04)
     axes.grid(color="#E5E5E5", linewidth=0.8)
