@@ -1,7 +1,8 @@
-"""A site of some bundles (``detail``): each run, of a detailed night or a context night, is kept
-packed (``report.keep_for_site``: facts, row and marshalled documents), read back only for the
-pages that show it (its shard, the change pages), and nothing of it is kept once they are made.
-None of this may change a byte of the site."""
+"""A site of some bundles (``detail``): each run of a detailed night is kept packed
+(``report.keep_for_site``: facts, row and marshalled documents), read back only for the pages
+that show it (its shard, the change pages), and nothing of it is kept once they are made; of a
+context night's run, given the catalog, only its facts, row and change values. None of this may
+change a byte of the site."""
 
 from __future__ import annotations
 
@@ -66,6 +67,10 @@ def test_packing_changes_no_byte_of_the_site(monkeypatch: pytest.MonkeyPatch) ->
         [keep_for_site(record, [NEWEST]) for record in records], load_catalog(), detail=[NEWEST]
     )
     assert beforehand == packed
+    # The nights before kept as their change values only (the report's way): the same files.
+    with_catalog = [keep_for_site(record, [NEWEST], load_catalog()) for record in records]
+    assert sum(isinstance(item, PackedRecord) and item.packed is None for item in with_catalog)
+    assert build_site(with_catalog, load_catalog(), detail=[NEWEST]) == packed
     from scorecard.engine import PackedDocuments
 
     monkeypatch.setattr(PackedDocuments, "of", classmethod(lambda cls, record: None))
@@ -75,23 +80,63 @@ def test_packing_changes_no_byte_of_the_site(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_a_packed_run_keeps_nothing_after_its_pages() -> None:
-    """A site of one night packs every run, of its night and of the nights before; making
-    every change page and shard reads them back on copies, and leaves no explanation, no
-    record and no kept cell of theirs. A site of every night keeps its runs as they are."""
+    """A site of one night packs the runs of its night, and keeps of each run of the nights
+    before only what the change pages show of it (its documents are let go as it is read);
+    making every change page and shard reads the night's runs back on copies, and leaves no
+    explanation, no record and no values worked out there. A site of every night keeps its
+    runs as they are."""
+    from scorecard.engine import PackedDocuments
+
     pages = site_pages(sample_records(), load_catalog(), detail=[NEWEST])
     runs = pages.site.runs
-    assert {run.facts.bundle for run in runs} - {NEWEST}  # context nights too
-    assert not any(isinstance(run.stored, ScoredRecord) for run in runs)
+    context = [run for run in runs if run.facts.bundle != NEWEST]
+    assert context  # context nights too
+    assert all(run.stored is None and run.changes for run in context)
+    assert all(isinstance(run.stored, PackedDocuments) for run in runs if run not in context)
+    with pytest.raises(ValueError, match="only the change pages' values"):
+        context[0].record  # noqa: B018
     made = [name for name in pages.names() if name.startswith(("changes/", "data/"))]
     assert any(name.startswith("changes/") for name in made)
     for name in made:
         assert pages.file(name)
-    cells = pages._changes._cells
-    assert not (set(cells._kept) | set(cells._checks) | set(cells._dimensions))
+    assert not pages._changes._values  # every run's values came with it
     assert all("explanation" not in vars(run) for run in runs)
     assert not any(isinstance(run.stored, ScoredRecord) for run in runs)
     every = site_pages(sample_records(), load_catalog())
     assert all(isinstance(run.stored, ScoredRecord) for run in every.site.runs)
+
+
+def test_a_context_runs_values_are_those_its_record_gives() -> None:
+    """Kept with the catalog, a run of a night before keeps the values the change pages would
+    work out from its record, and reads back nothing; of a detailed night, its documents
+    too."""
+    from scorecard.report._site_change import ChangePages
+
+    catalog = load_catalog()
+    whole = ChangePages(site_pages(sample_records(), catalog).site)
+    by_path = {run.path: run for run in whole.site.runs}
+    checked = 0
+    for record in sample_records():
+        kept = keep_for_site(record, [NEWEST], catalog)
+        assert isinstance(kept, PackedRecord)
+        run = next(run for run in by_path.values() if run.facts == kept.facts)
+        assert kept.changes == whole.values_of(run)
+        labels = [label for label, _ in kept.changes]
+        assert labels[:4] == [
+            "outcome",
+            "expected calls",
+            "observed calls",
+            "forbidden calls invoked",
+        ]
+        assert labels[-2:] == ["audit findings not passed", "failure"]
+        if kept.facts.bundle == NEWEST:
+            assert kept.record() == record
+        else:
+            assert kept.packed is None
+            with pytest.raises(ValueError, match=str(record.source)):
+                kept.record()
+        checked += 1
+    assert checked == len(sample_records())
 
 
 def test_a_report_over_paths_packs_its_context_nights_and_changes_no_byte() -> None:

@@ -32,7 +32,8 @@ def test_files_made_one_by_one_in_any_order_are_the_built_site() -> None:
 
 def test_a_file_is_made_only_when_asked_for() -> None:
     """The overview makes the overview and what it shows (its plots, the gates), not one
-    candidate, case, change page or shard; explanations wait for the pages that show them."""
+    candidate, case, change page or shard; explanations wait for the pages that show them, and
+    a change page keeps its runs' values, not their explanations."""
     pages = site_pages(sample_records(), load_catalog())
     assert pages.made() == []
     assert pages.file("index.html") == sample_site()["index.html"]
@@ -46,9 +47,10 @@ def test_a_file_is_made_only_when_asked_for() -> None:
     assert all("explanation" not in vars(run) for run in runs)
     change = f"changes/{NEWEST}/opencode-glm/final-response.html"
     assert pages.file(change) == sample_site()[change]
-    explained = {run.path for run in runs if "explanation" in vars(run)}
+    explained = set(pages._changes._values)  # the runs whose change values were worked out
     assert explained  # the page's runs, and only runs of that candidate and case
     assert all("/opencode-glm/final-response/" in path for path in explained)
+    assert all("explanation" not in vars(run) for run in runs)  # the values are kept, not it
     assert pages.file(GLM_SHARD) == sample_site()[GLM_SHARD]
     assert pages.made()[-2:] == [change, GLM_SHARD]
 

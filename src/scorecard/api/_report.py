@@ -169,7 +169,10 @@ def _site_inputs(
             [] if first and baseline == "previous" else baseline_bundles(opened, judged, baseline)
         )
         shown = [*context, judged]
-        kept = [keep_for_site(record, [judged]) for record in opened.scored_records(shown)]
+        kept = [
+            keep_for_site(record, [judged], opened.catalog)
+            for record in opened.scored_records(shown)
+        ]
         rules = gate_rules_of(settings)
         receipt = new_receipt(
             "report",
@@ -222,7 +225,7 @@ def _site_inputs(
             if isinstance(item, InputError):
                 errors.append(item)
             else:
-                records.append(keep_for_site(item, detail))
+                records.append(keep_for_site(item, detail, catalog))
     if errors and not records:
         raise InputErrors(errors)
     rules = gate_rules_of(settings)

@@ -7,19 +7,18 @@ failing ones first, and counts the rest, so a page does not grow with a night's 
 calls; every check of the observation's ``lifecycle``, ``continuation`` and ``presentation``
 sections; each dimension's score, pass and reasons; the audit findings not passed; the failure.
 A row whose value passed on every earlier run that has one (an unscored run has no dimension
-verdicts) and fails on a run of the night is marked ``changed`` ("passed then, failing now"). Every value comes from the scored records and their
-explanations, as the run pages show them; every string is escaped.
+verdicts) and fails on a run of the night is marked ``changed`` ("passed then, failing now").
+Every value comes from the scored records and their explanations, as the run pages show them
+(:mod:`._site_values`; a site of one night works out those of the nights before as it reads
+their runs, and keeps only them); every string is escaped.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from scorecard.contract import DIMENSIONS, OBSERVATION_SCHEMA_ID
 
-from ._common import number_text
 from ._site_assets import page
 from ._site_data import SiteData, SiteRun
 from ._site_paths import (
@@ -29,12 +28,12 @@ from ._site_paths import (
     change_page_path,
 )
 from ._site_pieces import esc, link_to
+from ._site_values import ChangeValues, change_values
 
 __all__ = ["NIGHTS_BEFORE", "VALUES_SHOWN", "VALUES_SHOWN_BEFORE", "ChangePages", "nights_before"]
 
 #: Earlier nights a change page shows beside its night.
 NIGHTS_BEFORE = 7
-_SECTIONS = ("lifecycle", "continuation", "presentation")
 
 
 def nights_before(site: SiteData, bundle: str) -> list[str]:
@@ -58,7 +57,10 @@ class ChangePages:
         self.keys = [
             key for key in self._grouped if key[0] in detailed and nights_before(site, key[0])
         ]
-        self._cells = _Cells()
+        #: Each run's values worked out here (a run the site kept whole, or packed without
+        #: them): a run shows on its night's page and again on the pages of the nights after
+        #: it. Values are shared among runs, so this holds about a reference a run.
+        self._values: dict[str, ChangeValues] = {}
 
     def runs_shown(self, bundle: str, candidate: str, case: str) -> int:
         """How many runs the change page of ``candidate`` x ``case`` on ``bundle`` shows (what
@@ -69,171 +71,43 @@ class ChangePages:
     def page(self, bundle: str, candidate: str, case: str) -> bytes:
         """The change page of ``candidate`` x ``case`` on the night ``bundle``."""
         nights = [*nights_before(self.site, bundle), bundle]
-        # A packed run is read back for this page only (SiteRun.unpacked).
         columns = [
-            [
-                run.unpacked()
-                for run in sorted(
-                    self._grouped.get((night, candidate, case), []),
-                    key=lambda r: r.facts.repetition,
-                )
-            ]
+            sorted(self._grouped.get((night, candidate, case), []), key=_repetition)
             for night in nights
         ]
-        try:
-            return _page(self.site, bundle, candidate, case, nights, columns, self._cells)
-        finally:
-            self._cells.forget([run for runs in columns for run in runs if run.transient])
+        values = {run.path: dict(self.values_of(run)) for runs in columns for run in runs}
+        return _page(self.site, bundle, candidate, case, nights, columns, values)
+
+    def values_of(self, run: SiteRun) -> ChangeValues:
+        """What the change pages show of ``run``: kept with it (a site of one night keeps
+        them as it reads its runs), else worked out from its record (read back, if packed,
+        and not kept) once."""
+        if run.changes is not None:
+            return run.changes
+        kept = self._values.get(run.path)
+        if kept is None:
+            whole = run.unpacked()
+            kept = self._values[run.path] = change_values(
+                whole.record, run.facts, whole.explained()
+            )
+        return kept
+
+
+def _repetition(run: SiteRun) -> int:
+    return run.facts.repetition
 
 
 Value = Callable[[SiteRun], tuple[str, bool | None]]
+_HEAD_ROWS = ("outcome", "expected calls", "observed calls", "forbidden calls invoked")
+_DIMENSION_ROWS = tuple(f"dimension {name}" for name in DIMENSIONS)
+_TAIL_ROWS = ("audit findings not passed", "failure")
+_NO_VALUE: tuple[str, bool | None] = ("-", None)
 
 
-class _Cells:
-    """Each run's row values (text, passed), worked out once for the whole site: a run shows
-    on its night's page and again on the pages of the nights after it. A packed run (every
-    run of a site of some nights) is read back for each page that shows it, and what was kept
-    of it here is forgotten once the page is made (:meth:`forget`)."""
-
-    def __init__(self) -> None:
-        self._kept: dict[str, dict[str, tuple[str, bool | None]]] = {}
-        self._checks: dict[str, dict[str, bool | None]] = {}
-        self._dimensions: dict[str, dict[str, Any]] = {}
-
-    def of(self, row: str, value: Value) -> Value:
-        """``value``, kept per run for the row named ``row`` (the same on every page)."""
-
-        def kept(run: SiteRun) -> tuple[str, bool | None]:
-            values = self._kept.setdefault(run.path, {})
-            if row not in values:
-                values[row] = value(run)
-            return values[row]
-
-        return kept
-
-    def checks(self, run: SiteRun) -> dict[str, bool | None]:
-        """The run's checks by ``section/id``: passed, failed or None."""
-        if run.path not in self._checks:
-            self._checks[run.path] = _checks(run)
-        return self._checks[run.path]
-
-    def dimensions(self, run: SiteRun) -> dict[str, Any]:
-        """The run's scorecard dimensions (its reasons redacted, as the run page shows them)."""
-        if run.path not in self._dimensions:
-            self._dimensions[run.path] = run.record.scorecard_json()["dimensions"]
-        return self._dimensions[run.path]
-
-    def forget(self, runs: Sequence[SiteRun]) -> None:
-        """Drop what was kept of ``runs`` (read back for one page)."""
-        for run in runs:
-            self._kept.pop(run.path, None)
-            self._checks.pop(run.path, None)
-            self._dimensions.pop(run.path, None)
-
-
-def _observation(run: SiteRun) -> dict[str, Any]:
-    document: Any = run.record.observation
-    return document if isinstance(document, dict) else {}
-
-
-def _calls(run: SiteRun, field: str) -> str:
-    base = _observation(run).get("base")
-    calls = base.get(field) if isinstance(base, dict) else None
-    if not isinstance(calls, list):
-        return "-"
-    return ", ".join(str(call) for call in calls) or "none"
-
-
-def _forbidden_invoked(run: SiteRun) -> tuple[str, bool | None]:
-    base = _observation(run).get("base")
-    if not isinstance(base, dict):
-        return "-", None
-    observed = base.get("observedCalls")
-    forbidden = base.get("forbiddenCalls")
-    if not isinstance(observed, list) or not isinstance(forbidden, list):
-        return "-", None
-    invoked = [str(call) for call in observed if call in forbidden]
-    return (", ".join(invoked) or "none"), not invoked
-
-
-def _checks(run: SiteRun) -> dict[str, bool | None]:
-    found: dict[str, bool | None] = {}
-    document = _observation(run)
-    for section in _SECTIONS:
-        part = document.get(section)
-        checks = part.get("checks") if isinstance(part, dict) else None
-        if not isinstance(checks, list):
-            continue
-        for check in checks:
-            if isinstance(check, dict) and "id" in check:
-                passed = check.get("passed")
-                found[f"{section}/{check['id']}"] = passed if isinstance(passed, bool) else None
-    return found
-
-
-def _check_value(cells: _Cells, name: str) -> Value:
-    def value(run: SiteRun) -> tuple[str, bool | None]:
-        passed = cells.checks(run).get(name)
-        return {True: "passed", False: "failed", None: "-"}[passed], passed
-
-    return value
-
-
-def _dimension_value(cells: _Cells, name: str) -> Value:
-    return lambda run: _dimension(run, cells.dimensions(run), name)
-
-
-def _dimension(run: SiteRun, dimensions: dict[str, Any], name: str) -> tuple[str, bool | None]:
-    card = dimensions.get(name)
-    if not isinstance(card, dict):
-        return "-", None
-    explained = next(
-        (
-            item["reasons"]
-            for item in run.explanation["failingDimensions"]
-            if item["dimension"] == name
-        ),
-        None,
-    )
-    if explained is not None:  # a failing dimension: each reason with its contract words
-        reasons = "; ".join(_reason_words(reason) for reason in explained)
-    else:
-        reasons = "; ".join(str(reason) for reason in card.get("reasons") or [])
-    passed = card.get("passed")
-    text = f"{number_text(card.get('score'))} {'pass' if passed else 'fail'}"
-    return (f"{text}: {reasons}" if reasons else text), passed if isinstance(passed, bool) else None
-
-
-def _reason_words(reason: dict[str, Any]) -> str:
-    """A failing reason as a change page cell says it: the text, then where, what was
-    expected and what was observed (``contract.Evidence``'s words; the schema is the page's)."""
-    parts = [f"at {reason['pointer']}"] if reason.get("pointer") else []
-    if reason.get("expected") is not None:
-        parts.append(f"expected {reason['expected']}")
-    if reason.get("observed") is not None:
-        parts.append(f"observed {reason['observed']}")
-    if reason.get("assertion"):
-        parts.append(f"case assertion {reason['assertion']}")
-    return f"{reason['reason']} ({', '.join(parts)})" if parts else str(reason["reason"])
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _findings(run: SiteRun) -> tuple[str, bool | None]:
-    findings = [
-        f"{item['code']} ({item['status']})"
-        + (
-            f" at {item['pointer']}: expected {_compact(item['expected'])},"
-            f" observed {_compact(item['actual'])} (case assertion {item['assertion']})"
-            if item["status"] == "failed"
-            else f" at {item['pointer']} (case assertion {item['assertion']})"
-        )
-        for item in run.explanation["audit"]["findings"]
-        if item["status"] != "passed"
-    ]
-    return (", ".join(findings) or "none"), not findings
+def _looked_up(values: dict[str, dict[str, tuple[str, bool | None]]], label: str) -> Value:
+    """The row ``label``'s value of a run, from ``values`` (by run path): a check the run's
+    observation does not have has none ("-")."""
+    return lambda run: values[run.path].get(label, _NO_VALUE)
 
 
 #: Run numbers a change page names for a value (the rest are counted).
@@ -321,20 +195,16 @@ def _page(
     case: str,
     nights: list[str],
     columns: list[list[SiteRun]],
-    cells: _Cells,
+    values: dict[str, dict[str, tuple[str, bool | None]]],
 ) -> bytes:
     path = change_page_path(bundle, candidate, case)
-    everyone = [run for runs in columns for run in runs]
-    checks = sorted({name for run in everyone for name in cells.checks(run)})
+    checks = sorted(
+        {label for kept in values.values() for label in kept if label.startswith("check ")}
+    )
     head = "".join(
         f'<th scope="col">{esc(night)}{" (this night)" if night == bundle else ""}</th>'
         for night in nights
     )
-
-    def outcome(run: SiteRun) -> tuple[str, bool | None]:
-        return f"{run.outcome}, overall {number_text(run.facts.overall)}", (
-            None if run.outcome == "not scored" else run.outcome == "passed"
-        )
 
     def run_links(runs: list[SiteRun]) -> str:
         if not runs:
@@ -354,17 +224,8 @@ def _page(
         + "".join(f"<td>{run_links(runs)}</td>" for runs in columns)
         + "</tr>",
         *(
-            _row(label, columns, cells.of(label, value))
-            for label, value in [
-                ("outcome", outcome),
-                ("expected calls", lambda run: (_calls(run, "expectedCalls"), None)),
-                ("observed calls", lambda run: (_calls(run, "observedCalls"), None)),
-                ("forbidden calls invoked", _forbidden_invoked),
-                *((f"check {name}", _check_value(cells, name)) for name in checks),
-                *((f"dimension {name}", _dimension_value(cells, name)) for name in DIMENSIONS),
-                ("audit findings not passed", _findings),
-                ("failure", lambda run: (run.facts.failure or "none", run.facts.failure is None)),
-            ]
+            _row(label, columns, _looked_up(values, label))
+            for label in [*_HEAD_ROWS, *checks, *_DIMENSION_ROWS, *_TAIL_ROWS]
         ),
     ]
     changed = sum(1 for row in rows if row.startswith('<tr class="changed">'))

@@ -33,6 +33,7 @@ from ._site_paths import (
     pair_page_path,
     run_page_path,
 )
+from ._site_values import ChangeValues, change_values, run_outcome
 
 __all__ = [
     "BundlePair",
@@ -51,36 +52,48 @@ class PackedRecord:
     worked out at once, and its card, observation and audit findings as marshalled bytes,
     about a quarter of what the parsed documents weigh, read back (:meth:`record`) for the
     pages that show the run (its shard, the change pages); the site hands the row to its
-    numbers' frame and keeps the facts and the bytes."""
+    numbers' frame and keeps the facts and the bytes. Given the catalog, :func:`keep_for_site`
+    also keeps what the change pages show of the run (:attr:`changes`), and of a run of a night
+    the site does not detail, which shows on no other page, only that (:attr:`packed` None)."""
 
     facts: RunFacts
     row: Row
-    packed: PackedDocuments
-
-    @property
-    def source(self) -> str:
-        return self.packed.source
+    packed: PackedDocuments | None
+    changes: ChangeValues | None = None
+    source: str = ""
 
     def record(self) -> ScoredRecord:
-        """The record, a new one each call."""
+        """The record, a new one each call (ValueError: only its change values were kept)."""
+        if self.packed is None:
+            raise ValueError(f"only the change pages' values of {self.source} were kept")
         return self.packed.record()
 
 
 def keep_for_site(
-    record: ScoredRecord, detail: Collection[str] | None
+    record: ScoredRecord, detail: Collection[str] | None, catalog: Catalog | None = None
 ) -> ScoredRecord | PackedRecord:
     """``record`` as a site of the bundles ``detail`` keeps it: packed (:class:`PackedRecord`)
     when the site details some bundles, as it is when it details every bundle (None). A caller
     that keeps the records it gives :func:`~scorecard.report.build_site` keeps these instead.
+    With ``catalog`` (the one the site is built with), what the change pages show of the run is
+    worked out now, and a run of a bundle not in ``detail`` keeps nothing else.
 
     A site of one night (``report --current``, ``--store``) reads each run back about twice
     (its shard, its change page; a context night's once) and would otherwise hold every run of
     every night parsed, most of what it weighs; a site of every night shows a run on up to
     eight change pages, and keeps its runs as they are."""
-    packed = None if detail is None else PackedDocuments.of(record)
+    if detail is None:
+        return record
+    facts, row = _facts_and_row(record)
+    changes = None
+    if catalog is not None:
+        changes = change_values(record, facts, explain_record(record, catalog))
+        if facts.bundle not in detail:
+            return PackedRecord(facts, row, None, changes, record.source)
+    packed = PackedDocuments.of(record)
     if packed is None:
         return record
-    return PackedRecord(*_facts_and_row(record), packed)
+    return PackedRecord(facts, row, packed, changes, record.source)
 
 
 def _facts_and_row(record: ScoredRecord) -> tuple[RunFacts, Row]:
@@ -93,23 +106,28 @@ def _facts_and_row(record: ScoredRecord) -> tuple[RunFacts, Row]:
 class SiteRun:
     """One scored run and its address (the run page asked for it)."""
 
-    stored: ScoredRecord | PackedDocuments
-    """The record, or its packed documents (a site of some nights: :class:`PackedRecord`)."""
+    stored: ScoredRecord | PackedDocuments | None
+    """The record, or its packed documents (a site of some nights: :class:`PackedRecord`), or
+    None: a run of a night the site does not detail, of which it kept :attr:`changes` only."""
     facts: RunFacts
     path: str
     catalog: Catalog = field(compare=False, repr=False)
     transient: bool = field(default=False, compare=False)
     """A packed run read back for one page (:meth:`unpacked`): nothing of it is kept once the
     page is made."""
+    changes: ChangeValues | None = field(default=None, compare=False, repr=False)
+    """What the change pages show of the run, when worked out as it was read."""
 
     @property
     def record(self) -> ScoredRecord:
         stored = self.stored
+        if stored is None:
+            raise ValueError(f"only the change pages' values of run {self.path} were kept")
         return stored if isinstance(stored, ScoredRecord) else stored.record()
 
     def unpacked(self) -> SiteRun:
         """This run with its record read back (itself when the record is kept)."""
-        if isinstance(self.stored, ScoredRecord):
+        if not isinstance(self.stored, PackedDocuments):
             return self
         return dataclasses.replace(self, stored=self.stored.record(), transient=True)
 
@@ -129,12 +147,7 @@ class SiteRun:
 
     @property
     def outcome(self) -> str:
-        facts = self.facts
-        if not facts.scoreable:
-            return "not scored"
-        if facts.gate_failed:
-            return "gate failed"
-        return "passed" if facts.passed else "not passed"
+        return run_outcome(self.facts)
 
     @property
     def failing(self) -> Sequence[str]:
@@ -172,10 +185,13 @@ class SiteData:
         seen: set[tuple[str, str, str, int]] = set()
         loaded = LoadedRecords()
         for given in records:  # read once, as they come: packed at once (keep_for_site)
-            item = given if isinstance(given, PackedRecord) else keep_for_site(given, detail)
-            stored: ScoredRecord | PackedDocuments
+            item = (
+                given if isinstance(given, PackedRecord) else keep_for_site(given, detail, catalog)
+            )
+            stored: ScoredRecord | PackedDocuments | None
+            changes = None
             if isinstance(item, PackedRecord):
-                stored, facts, row = item.packed, item.facts, item.row
+                stored, facts, row, changes = item.packed, item.facts, item.row, item.changes
             else:
                 stored = item
                 facts, row = _facts_and_row(item)
@@ -189,7 +205,7 @@ class SiteData:
                     source=item.source,
                 )
             seen.add(key)
-            self.runs.append(SiteRun(stored, facts, path, catalog))
+            self.runs.append(SiteRun(stored, facts, path, catalog, changes=changes))
             loaded.add(row)
         if not self.runs:
             raise InputError("no scored records found in the inputs", rule="no_records")
