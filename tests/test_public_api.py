@@ -328,6 +328,7 @@ PACKAGES = {
         "accept_observation",
         "audit_observation",
         "dimension_json",
+        "explain_failing",
         "explain_record",
         "failing_dimensions",
         "failing_of",

@@ -21,6 +21,7 @@ _EXPORTS = {
     "Finding": "_audit",
     "audit_observation": "_audit",
     "summarize_findings": "_audit",
+    "explain_failing": "_explain",
     "explain_record": "_explain",
     "failing_dimensions": "_explain",
     "failing_of": "_explain",
@@ -68,6 +69,7 @@ __all__ = [
     "accept_observation",
     "audit_observation",
     "dimension_json",
+    "explain_failing",
     "explain_record",
     "failing_dimensions",
     "failing_of",
@@ -105,6 +107,7 @@ if TYPE_CHECKING:
         summarize_findings,
     )
     from ._explain import (
+        explain_failing,
         explain_record,
         failing_dimensions,
         failing_of,

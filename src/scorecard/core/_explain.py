@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from scorecard.contract import DimensionName, ObservationDict, WorkflowCase
 
 __all__ = [
+    "explain_failing",
     "explain_record",
     "failing_dimensions",
     "failing_reasons",
@@ -80,17 +81,15 @@ def failing_of(overall: float | None, passed: Sequence[bool | None]) -> list[Dim
     return [name for name, verdict in zip(DIMENSIONS, passed, strict=True) if not verdict]
 
 
-def explain_record(record: ScoredRecord, catalog: Catalog) -> dict[str, Any]:
-    """Scorecard, failing dimensions (reasons + JSON Pointers) and audit of one record."""
-    # Read from the record's card as the scorer made it (the contract's types: a site explains
-    # every run, and validating each card again as a model cost a third of the explanation).
-    card = record.card
-    dimensions = card["dimensions"]
-    overall = card["overall"]
+def explain_failing(record: ScoredRecord, catalog: Catalog) -> list[dict[str, Any]]:
+    """:func:`explain_record`'s ``failingDimensions``: each failing dimension (canonical order)
+    with its score, gate and reasons (each with its JSON Pointer, expected and observed); the
+    observation is scored again only when a dimension fails."""
+    dimensions = record.card["dimensions"]
     failing: list[dict[str, Any]] = []
     failed = failing_dimensions(record)
     if failed:  # the reasons' pointers: scored again
-        results = raw_dimension_results(record.observation, catalog[card["caseId"]])
+        results = raw_dimension_results(record.observation, catalog[record.card["caseId"]])
         for name in failed:
             dimension = dimensions[name]
             failing.append(
@@ -101,6 +100,16 @@ def explain_record(record: ScoredRecord, catalog: Catalog) -> dict[str, Any]:
                     "reasons": [explained_reason(reason) for reason in results[name].reasons],
                 }
             )
+    return failing
+
+
+def explain_record(record: ScoredRecord, catalog: Catalog) -> dict[str, Any]:
+    """Scorecard, failing dimensions (reasons + JSON Pointers) and audit of one record."""
+    # Read from the record's card as the scorer made it (the contract's types: a site explains
+    # every run, and validating each card again as a model cost a third of the explanation).
+    card = record.card
+    overall = card["overall"]
+    failing = explain_failing(record, catalog)
     return {
         "source": {"file": record.source, "line": record.line, "index": record.index},
         "bundleId": card["bundleId"],

@@ -86,10 +86,8 @@ class ChangePages:
             return run.changes
         kept = self._values.get(run.path)
         if kept is None:
-            whole = run.unpacked()
-            kept = self._values[run.path] = change_values(
-                whole.record, run.facts, whole.explained()
-            )
+            record = run.unpacked().record
+            kept = self._values[run.path] = change_values(record, run.facts, run.catalog)
         return kept
 
 

@@ -87,7 +87,7 @@ def keep_for_site(
     facts, row = _facts_and_row(record)
     changes = None
     if catalog is not None:
-        changes = change_values(record, facts, explain_record(record, catalog))
+        changes = change_values(record, facts, catalog)
         if facts.bundle not in detail:
             return PackedRecord(facts, row, None, changes, record.source)
     packed = PackedDocuments.of(record)
@@ -256,7 +256,10 @@ class SiteData:
                 before = (baseline, gate_side(facts[baseline], source=baseline))
             side = gate_side(facts[current], source=current)
             result = evaluate_gate(side, before[1], self.rules, seed=self.seed)
-            pairs.append(BundlePair(baseline, current, result))
+            # Kept for the pages, which read its verdict, outcomes, comparisons, failures and
+            # alerts: not its analysis and current runs (some 15 MB a pair of 10,000-run
+            # nights, most of what a site of a week of nights kept of its gates).
+            pairs.append(BundlePair(baseline, current, _for_pages(result)))
             before = (current, side)
         return pairs
 
@@ -266,13 +269,19 @@ class SiteData:
         if self.pairs:
             return self.pairs[-1].result
         runs = [run.facts for run in self.runs if run.facts.bundle == self.newest]
-        return evaluate_gate(gate_side(runs, source=self.newest), None, self.rules, seed=self.seed)
+        side = gate_side(runs, source=self.newest)
+        return _for_pages(evaluate_gate(side, None, self.rules, seed=self.seed))
 
     def run_of(self, bundle: str, candidate: str, case: str, repetition: int) -> SiteRun | None:
         return self.by_path.get(run_page_path(bundle, candidate, case, repetition))
 
     def pair_into(self, bundle: str) -> BundlePair | None:
         return next((pair for pair in self.pairs if pair.current == bundle), None)
+
+
+def _for_pages(result: GateResult) -> GateResult:
+    """``result`` without what no page reads: its analysis and its current runs."""
+    return dataclasses.replace(result, analysis=None, runs=())
 
 
 def svg_bytes(figure: Any) -> bytes:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from scorecard.contract import DIMENSIONS
-from scorecard.core import ScoredRecord
+from scorecard.contract import DIMENSIONS, Catalog
+from scorecard.core import ScoredRecord, explain_failing
 from scorecard.gate import RunFacts
 
 from ._common import number_text
@@ -37,12 +37,6 @@ _SHARED_AT_MOST = 200_000
 _shared_values: dict[Any, Any] = {}
 
 
-def _shared(value: Any) -> Any:
-    if len(_shared_values) >= _SHARED_AT_MOST:
-        _shared_values.clear()
-    return _shared_values.setdefault(value, value)
-
-
 def run_outcome(facts: RunFacts) -> str:
     """The run's outcome as the site says it: not scored, gate failed, passed or not passed."""
     if not facts.scoreable:
@@ -52,19 +46,20 @@ def run_outcome(facts: RunFacts) -> str:
     return "passed" if facts.passed else "not passed"
 
 
-def change_values(
-    record: ScoredRecord, facts: RunFacts, explanation: dict[str, Any]
-) -> ChangeValues:
+def change_values(record: ScoredRecord, facts: RunFacts, catalog: Catalog) -> ChangeValues:
     """The values of the run's rows: outcome, expected, observed and forbidden calls, each
     check of the observation (``check section/id``, sorted), each dimension (the card's order
     of :data:`~scorecard.contract.DIMENSIONS`), the audit findings not passed, the failure.
-    ``explanation`` is :func:`~scorecard.core.explain_record`'s of the record."""
+    A failing dimension's reasons are :func:`~scorecard.core.explain_failing`'s (with
+    ``catalog``, the one the record was scored with), a finding's values redacted as the
+    explanation's are (:meth:`~scorecard.core.Finding.to_json`)."""
     observation: Any = record.observation
     document: dict[str, Any] = observation if isinstance(observation, dict) else {}
     base = document.get("base")
     outcome = run_outcome(facts)
     dimensions = record.scorecard_json()["dimensions"]
-    failing = {item["dimension"]: item["reasons"] for item in explanation["failingDimensions"]}
+    failing = {item["dimension"]: item["reasons"] for item in explain_failing(record, catalog)}
+    findings = [finding.to_json() for finding in record.findings if finding.status != "passed"]
     rows: list[tuple[str, Value]] = [
         (
             "outcome",
@@ -78,10 +73,14 @@ def change_values(
         ("forbidden calls invoked", _forbidden_invoked(base)),
         *sorted(_checks(document).items()),
         *((f"dimension {name}", _dimension(dimensions, failing, name)) for name in DIMENSIONS),
-        ("audit findings not passed", _findings(explanation)),
+        ("audit findings not passed", _findings(findings)),
         ("failure", (facts.failure or "none", facts.failure is None)),
     ]
-    return _shared(tuple((label, _shared(value)) for label, value in rows))  # type: ignore[no-any-return]
+    shared = _shared_values
+    if len(shared) >= _SHARED_AT_MOST:
+        shared.clear()
+    values = tuple((label, shared.setdefault(value, value)) for label, value in rows)
+    return shared.setdefault(values, values)  # type: ignore[no-any-return]
 
 
 def _calls(base: Any, field: str) -> str:
@@ -150,8 +149,10 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _findings(explanation: dict[str, Any]) -> Value:
-    findings = [
+def _findings(findings: list[dict[str, Any]]) -> Value:
+    """The findings not passed (their wire form), each with where, what was expected and
+    what was observed."""
+    texts = [
         f"{item['code']} ({item['status']})"
         + (
             f" at {item['pointer']}: expected {_compact(item['expected'])},"
@@ -159,7 +160,6 @@ def _findings(explanation: dict[str, Any]) -> Value:
             if item["status"] == "failed"
             else f" at {item['pointer']} (case assertion {item['assertion']})"
         )
-        for item in explanation["audit"]["findings"]
-        if item["status"] != "passed"
+        for item in findings
     ]
-    return (", ".join(findings) or "none"), not findings
+    return (", ".join(texts) or "none"), not texts
