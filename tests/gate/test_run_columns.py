@@ -117,6 +117,40 @@ def test_a_runs_names_are_one_object_for_every_run_that_names_them() -> None:
         assert getattr(first, name) is getattr(second, name), name
 
 
+def test_equal_scores_passes_and_reasons_are_shared_only_where_equal_means_the_same() -> None:
+    """Runs repeat their scores, passes and reasons: equal ones are one object. Never across
+    values that are equal but not the same: passes of True and scores of 1.0, a score of
+    -0.0 and one of 0.0, a whole number and a float."""
+    rng = random.Random(3)
+    scores = [ROW_FIELDS.index(f"score_{name}") for name in DIMENSIONS]
+    passes = [ROW_FIELDS.index(f"passed_{name}") for name in DIMENSIONS]
+
+    def row(score: Any, passed: Any) -> tuple[Any, ...]:
+        values = list(_row(rng))
+        for index in scores:
+            values[index] = score
+        for index in passes:
+            values[index] = passed
+        return tuple(values)
+
+    given = [row(1.0, True), row(1.0, True), row(True, 1.0), row(-0.0, False), row(0.0, False)]
+    given.append(row(1, None))
+    reasons = tuple(("".join(["late ", str(at)]),) for at in range(len(DIMENSIONS)))  # built
+    details = [(tuple(tuple("".join(r) for r in rs) for rs in reasons), *_detail(rng)[1:])
+               for _ in given]  # fmt: skip
+    runs = _one_by_one(given, details)
+    assert runs[0].scores is runs[1].scores
+    assert runs[0].dimension_passed is runs[1].dimension_passed
+    assert runs[0].reasons is runs[1].reasons
+    assert runs[0].reasons == reasons
+    for run, (score, passed) in zip(
+        runs, [(1.0, True), (1.0, True), (True, 1.0), (-0.0, False), (0.0, False), (1, None)],
+        strict=True,
+    ):  # fmt: skip
+        assert [repr(value) for value in run.scores] == [repr(score)] * len(DIMENSIONS)
+        assert [repr(value) for value in run.dimension_passed] == [repr(passed)] * len(DIMENSIONS)
+
+
 def test_runs_of_no_columns() -> None:
     assert facts_of_columns({name: [] for name in ROW_FIELDS}, iter(())) == []
 

@@ -154,7 +154,9 @@ def facts_of_row(
 ) -> RunFacts:
     """The run of ``row`` (its columns) with what only a record holds. Its names (bundle,
     candidate, provider, case, classification, model, tier) are interned: a run's parsed
-    record brings its own copy of each, and a night of 50,000 runs holds a handful of them."""
+    record brings its own copy of each, and a night of 50,000 runs holds a handful of them;
+    so are its reasons, audit findings, scores and passes where equal values are the same
+    value, which a campaign's runs repeat."""
     return RunFacts(
         bundle=_shared(row[_FIELD["bundle"]]),
         candidate=_shared(row[_FIELD["candidate"]]),
@@ -162,13 +164,17 @@ def facts_of_row(
         case=_shared(row[_FIELD["case"]]),
         repetition=row[_FIELD["repetition"]],
         classification=_shared(row[_FIELD["classification"]]),
-        scores=tuple(none_if_nan(row[_FIELD[f"score_{name}"]]) for name in DIMENSIONS),
-        dimension_passed=tuple(row[_FIELD[f"passed_{name}"]] for name in DIMENSIONS),
+        scores=_repeated_numbers(
+            tuple(none_if_nan(row[_FIELD[f"score_{name}"]]) for name in DIMENSIONS)
+        ),
+        dimension_passed=_repeated_numbers(
+            tuple(row[_FIELD[f"passed_{name}"]] for name in DIMENSIONS)
+        ),
         overall=none_if_nan(row[_FIELD["overall_score"]]),
         passed=row[_FIELD["passed"]],
         gate_passed=gate_passed,
-        reasons=reasons,
-        findings=findings,
+        reasons=_repeated(reasons),
+        findings=_repeated(findings),
         audit_gates=audit_gates,
         failure=failure,
         settlement_ms=none_if_nan(row[_FIELD["settlement_ms"]]),
@@ -185,6 +191,33 @@ def facts_of_row(
 def _shared(value: Any) -> Any:
     """``value`` interned when it is a plain string (one object for every run that names it)."""
     return sys.intern(value) if type(value) is str else value
+
+
+#: Reasons and findings met so far (each its own key and value), forgotten past this many:
+#: sharing saves memory, it never changes a value.
+_REPEATED_AT_MOST = 100_000
+_repeated_values: dict[Any, Any] = {}
+
+
+def _repeated(value: Any) -> Any:
+    """``value`` (a tuple of texts, or of findings made of texts and numbers' JSON) as the
+    first equal one met: the same object for every run that repeats it."""
+    if len(_repeated_values) >= _REPEATED_AT_MOST:
+        _repeated_values.clear()
+    return _repeated_values.setdefault(value, value)
+
+
+def _repeated_numbers(value: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``value`` (scores or passes) shared as :func:`_repeated` shares texts, when equal means
+    the same: floats none of them zero (0.0 equals -0.0), or booleans, each None or of the one
+    type, which is part of the key (1.0 equals True). Others are kept as they are."""
+    kinds = {type(item) for item in value} - {type(None)}
+    if (kinds == {float} and 0.0 not in value) or kinds == {bool} or not kinds:
+        if len(_repeated_values) >= _REPEATED_AT_MOST:
+            _repeated_values.clear()
+        kind = next(iter(kinds), None)
+        return _repeated_values.setdefault((kind, value), value)  # type: ignore[no-any-return]
+    return value
 
 
 _FIELDS = tuple(field.name for field in dataclasses.fields(RunFacts))

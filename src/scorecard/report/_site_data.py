@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import io
+import sys
 import warnings
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -98,8 +99,10 @@ def keep_for_site(
 
 def _facts_and_row(record: ScoredRecord) -> tuple[RunFacts, Row]:
     """What a site reads of every run at once: its facts (the gate's) and its row (the
-    numbers' frame)."""
-    return run_facts(record.record_json()), scored_row(record)
+    numbers' frame), its names interned (a site holds the rows of all its runs until their
+    frame is made)."""
+    row = tuple(sys.intern(value) if type(value) is str else value for value in scored_row(record))
+    return run_facts(record.record_json()), row
 
 
 @dataclass(frozen=True)
