@@ -32,8 +32,9 @@ ChangeValues = tuple[tuple[str, Value], ...]
 
 _SECTIONS = ("lifecycle", "continuation", "presentation")
 #: Interned values and tuples of them: cleared when they grow past this many (sharing saves
-#: memory; it never changes a value).
-_SHARED_AT_MOST = 200_000
+#: memory; it never changes a value), so a process that built a site keeps at most this many
+#: of its values once the site is gone.
+_SHARED_AT_MOST = 50_000
 _shared_values: dict[Any, Any] = {}
 
 
