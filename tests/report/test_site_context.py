@@ -37,6 +37,7 @@ def test_a_packed_record_reads_back_as_the_record_it_was() -> None:
         assert kept.facts.bundle == record.card["bundleId"]
         assert kept.row[0] == record.card["bundleId"]
         assert kept.source == record.source
+        assert PackedRecord(kept.facts, kept.row, kept.packed).source == record.source
         packed += 1
     assert packed == len(sample_records())
     assert all(keep_for_site(r, None) is r for r in sample_records())

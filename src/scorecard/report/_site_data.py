@@ -62,6 +62,11 @@ class PackedRecord:
     packed: PackedDocuments | None
     changes: ChangeValues | None = None
     source: str = ""
+    """The record's ``source`` (default: the packed documents')."""
+
+    def __post_init__(self) -> None:
+        if not self.source and self.packed is not None:
+            object.__setattr__(self, "source", self.packed.source)
 
     def record(self) -> ScoredRecord:
         """The record, a new one each call (ValueError: only its change values were kept)."""
