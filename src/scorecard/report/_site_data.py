@@ -110,9 +110,10 @@ def _facts_and_row(record: ScoredRecord) -> tuple[RunFacts, Row]:
     return run_facts(record.record_json()), row
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class SiteRun:
-    """One scored run and its address (the run page asked for it)."""
+    """One scored run and its address (the run page asked for it); slotted: a site of a week
+    of 50,000-run nights holds 400,000 of them."""
 
     stored: ScoredRecord | PackedDocuments | None
     """The record, or its packed documents (a site of some nights: :class:`PackedRecord`), or
@@ -139,19 +140,11 @@ class SiteRun:
             return self
         return dataclasses.replace(self, stored=self.stored.record(), transient=True)
 
-    @functools.cached_property
-    def explanation(self) -> dict[str, Any]:
-        """:func:`~scorecard.core.explain_record` of the run, worked out when a page first
-        shows it (a context night's run outside every change page never is), and kept (a packed
-        run's is kept by the copy read back for one page)."""
-        return explain_record(self.record, self.catalog)
-
     def explained(self) -> dict[str, Any]:
-        """The explanation for a reader that reads it once (a run shard): the kept one if a
-        page worked it out, else worked out and not kept (some 8.7 KiB a run: a night of
-        50,000 runs would keep 400 MiB of them for nothing)."""
-        kept: dict[str, Any] | None = vars(self).get("explanation")
-        return kept if kept is not None else explain_record(self.record, self.catalog)
+        """:func:`~scorecard.core.explain_record` of the run, worked out for the one page that
+        reads it (its shard) and not kept (some 8.7 KiB a run: a night of 50,000 runs would
+        keep 400 MiB of them for nothing); the change pages read the run's change values."""
+        return explain_record(self.record, self.catalog)
 
     @property
     def outcome(self) -> str:
@@ -217,7 +210,9 @@ class SiteData:
             loaded.add(row)
         if not self.runs:
             raise InputError("no scored records found in the inputs", rule="no_records")
+        del seen
         frame = records_frame(loaded, bundle_order=loaded.bundle_order)
+        del loaded  # every run's row, now in the frame: let go before the analysis is made
         self.analysis: CampaignAnalysis = analyze_campaign(frame, rules.settings(seed))
         self.bundles: tuple[str, ...] = self.analysis.bundles
         order = {bundle: index for index, bundle in enumerate(self.bundles)}
