@@ -28,7 +28,7 @@ from ._site_paths import (
     change_page_path,
 )
 from ._site_pieces import esc, link_to
-from ._site_values import ChangeValues, change_values
+from ._site_values import ChangeValues, Value, change_values
 
 __all__ = ["NIGHTS_BEFORE", "VALUES_SHOWN", "VALUES_SHOWN_BEFORE", "ChangePages", "nights_before"]
 
@@ -95,14 +95,15 @@ def _repetition(run: SiteRun) -> int:
     return run.facts.repetition
 
 
-Value = Callable[[SiteRun], tuple[str, bool | None]]
+RowValue = Callable[[SiteRun], Value]
+"""A row's value of each run."""
 _HEAD_ROWS = ("outcome", "expected calls", "observed calls", "forbidden calls invoked")
 _DIMENSION_ROWS = tuple(f"dimension {name}" for name in DIMENSIONS)
 _TAIL_ROWS = ("audit findings not passed", "failure")
-_NO_VALUE: tuple[str, bool | None] = ("-", None)
+_NO_VALUE: Value = ("-", None)
 
 
-def _looked_up(values: dict[str, dict[str, tuple[str, bool | None]]], label: str) -> Value:
+def _looked_up(values: dict[str, dict[str, Value]], label: str) -> RowValue:
     """The row ``label``'s value of a run, from ``values`` (by run path): a check the run's
     observation does not have has none ("-")."""
     return lambda run: values[run.path].get(label, _NO_VALUE)
@@ -133,9 +134,7 @@ VALUES_SHOWN = 8
 VALUES_SHOWN_BEFORE = 4
 
 
-def _values_kept(
-    groups: dict[tuple[str, bool | None], list[int]], limit: int
-) -> list[tuple[tuple[str, bool | None], list[int]]]:
+def _values_kept(groups: dict[Value, list[int]], limit: int) -> list[tuple[Value, list[int]]]:
     """The values a cell shows, in the order their runs came: all of them, or past ``limit``
     the failing ones first, then those of the most runs."""
     items = list(groups.items())
@@ -147,7 +146,7 @@ def _values_kept(
     return [items[at] for at in sorted(ranked[:limit])]
 
 
-def _row(label: str, columns: Sequence[Sequence[SiteRun]], value: Value) -> str:
+def _row(label: str, columns: Sequence[Sequence[SiteRun]], value: RowValue) -> str:
     """One aligned row: per night, each run's value (the last night, the page's own, shows up
     to :data:`VALUES_SHOWN` values, each night before it :data:`VALUES_SHOWN_BEFORE`); marked
     when every earlier run passed and a run of the night fails."""
@@ -156,7 +155,7 @@ def _row(label: str, columns: Sequence[Sequence[SiteRun]], value: Value) -> str:
     for position, runs in enumerate(columns):
         values = [value(run) for run in runs]
         verdicts.append([passed for _, passed in values])
-        groups: dict[tuple[str, bool | None], list[int]] = {}
+        groups: dict[Value, list[int]] = {}
         for run, item in zip(runs, values, strict=True):
             groups.setdefault(item, []).append(run.facts.repetition)
         last = position == len(columns) - 1
@@ -193,7 +192,7 @@ def _page(
     case: str,
     nights: list[str],
     columns: list[list[SiteRun]],
-    values: dict[str, dict[str, tuple[str, bool | None]]],
+    values: dict[str, dict[str, Value]],
 ) -> bytes:
     path = change_page_path(bundle, candidate, case)
     checks = sorted(

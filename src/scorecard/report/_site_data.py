@@ -121,9 +121,6 @@ class SiteRun:
     facts: RunFacts
     path: str
     catalog: Catalog = field(compare=False, repr=False)
-    transient: bool = field(default=False, compare=False)
-    """A packed run read back for one page (:meth:`unpacked`): nothing of it is kept once the
-    page is made."""
     changes: ChangeValues | None = field(default=None, compare=False, repr=False)
     """What the change pages show of the run, when worked out as it was read."""
 
@@ -135,10 +132,11 @@ class SiteRun:
         return stored if isinstance(stored, ScoredRecord) else stored.record()
 
     def unpacked(self) -> SiteRun:
-        """This run with its record read back (itself when the record is kept)."""
+        """This run with its record read back, for one page (itself when the record is kept,
+        or when only its change values were)."""
         if not isinstance(self.stored, PackedDocuments):
             return self
-        return dataclasses.replace(self, stored=self.stored.record(), transient=True)
+        return dataclasses.replace(self, stored=self.stored.record())
 
     def explained(self) -> dict[str, Any]:
         """:func:`~scorecard.core.explain_record` of the run, worked out for the one page that
