@@ -451,19 +451,25 @@ class _KillFirstWrite(_WorkerPlugin):  # type: ignore[misc]
         parquet.ParquetWriter.write_batch = write_then_die
 
 
-@pytest.mark.parametrize("named", [False, True], ids=["unnamed temporary", "named temporary"])
+@pytest.mark.parametrize(
+    ("named", "workers"),
+    [(False, 2), (True, 2), (False, 1)],
+    ids=["unnamed temporary", "named temporary", "the only worker"],
+)
 def test_a_worker_killed_mid_write_leaves_the_dataset_whole(
-    on_dask: DaskOutput, inputs: Inputs, tmp_path: Path, named: bool
+    on_dask: DaskOutput, inputs: Inputs, tmp_path: Path, named: bool, workers: int
 ) -> None:
     """A worker SIGKILLed in the middle of writing a bundle's file: its nanny starts another,
     the write is done again, and the dataset is the one an undisturbed run writes, byte for
     byte, with no temporary file in it or beside it (a named one, where files cannot be made
-    without a name, is swept before the dataset is published)."""
+    without a name, is swept before the dataset is published). The only worker's death takes
+    every result with it, the run's catalog too: it is computed again, not lost (a scattered
+    catalog was, and the run failed with the tasks after it cancelled)."""
     marker = tmp_path / "killed"
     out = tmp_path / "out" / "results.parquet"
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster) as own,
     ):

@@ -152,7 +152,7 @@ def _count_lines(piece: _Range) -> int | InputError:
 
 
 _scorers: dict[tuple[int, str], ChunkScorer] = {}
-"""This worker's chunk scorers, by catalog (the object the run scattered) and format."""
+"""This worker's chunk scorers, by catalog (the object the run's catalog task gave) and format."""
 
 
 def _scorer(catalog: Catalog, policy: Policy, output: str) -> ChunkScorer:
@@ -164,6 +164,13 @@ def _scorer(catalog: Catalog, policy: Policy, output: str) -> ChunkScorer:
             _scorers.clear()
         scorer = _scorers[key] = ChunkScorer(catalog, policy, output)
     return scorer
+
+
+def _the_catalog(catalog: Catalog) -> Catalog:
+    """The run's catalog as a task's result: a worker that dies holding it has it computed
+    again (scattered data lost with its last holder cannot be, and every task after it was
+    cancelled)."""
+    return catalog
 
 
 def _chunk(piece: _Range, first_line: int) -> Chunk:
@@ -308,8 +315,7 @@ class _Driver:
             if following.file == piece.file
         ]
         counts = [self.submit(_count_lines, ranges[index].piece) for index in counted]
-        self.catalog = self.client.scatter(catalog, broadcast=True, hash=False)
-        self.futures[self.catalog.key] = self.catalog
+        self.catalog = self.submit(_the_catalog, catalog)
         first_lines: dict[int, int] = {}
         for piece in pieces:
             if not piece.start:
