@@ -485,3 +485,44 @@ def test_a_worker_killed_mid_write_leaves_the_dataset_whole(
     }
     assert written == expected
     assert [path.name for path in out.parent.iterdir()] == ["results.parquet"]
+
+
+class _KillEveryWrite(_WorkerPlugin):  # type: ignore[misc]
+    """On every worker: each Parquet row group written is followed by SIGKILL of its worker."""
+
+    def setup(self, worker: Any) -> None:
+        import os
+        import signal
+
+        import pyarrow.parquet as parquet
+
+        write_batch = parquet.ParquetWriter.write_batch
+
+        def write_then_die(writer: Any, *args: Any, **kwargs: Any) -> None:
+            write_batch(writer, *args, **kwargs)
+            os.kill(os.getpid(), signal.SIGKILL)
+
+        parquet.ParquetWriter.write_batch = write_then_die
+
+
+def test_a_cluster_that_cannot_finish_the_run_is_a_clear_error(
+    inputs: Inputs, tmp_path: Path
+) -> None:
+    """A task that kills its worker more often than the scheduler allows: the run stops with
+    an error that names it (no traceback of the cluster's) and publishes nothing."""
+    out = tmp_path / "out" / "results.parquet"
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as own,
+    ):
+        own.register_plugin(_KillEveryWrite(), name="kill-every-write")
+        with pytest.raises(InputError) as raised:
+            score_on_dask(inputs.paths, client=own, out=out, cases=CASES, split_bytes=SPLIT)
+    assert raised.value.rule == "cluster_failed"
+    assert "KilledWorker" in str(raised.value)
+    assert "nothing was written: run it again once the workers are sound" in str(raised.value)
+    assert not out.exists()
+    assert list(out.parent.iterdir()) == []

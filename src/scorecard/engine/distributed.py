@@ -26,6 +26,7 @@ import itertools
 import os
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -265,6 +266,8 @@ def _in_order(futures: Sequence[Any]) -> Iterator[Any]:
     del futures  # as_completed lets go of each future once done; so must this frame
     for batch in completed.batches():
         for future, result in batch:
+            if isinstance(result, CancelledError):  # as_completed yields it, and raises others
+                raise result
             done[position[future.key]] = result
         while wanted in done:
             yield done.pop(wanted)
@@ -461,7 +464,23 @@ def score_on_dask(
                 writes = driver.number_and_write(steps, run, scorecards)
                 run.rows = sum(driver.client.gather(writes))
             _drop_temporaries(staging)
-        except BaseException:
+        except BaseException as error:
             driver.cancel()
+            if _lost_by_cluster(error):
+                raise InputError(
+                    f"the cluster lost this run's work ({type(error).__name__}: {error}); "
+                    "nothing was written: run it again once the workers are sound",
+                    rule="cluster_failed",
+                    source=str(target),
+                ) from error
             raise
     return run
+
+
+def _lost_by_cluster(error: BaseException) -> bool:
+    """Whether ``error`` is the cluster's failure, not the run's: a task killed with its worker
+    more often than the scheduler allows, results cancelled or forgotten, a closed connection."""
+    from distributed import KilledWorker
+    from distributed.comm.core import CommClosedError
+
+    return isinstance(error, KilledWorker | CommClosedError | CancelledError)
