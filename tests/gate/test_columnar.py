@@ -185,14 +185,8 @@ def test_detail_is_kept_for_exactly_the_runs_a_verdict_shows(
         else:
             assert now.reasons == tuple(() for _ in before.reasons)
             assert (now.findings, now.failure, now.source) == ((), None, None)
-            assert now == before.__class__(
-                **{
-                    **before.__dict__,
-                    "reasons": now.reasons,
-                    "failure": None,
-                    "source": None,
-                    "audit_gates": False,
-                }
+            assert now == dataclasses.replace(
+                before, reasons=now.reasons, failure=None, source=None, audit_gates=False
             )
     assert shown > 10
 

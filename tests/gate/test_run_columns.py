@@ -134,7 +134,7 @@ def test_equal_scores_passes_and_reasons_are_shared_only_where_equal_means_the_s
         return tuple(values)
 
     given = [row(1.0, True), row(1.0, True), row(True, 1.0), row(-0.0, False), row(0.0, False)]
-    given.append(row(1, None))
+    given += [row(1, None), row(0.0, False), row(-0.0, False)]
     reasons = tuple(("".join(["late ", str(at)]),) for at in range(len(DIMENSIONS)))  # built
     details = [(tuple(tuple("".join(r) for r in rs) for rs in reasons), *_detail(rng)[1:])
                for _ in given]  # fmt: skip
@@ -143,10 +143,12 @@ def test_equal_scores_passes_and_reasons_are_shared_only_where_equal_means_the_s
     assert runs[0].dimension_passed is runs[1].dimension_passed
     assert runs[0].reasons is runs[1].reasons
     assert runs[0].reasons == reasons
-    for run, (score, passed) in zip(
-        runs, [(1.0, True), (1.0, True), (True, 1.0), (-0.0, False), (0.0, False), (1, None)],
-        strict=True,
-    ):  # fmt: skip
+    assert runs[4].scores is runs[6].scores
+    assert runs[3].scores is runs[7].scores
+    assert runs[3].scores is not runs[4].scores
+    expected = [(1.0, True), (1.0, True), (True, 1.0), (-0.0, False), (0.0, False), (1, None),
+                (0.0, False), (-0.0, False)]  # fmt: skip
+    for run, (score, passed) in zip(runs, expected, strict=True):
         assert [repr(value) for value in run.scores] == [repr(score)] * len(DIMENSIONS)
         assert [repr(value) for value in run.dimension_passed] == [repr(passed)] * len(DIMENSIONS)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import Any
 
 import pytest
 
@@ -176,3 +177,33 @@ def test_site_inputs_are_handed_over_one_by_one() -> None:
     assert len(inputs.records) == 4
     assert list(handed) == records[1:]
     assert inputs.records == []
+
+
+def test_kept_runs_share_what_they_repeat_and_change_no_value() -> None:
+    """Runs kept for a site share the rows of their change values (label and value) and their
+    rows' numbers with their facts: one object where the values are equal, the same values as
+    a run kept with nothing to share with, and as its record's row (kinds and signs too)."""
+    from scorecard.contract import DIMENSIONS, ROW_FIELDS
+    from scorecard.engine import scored_row
+    from scorecard.report import _site_values
+
+    catalog = load_catalog()
+    records = sample_records()
+    kept = [keep_for_site(record, [NEWEST], catalog) for record in records]
+    assert all(isinstance(run, PackedRecord) for run in kept)
+    pairs: dict[tuple[str, Any], int] = {}
+    for record, run in zip(records, kept, strict=True):
+        assert isinstance(run, PackedRecord)
+        assert run.changes is not None
+        for pair in run.changes:
+            assert pairs.setdefault(pair, id(pair)) == id(pair)  # equal rows: one object
+        assert [repr(value) for value in run.row] == [repr(value) for value in scored_row(record)]
+        for position, name in enumerate(DIMENSIONS):
+            score = run.facts.scores[position]
+            assert score is None or run.row[ROW_FIELDS.index(f"score_{name}")] is score
+    assert len(pairs) * 10 < sum(len(getattr(run, "changes", ())) for run in kept)
+    for record, run in zip(records, kept, strict=True):
+        _site_values._shared_values.clear()
+        alone = keep_for_site(record, [NEWEST], catalog)
+        assert isinstance(alone, PackedRecord)
+        assert alone.changes == getattr(run, "changes", None)

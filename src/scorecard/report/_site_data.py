@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorecard.aggregate import CampaignAnalysis, analyze_campaign, records_frame
-from scorecard.contract import Catalog, InputError, Row
+from scorecard.contract import DIMENSIONS, ROW_FIELDS, Catalog, InputError, Row
 from scorecard.core import ScoredRecord, explain_record, failing_of
 from scorecard.engine import LoadedRecords, PackedDocuments, scored_row
 from scorecard.gate import (
@@ -104,10 +104,29 @@ def keep_for_site(
 
 def _facts_and_row(record: ScoredRecord) -> tuple[RunFacts, Row]:
     """What a site reads of every run at once: its facts (the gate's) and its row (the
-    numbers' frame), its names interned (a site holds the rows of all its runs until their
-    frame is made)."""
-    row = tuple(sys.intern(value) if type(value) is str else value for value in scored_row(record))
-    return run_facts(record.record_json()), row
+    numbers' frame), its names interned and its scores and metrics the facts' own objects
+    (shared among the runs that repeat them: a site holds the rows of all its runs until their
+    frame is made, some 260 bytes a row less)."""
+    facts = run_facts(record.record_json())
+    row = [sys.intern(value) if type(value) is str else value for value in scored_row(record)]
+    for index, value in zip(_NUMBER_COLUMNS, _numbers(facts), strict=True):
+        if value is not None and value == row[index] and type(value) is type(row[index]):
+            row[index] = value
+    return facts, tuple(row)
+
+
+#: The row columns of :func:`_numbers`' values, in its order.
+_NUMBER_COLUMNS = (
+    *(ROW_FIELDS.index(f"score_{name}") for name in DIMENSIONS),
+    ROW_FIELDS.index("overall_score"),
+    ROW_FIELDS.index("settlement_ms"),
+    ROW_FIELDS.index("cost_usd"),
+)
+
+
+def _numbers(facts: RunFacts) -> tuple[float | None, ...]:
+    """The facts' numbers a row repeats (None for a row's NaN)."""
+    return (*facts.scores, facts.overall, facts.settlement_ms, facts.cost_usd)
 
 
 @dataclass(frozen=True, slots=True, weakref_slot=True)

@@ -3,8 +3,8 @@ record (:func:`change_values`).
 
 A site of one night keeps these for the runs of the nights before it instead of their
 documents: those runs show on no page but a change page, so the values are all a site needs of
-them. Values and whole tuples of them are shared among runs (:func:`change_values` interns
-them): a night's runs repeat the same few texts.
+them. Values, rows (label and value) and whole tuples of them are shared among runs
+(:func:`change_values` interns them): a night's runs repeat the same few texts.
 """
 
 from __future__ import annotations
@@ -80,8 +80,12 @@ def change_values(record: ScoredRecord, facts: RunFacts, catalog: Catalog) -> Ch
     shared = _shared_values
     if len(shared) >= _SHARED_AT_MOST:
         shared.clear()
-    values = tuple((label, shared.setdefault(value, value)) for label, value in rows)
-    return shared.setdefault(values, values)  # type: ignore[no-any-return]
+    values = []
+    for label, value in rows:  # each (label, value) too: a night's runs repeat most of them
+        pair = (label, shared.setdefault(value, value))
+        values.append(shared.setdefault(pair, pair))
+    whole = tuple(values)
+    return shared.setdefault(whole, whole)  # type: ignore[no-any-return]
 
 
 def _calls(base: Any, field: str) -> str:
