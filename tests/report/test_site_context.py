@@ -75,7 +75,7 @@ def test_packing_changes_no_byte_of_the_site(monkeypatch: pytest.MonkeyPatch) ->
     assert build_site(with_catalog, load_catalog(), detail=[NEWEST]) == packed
     from scorecard.engine import PackedDocuments
 
-    monkeypatch.setattr(PackedDocuments, "of", classmethod(lambda cls, record: None))
+    monkeypatch.setattr(PackedDocuments, "of", classmethod(lambda cls, record, **_: None))
     unpacked = build_site(records, load_catalog(), detail=[NEWEST])
     assert packed == unpacked
     assert any(name.startswith(f"changes/{NEWEST}/") for name in packed)

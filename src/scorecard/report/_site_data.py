@@ -96,7 +96,7 @@ def keep_for_site(
         changes = change_values(record, facts, catalog)
         if facts.bundle not in detail:
             return PackedRecord(facts, row, None, changes, record.source)
-    packed = PackedDocuments.of(record)
+    packed = PackedDocuments.of(record, compressed=True)
     if packed is None:
         return record
     return PackedRecord(facts, row, packed, changes, record.source)
