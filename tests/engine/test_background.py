@@ -83,3 +83,18 @@ def test_cancel_ends_a_child_still_working(tmp_path: Path) -> None:
     assert time.monotonic() - began < 10
     with pytest.raises(ProcessLookupError):  # killed, and reaped: no such process any more
         os.kill(int(named.read_text()), 0)
+
+
+@linux_only
+def test_a_process_forked_later_works_the_result_out_itself() -> None:
+    """A background started here and asked for in another child forked since: that process
+    computes the work itself (the child is not its own, the pipe not its to read), and the
+    result still comes back here whole."""
+    started = in_background(lambda: ("from the first child", os.getpid()))
+    asked = in_background(lambda: (started.result(), os.getpid()))
+    (said, computed_by), asker = asked.result()
+    assert said == "from the first child"
+    assert computed_by == asker  # the later child did the work itself
+    text, child = started.result()
+    assert text == "from the first child"
+    assert child not in (os.getpid(), asker)

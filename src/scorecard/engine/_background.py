@@ -32,6 +32,7 @@ class Background(Generic[T]):
         self._work = work
         self._child = child
         self._reader = reader
+        self._owner = os.getpid()
 
     def result(self) -> T:
         """The work's result: the child's, or computed here when the child gave none (an
@@ -49,8 +50,8 @@ class Background(Generic[T]):
         self._received()
 
     def _received(self) -> tuple[T] | None:
-        if self._child is None or self._reader is None:
-            return None
+        if self._child is None or self._reader is None or os.getpid() != self._owner:
+            return None  # (another process forked since sees the child, but it is not its own)
         child, reader = self._child, self._reader
         self._child = self._reader = None
         chunks = []

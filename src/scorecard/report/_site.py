@@ -100,6 +100,9 @@ def build_site(
     # x night, no gate in them, each run's explanation read) are shared by two more processes,
     # the plots' and one of their own, in halves of about as many runs: no process holds every
     # run's explanation (the one making every change page was the largest: docs/performance.md).
+    # The gates on a third core, first: the pair pages and the overview wait for them, and
+    # this process keeps their results, not their working data.
+    pages.site.work_out_pairs_elsewhere()
     first, second = pages._change_halves()
     drawing = in_background(functools.partial(_plots_and_change_pages, pages, first))
     changing = in_background(functools.partial(pages._change_pages, second))

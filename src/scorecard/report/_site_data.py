@@ -19,7 +19,13 @@ from typing import Any
 from scorecard.aggregate import CampaignAnalysis, analyze_campaign, records_frame
 from scorecard.contract import DIMENSIONS, ROW_FIELDS, Catalog, InputError, Row
 from scorecard.core import ScoredRecord, explain_record, failing_of
-from scorecard.engine import LoadedRecords, PackedDocuments, scored_row
+from scorecard.engine import (
+    Background,
+    LoadedRecords,
+    PackedDocuments,
+    in_background,
+    scored_row,
+)
 from scorecard.gate import (
     GateResult,
     GateRules,
@@ -199,6 +205,7 @@ class SiteData:
     ) -> None:
         self.rules = rules
         self.seed = seed
+        self._pending_pairs: Background[list[BundlePair]] | None = None
         self.runs: list[SiteRun] = []
         seen: set[tuple[str, str, str, int]] = set()
         loaded = LoadedRecords()
@@ -260,10 +267,23 @@ class SiteData:
             counts[1] += run.outcome == "passed"
             counts[2] += run.outcome == "gate failed"
 
+    def work_out_pairs_elsewhere(self) -> None:
+        """Start working out :attr:`pairs` on another core (:func:`~scorecard.engine.in_background`,
+        :func:`~._site.build_site`): this process then holds the gates' results only, none of
+        their working data (each pair's sides, frames and analysis: the largest part of a
+        report's peak, some 170 MiB for a week of 50,000-run nights)."""
+        if "pairs" not in self.__dict__ and self._pending_pairs is None:
+            self._pending_pairs = in_background(self._pairs_worked_out)
+
     @functools.cached_property
     def pairs(self) -> list[BundlePair]:
         """The gate on each pair of consecutive bundles, oldest first (the costliest part of
-        the site: asked for after the plots are started, :func:`~._site.build_site`)."""
+        the site: asked for after the plots are started, :func:`~._site.build_site`), worked
+        out here or taken from the process :meth:`work_out_pairs_elsewhere` started."""
+        pending, self._pending_pairs = self._pending_pairs, None
+        return pending.result() if pending is not None else self._pairs_worked_out()
+
+    def _pairs_worked_out(self) -> list[BundlePair]:
         facts: dict[str, list[RunFacts]] = {}
         for run in self.runs:
             facts.setdefault(run.facts.bundle, []).append(run.facts)
