@@ -207,3 +207,40 @@ def test_kept_runs_share_what_they_repeat_and_change_no_value() -> None:
         alone = keep_for_site(record, [NEWEST], catalog)
         assert isinstance(alone, PackedRecord)
         assert alone.changes == getattr(run, "changes", None)
+
+
+def test_a_rows_zero_keeps_its_sign_when_shared(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row's number is the facts' object only where both are the same to the bit: a row's
+    -0.0 beside the facts' 0.0 (equal, not the same) stays the row's."""
+    from scorecard.contract import DIMENSIONS, ROW_FIELDS
+    from scorecard.engine import scored_row
+    from scorecard.gate import run_facts
+    from scorecard.report import _site_data
+
+    record = next(
+        record for record in sample_records() if 0.0 in run_facts(record.record_json()).scores
+    )
+    position = run_facts(record.record_json()).scores.index(0.0)
+    column = ROW_FIELDS.index(f"score_{DIMENSIONS[position]}")
+    negative = list(scored_row(record))
+    negative[column] = -0.0
+    monkeypatch.setattr(_site_data, "scored_row", lambda _: tuple(negative))
+    facts, row = _site_data._facts_and_row(record)
+    assert repr(facts.scores[position]) == "0.0"
+    assert repr(row[column]) == "-0.0"
+
+
+def test_gates_worked_out_elsewhere_are_those_worked_out_here() -> None:
+    """A site's gates from the process :meth:`SiteData.work_out_pairs_elsewhere` starts equal
+    those worked out in this process; stopped before its result is asked for, the gates are
+    worked out here."""
+    catalog = load_catalog()
+    here = site_pages(sample_records(), catalog, detail=[NEWEST]).site.pairs
+    elsewhere = site_pages(sample_records(), catalog, detail=[NEWEST]).site
+    elsewhere.work_out_pairs_elsewhere()
+    assert repr(elsewhere.pairs) == repr(here)  # (repr: a NaN equals no other NaN)
+    stopped = site_pages(sample_records(), catalog, detail=[NEWEST]).site
+    stopped.work_out_pairs_elsewhere()
+    stopped.stop_working_elsewhere()
+    assert repr(stopped.pairs) == repr(here)
+    assert len(here) == 3

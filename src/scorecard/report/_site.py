@@ -115,6 +115,7 @@ def build_site(
     except BaseException:
         drawing.cancel()
         changing.cancel()
+        pages.site.stop_working_elsewhere()
         raise
     pages._given(plots, changes)
     return pages.files()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import io
+import math
 import sys
 import warnings
 from collections.abc import Collection, Iterable, Sequence
@@ -116,8 +117,11 @@ def _facts_and_row(record: ScoredRecord) -> tuple[RunFacts, Row]:
     facts = run_facts(record.record_json())
     row = [sys.intern(value) if type(value) is str else value for value in scored_row(record)]
     for index, value in zip(_NUMBER_COLUMNS, _numbers(facts), strict=True):
-        if value is not None and value == row[index] and type(value) is type(row[index]):
-            row[index] = value
+        given = row[index]
+        if value is None or type(value) is not type(given) or value != given:
+            continue
+        if value or math.copysign(1.0, value) == math.copysign(1.0, float(given)):
+            row[index] = value  # (a zero only of the same sign: -0.0 equals 0.0)
     return facts, tuple(row)
 
 
@@ -274,6 +278,13 @@ class SiteData:
         report's peak, some 170 MiB for a week of 50,000-run nights)."""
         if "pairs" not in self.__dict__ and self._pending_pairs is None:
             self._pending_pairs = in_background(self._pairs_worked_out)
+
+    def stop_working_elsewhere(self) -> None:
+        """End the process :meth:`work_out_pairs_elsewhere` started, if its result is not wanted
+        (a site whose making failed); :attr:`pairs` is then worked out here if asked for."""
+        pending, self._pending_pairs = self._pending_pairs, None
+        if pending is not None:
+            pending.cancel()
 
     @functools.cached_property
     def pairs(self) -> list[BundlePair]:
