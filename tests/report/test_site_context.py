@@ -231,16 +231,24 @@ def test_a_rows_zero_keeps_its_sign_when_shared(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_gates_worked_out_elsewhere_are_those_worked_out_here() -> None:
-    """A site's gates from the process :meth:`SiteData.work_out_pairs_elsewhere` starts equal
-    those worked out in this process; stopped before its result is asked for, the gates are
-    worked out here."""
+    """A site's gates and comparisons from the processes
+    :meth:`SiteData.work_out_pairs_elsewhere` starts equal those worked out in this process
+    (and the analysis' own); stopped before their results are asked for, they are worked out
+    here."""
     catalog = load_catalog()
-    here = site_pages(sample_records(), catalog, detail=[NEWEST]).site.pairs
+    site = site_pages(sample_records(), catalog, detail=[NEWEST]).site
+    here, families = site.pairs, site.families
     elsewhere = site_pages(sample_records(), catalog, detail=[NEWEST]).site
     elsewhere.work_out_pairs_elsewhere()
     assert repr(elsewhere.pairs) == repr(here)  # (repr: a NaN equals no other NaN)
+    assert repr(elsewhere.families) == repr(families)
+    for candidate in site.candidates:
+        expected = repr(site.analysis.across_bundles(candidate))
+        assert repr(elsewhere.across_bundles(candidate)) == expected
     stopped = site_pages(sample_records(), catalog, detail=[NEWEST]).site
     stopped.work_out_pairs_elsewhere()
     stopped.stop_working_elsewhere()
     assert repr(stopped.pairs) == repr(here)
-    assert len(here) == 3
+    assert repr(stopped.families) == repr(families)
+    assert len(here) == len(families) == 3
+    assert sum(len(site.across_bundles(name)) for name in site.candidates) > 10

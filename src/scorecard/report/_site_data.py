@@ -17,7 +17,12 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scorecard.aggregate import CampaignAnalysis, analyze_campaign, records_frame
+from scorecard.aggregate import (
+    CampaignAnalysis,
+    PairedComparison,
+    analyze_campaign,
+    records_frame,
+)
 from scorecard.contract import DIMENSIONS, ROW_FIELDS, Catalog, InputError, Row
 from scorecard.core import ScoredRecord, explain_record, failing_of
 from scorecard.engine import (
@@ -185,6 +190,10 @@ class SiteRun:
         return failing_of(self.facts.overall, self.facts.dimension_passed)
 
 
+#: (baseline, current) bundles -> candidate -> their comparison of mean overall.
+Families = dict[tuple[str, str], dict[str, PairedComparison]]
+
+
 @dataclass(frozen=True)
 class BundlePair:
     baseline: str
@@ -210,6 +219,7 @@ class SiteData:
         self.rules = rules
         self.seed = seed
         self._pending_pairs: Background[list[BundlePair]] | None = None
+        self._pending_families: Background[Families] | None = None
         self.runs: list[SiteRun] = []
         seen: set[tuple[str, str, str, int]] = set()
         loaded = LoadedRecords()
@@ -272,19 +282,24 @@ class SiteData:
             counts[2] += run.outcome == "gate failed"
 
     def work_out_pairs_elsewhere(self) -> None:
-        """Start working out :attr:`pairs` on another core (:func:`~scorecard.engine.in_background`,
-        :func:`~._site.build_site`): this process then holds the gates' results only, none of
-        their working data (each pair's sides, frames and analysis: the largest part of a
-        report's peak, some 170 MiB for a week of 50,000-run nights)."""
+        """Start working out :attr:`pairs` and :attr:`families` on other cores
+        (:func:`~scorecard.engine.in_background`, :func:`~._site.build_site`): this process
+        then holds their results only, none of their working data (each pair's sides, frames
+        and analysis, some 170 MiB for a week of 50,000-run nights; the campaign's comparison
+        columns, some 130 MiB)."""
         if "pairs" not in self.__dict__ and self._pending_pairs is None:
             self._pending_pairs = in_background(self._pairs_worked_out)
+        if "families" not in self.__dict__ and self._pending_families is None:
+            self._pending_families = in_background(self._families_worked_out)
 
     def stop_working_elsewhere(self) -> None:
-        """End the process :meth:`work_out_pairs_elsewhere` started, if its result is not wanted
-        (a site whose making failed); :attr:`pairs` is then worked out here if asked for."""
-        pending, self._pending_pairs = self._pending_pairs, None
-        if pending is not None:
-            pending.cancel()
+        """End the processes :meth:`work_out_pairs_elsewhere` started, if their results are not
+        wanted (a site whose making failed); what they did is then worked out here if asked."""
+        pending: list[Background[Any] | None] = [self._pending_pairs, self._pending_families]
+        self._pending_pairs = self._pending_families = None
+        for started in pending:
+            if started is not None:
+                started.cancel()
 
     @functools.cached_property
     def pairs(self) -> list[BundlePair]:
@@ -293,6 +308,23 @@ class SiteData:
         out here or taken from the process :meth:`work_out_pairs_elsewhere` started."""
         pending, self._pending_pairs = self._pending_pairs, None
         return pending.result() if pending is not None else self._pairs_worked_out()
+
+    @functools.cached_property
+    def families(self) -> Families:
+        """Each pair of consecutive bundles' comparisons of mean overall, by candidate
+        (:meth:`~scorecard.aggregate.CampaignAnalysis.family`), worked out here or taken from
+        the process :meth:`work_out_pairs_elsewhere` started."""
+        pending, self._pending_families = self._pending_families, None
+        return pending.result() if pending is not None else self._families_worked_out()
+
+    def across_bundles(self, candidate: str) -> list[PairedComparison]:
+        """``candidate``'s comparisons with the bundle before, in bundle order
+        (:meth:`~scorecard.aggregate.CampaignAnalysis.across_bundles`, from :attr:`families`)."""
+        return [family[candidate] for family in self.families.values() if candidate in family]
+
+    def _families_worked_out(self) -> Families:
+        analysis = self.analysis
+        return {pair: analysis.family(*pair) for pair in analysis.comparison_pairs()}
 
     def _pairs_worked_out(self) -> list[BundlePair]:
         facts: dict[str, list[RunFacts]] = {}

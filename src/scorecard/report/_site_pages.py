@@ -66,7 +66,7 @@ def overview_page(
     summaries = summary_rows(site.analysis)
     newest_rows = [row for row in summaries if row["bundle"] == site.newest]
     previous = site.analysis.previous_bundle(site.newest)
-    family = site.analysis.family(previous, site.newest) if previous is not None else {}
+    family = site.families[(previous, site.newest)] if previous is not None else {}
     candidate_rows = []
     for row in newest_rows:
         name = str(row["candidate"])
@@ -234,7 +234,7 @@ def candidate_page(site: SiteData, candidate: str) -> bytes:
         numeric=range(1, 7),
     )
     trend_rows = []
-    for comparison in site.analysis.across_bundles(candidate):
+    for comparison in site.across_bundles(candidate):
         baseline, current = comparison.baseline.bundle, comparison.current.bundle
         trend_rows.append(
             [
