@@ -252,3 +252,7 @@ def test_gates_worked_out_elsewhere_are_those_worked_out_here() -> None:
     assert repr(stopped.families) == repr(families)
     assert len(here) == len(families) == 3
     assert sum(len(site.across_bundles(name)) for name in site.candidates) > 10
+    alone = site_pages(sample_records(), catalog, detail=[NEWEST]).site
+    previous = alone.bundles[-2]
+    assert repr(alone.family(previous, NEWEST)) == repr(families[(previous, NEWEST)])
+    assert "families" not in alone.__dict__  # one pair's comparisons, not every pair's

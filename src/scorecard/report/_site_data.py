@@ -317,6 +317,14 @@ class SiteData:
         pending, self._pending_families = self._pending_families, None
         return pending.result() if pending is not None else self._families_worked_out()
 
+    def family(self, baseline: str, current: str) -> dict[str, PairedComparison]:
+        """The comparisons of mean overall between two consecutive bundles, by candidate: from
+        :attr:`families` when they are worked out or on their way, else this pair's alone (a
+        page served on request, ``scorecard view``'s overview, needs no other pair's)."""
+        if "families" in self.__dict__ or self._pending_families is not None:
+            return self.families[(baseline, current)]
+        return self.analysis.family(baseline, current)
+
     def across_bundles(self, candidate: str) -> list[PairedComparison]:
         """``candidate``'s comparisons with the bundle before, in bundle order
         (:meth:`~scorecard.aggregate.CampaignAnalysis.across_bundles`, from :attr:`families`)."""

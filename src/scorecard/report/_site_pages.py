@@ -66,7 +66,7 @@ def overview_page(
     summaries = summary_rows(site.analysis)
     newest_rows = [row for row in summaries if row["bundle"] == site.newest]
     previous = site.analysis.previous_bundle(site.newest)
-    family = site.families[(previous, site.newest)] if previous is not None else {}
+    family = site.family(previous, site.newest) if previous is not None else {}
     candidate_rows = []
     for row in newest_rows:
         name = str(row["candidate"])
