@@ -53,7 +53,7 @@ class AuditFinding:
 @dataclass(frozen=True, slots=True)
 class RunFacts:
     """One scored record: identity, scores and the untrusted text reports show (slotted: a
-    site or gate of a week of 50,000-run nights holds 400,000 of them, 128 bytes less each)."""
+    site or gate of a week of 50,000-run nights holds 400,000 of them)."""
 
     bundle: str
     """Bundle id as the record says."""

@@ -118,15 +118,14 @@ def _facts_and_row(record: ScoredRecord) -> tuple[RunFacts, Row]:
     """What a site reads of every run at once: its facts (the gate's) and its row (the
     numbers' frame), its names interned and its scores and metrics the facts' own objects
     (shared among the runs that repeat them: a site holds the rows of all its runs until their
-    frame is made, some 260 bytes a row less)."""
+    frame is made)."""
     facts = run_facts(record.record_json())
     row = [sys.intern(value) if type(value) is str else value for value in scored_row(record)]
     for index, value in zip(_NUMBER_COLUMNS, _numbers(facts), strict=True):
         given = row[index]
-        if value is None or type(value) is not type(given) or value != given:
-            continue
-        if value or math.copysign(1.0, value) == math.copysign(1.0, float(given)):
-            row[index] = value  # (a zero only of the same sign: -0.0 equals 0.0)
+        # The same to the bit: the same type, equal, and a zero of the same sign (-0.0 == 0.0).
+        if type(value) is type(given) and value == given and _sign(value) == _sign(given):
+            row[index] = value
     return facts, tuple(row)
 
 
@@ -137,6 +136,10 @@ _NUMBER_COLUMNS = (
     ROW_FIELDS.index("settlement_ms"),
     ROW_FIELDS.index("cost_usd"),
 )
+
+
+def _sign(value: Any) -> float:
+    return math.copysign(1.0, value) if type(value) is float else 1.0
 
 
 def _numbers(facts: RunFacts) -> tuple[float | None, ...]:
@@ -285,8 +288,7 @@ class SiteData:
         """Start working out :attr:`pairs` and :attr:`families` on other cores
         (:func:`~scorecard.engine.in_background`, :func:`~._site.build_site`): this process
         then holds their results only, none of their working data (each pair's sides, frames
-        and analysis, some 170 MiB for a week of 50,000-run nights; the campaign's comparison
-        columns, some 130 MiB)."""
+        and analysis; the campaign's comparison columns: docs/performance.md)."""
         if "pairs" not in self.__dict__ and self._pending_pairs is None:
             self._pending_pairs = in_background(self._pairs_worked_out)
         if "families" not in self.__dict__ and self._pending_families is None:
