@@ -166,6 +166,49 @@ def test_a_report_over_paths_packs_its_context_nights_and_changes_no_byte() -> N
     assert len(report) == len(plain) + 1
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_runs_kept_by_the_workers_are_those_kept_here(workers: int) -> None:
+    """``records(site_keeper(...))`` gives, numbered in input order, what ``keep_for_site``
+    keeps of each numbered record (facts, row, documents and change values, by ``repr``: kinds
+    and signs too), from the pool's workers as from this process; and what comes from the
+    workers shares its names and repeated values here, as runs kept here do."""
+    from scorecard.engine import score_run
+    from scorecard.report import site_keeper
+    from tests.conftest import ROOT
+
+    catalog = load_catalog()
+    samples = [str(ROOT / "observations")]
+    run = score_run(samples, catalog=catalog, workers=workers, chunk_bytes=1 << 16)
+    kept = [item for item in run.records(site_keeper([NEWEST])) if not isinstance(item, Exception)]
+    here = [keep_for_site(record, [NEWEST], catalog) for record in sample_records()]
+    assert len(kept) == len(here) == len(sample_records())
+    detailed = 0
+    for mine, theirs in zip(here, kept, strict=True):
+        assert isinstance(mine, PackedRecord)
+        assert isinstance(theirs, PackedRecord)
+        assert repr(theirs.facts) == repr(mine.facts)
+        assert repr(theirs.row) == repr(mine.row)
+        assert theirs.changes == mine.changes
+        assert theirs.source == mine.source
+        if mine.packed is None:
+            assert theirs.packed is None
+            continue
+        detailed += 1
+        assert theirs.packed is not None
+        assert theirs.record() == mine.record()
+        assert theirs.record().repetition == mine.facts.repetition
+    assert 0 < detailed < len(here)
+    names: dict[str, int] = {}
+    values: dict[Any, int] = {}
+    for item in kept:
+        assert isinstance(item, PackedRecord)
+        for name in (item.facts.candidate, item.facts.case, item.row[0]):
+            assert names.setdefault(name, id(name)) == id(name)
+        assert values.setdefault(item.facts.scores, id(item.facts.scores)) == id(item.facts.scores)
+        assert item.changes is not None
+        assert values.setdefault(item.changes, id(item.changes)) == id(item.changes)
+
+
 def test_site_inputs_are_handed_over_one_by_one() -> None:
     """Each record leaves the inputs' list as it is read, in order."""
     from scorecard.api._report import _SiteInputs

@@ -156,7 +156,7 @@ def _site_inputs(
     :func:`build_report` (its arguments, checked)."""
     from scorecard.contract import load_catalog
     from scorecard.engine import default_workers, input_bundles, is_records_file, score_run
-    from scorecard.report import PackedRecord, keep_for_site
+    from scorecard.report import PackedRecord, keep_for_site, site_keeper
 
     if store is not None:
         from ._store import baseline_bundles, current_bundle, open_campaign_store
@@ -221,11 +221,12 @@ def _site_inputs(
             workers=workers or default_workers(),
             bundle_id=bundle_id,
         )
-        for item in run.records():
+        # A site of one night: its runs kept by the workers that score them.
+        for item in run.records(None if detail is None else site_keeper(detail)):
             if isinstance(item, InputError):
                 errors.append(item)
             else:
-                records.append(keep_for_site(item, detail, catalog))
+                records.append(item)
     if errors and not records:
         raise InputErrors(errors)
     rules = gate_rules_of(settings)

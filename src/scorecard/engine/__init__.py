@@ -21,6 +21,7 @@ _EXPORTS = {
     "bundle_files": "_bundle_files",
     "file_state": "_bundle_files",
     "input_digest": "_bundle_files",
+    "Keep": "_chunk_scorer",
     "check_bundle_id": "_io",
     "empty_input_notices": "_io",
     "load_policy": "_io",
@@ -68,6 +69,7 @@ __all__ = [
     "ROW_FIELDS",
     "Background",
     "BundleFiles",
+    "Keep",
     "LoadedRecords",
     "PackedDocuments",
     "RecordDetail",
@@ -120,6 +122,7 @@ if TYPE_CHECKING:
     from ._background import Background, in_background
     from ._bundle_files import BundleFiles, bundle_files, file_state, input_digest
     from ._catalog import scoring_catalog
+    from ._chunk_scorer import Keep
     from ._detail import RecordDetail, RunEvidence, record_detail, run_evidence
     from ._io import (
         check_bundle_id,

@@ -10,11 +10,12 @@ what the C scorer declines, and every other format, goes through the general pat
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
 from scorecard.contract import Catalog, InputError, Policy, written_name
-from scorecard.core import Tally
+from scorecard.core import ScoredRecord, Tally
 from scorecard.fast import Counts, FastScorer, Piece, RecordPiece, RowPiece, fast_scorer
 
 from ._catalog import scoring_catalog
@@ -27,11 +28,13 @@ __all__ = [
     "RECORDS",
     "ROWS",
     "ChunkScorer",
+    "Keep",
     "Outcome",
     "RecordText",
     "Rows",
     "RunKey",
     "Text",
+    "chunk_kept",
     "chunk_outcomes",
     "chunk_records",
     "chunk_rows",
@@ -296,6 +299,26 @@ class ChunkScorer:
 
 def chunk_outcomes(scorer: ChunkScorer, chunk: Chunk) -> list[Outcome]:
     return scorer.outcomes(chunk)
+
+
+Keep = Callable[[ScoredRecord, Catalog], Any]
+"""What a caller keeps of each scored record, worked out where it was scored, with the catalog
+it was scored with: a picklable call (a module's function, or a ``functools.partial`` of one)
+whose result has a ``numbered(repetition)`` method, as a :class:`~scorecard.core.ScoredRecord`
+has. The record comes as run 1; the main process numbers what was kept of it."""
+
+
+def chunk_kept(keep: Keep, scorer: ChunkScorer, chunk: Chunk) -> list[Outcome]:
+    """What ``keep`` keeps of each scored record of ``chunk`` (``functools.partial(chunk_kept,
+    keep)`` is a pool's work), and the errors, in order: a run's main process then holds and
+    reads back only that, and its workers do the keeping."""
+    catalog = scorer.catalog
+    return [
+        outcome
+        if isinstance(outcome, InputError)
+        else (outcome[0], keep(outcome[1].numbered(1), catalog))
+        for outcome in scorer.outcomes(chunk)
+    ]
 
 
 def chunk_text(scorer: ChunkScorer, chunk: Chunk) -> Text:

@@ -22,6 +22,8 @@ _REST = tuple(
     if item.name not in ("card", "observation", "findings")
 )
 
+_REPETITION = _REST.index("repetition")
+
 
 class PackedDocuments:
     """A :class:`~scorecard.core.ScoredRecord` packed (:meth:`of`) and read back
@@ -52,6 +54,13 @@ class PackedDocuments:
         import pyarrow
 
         return cls(pyarrow.compress(documents, "lz4", asbytes=True), rest, len(documents))
+
+    def numbered(self, repetition: int) -> PackedDocuments:
+        """The record packed as run number ``repetition`` (its documents are the same bytes:
+        a record's run number is one of its other fields)."""
+        rest = list(self.rest)
+        rest[_REPETITION] = repetition
+        return PackedDocuments(self.documents, tuple(rest), self.size)
 
     @property
     def source(self) -> str:

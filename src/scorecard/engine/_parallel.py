@@ -17,11 +17,12 @@ records)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from scorecard.contract import Catalog, InputError, Policy
 from scorecard.fast import REPETITION_PLACEHOLDER, number_records
@@ -29,21 +30,22 @@ from scorecard.fast import REPETITION_PLACEHOLDER, number_records
 from ._chunk_scorer import (
     RECORDS,
     ROWS,
+    ChunkScorer,
+    Keep,
+    Outcome,
     Rows,
     RunKey,
+    chunk_kept,
     chunk_outcomes,
     chunk_records,
     chunk_rows,
     chunk_text,
 )
-from ._chunks import CHUNK_BYTES, ScoredInput
+from ._chunks import CHUNK_BYTES, Chunk, ScoredInput
 from ._packed import PackedDocuments
 from ._pipeline import STREAMING_FORMATS, RunSummary
 from ._pool import Run
 from ._rows import ROW_FIELDS, Row, scored_input_rows
-
-if TYPE_CHECKING:
-    from scorecard.core import ScoredRecord
 
 __all__ = [
     "collection_paused",
@@ -118,10 +120,14 @@ def numbered_row(row: Row, key: RunKey, repetitions: Counter[RunKey]) -> Row:
     return (*row[:_REPETITION_COLUMN], repetitions[key], *row[_REPETITION_COLUMN + 1 :])
 
 
-def _numbered(run: Run, summary: RunSummary) -> Iterator[tuple[int, Any] | InputError]:
+def _numbered(
+    run: Run,
+    summary: RunSummary,
+    work: Callable[[ChunkScorer, Chunk], list[Outcome]] = chunk_outcomes,
+) -> Iterator[tuple[int, Any] | InputError]:
     """(run number, output) of every record in input order, or its error; counts ``summary``."""
     repetitions: Counter[tuple[str, str, str]] = Counter()
-    for result in run.map(chunk_outcomes):
+    for result in run.map(work):
         if isinstance(result, InputError):
             summary.rejected += 1
             yield result
@@ -206,17 +212,22 @@ def score_scored_records(
     stdin: IO[bytes] | None = None,
     chunk_bytes: int = CHUNK_BYTES,
     on_file: Callable[[str], None] | None = None,
-) -> Iterator[ScoredRecord | InputError]:
+    keep: Keep | None = None,
+) -> Iterator[Any]:
     """The scored records themselves, numbered, and the errors between them, in input order;
     scored by the general path on ``workers`` processes (one: in this process), equal to
     :func:`scorecard.engine._pipeline.score_paths_serially`. The cyclic garbage collector is
     paused while they come, as for rows (:func:`collection_paused`): a caller that keeps the
     records (a report, ``explain``) would otherwise have each full collection walk every
-    record kept so far."""
+    record kept so far.
+
+    With ``keep`` (:data:`~._chunk_scorer.Keep`), what it keeps of each record instead, worked
+    out where the record was scored and numbered here (its ``numbered`` method)."""
     summary = summary if summary is not None else RunSummary()
     run = Run(paths, catalog, policy, workers, RECORDS, bundle_id, stdin, chunk_bytes, on_file)
+    work = chunk_outcomes if keep is None else functools.partial(chunk_kept, keep)
     with collection_paused():
-        for item in _numbered(run, summary):
+        for item in _numbered(run, summary, work):
             if isinstance(item, InputError):
                 yield item
                 continue

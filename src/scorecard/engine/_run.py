@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from scorecard.contract import Catalog, InputError, Policy, Row, Takes, arguments
 
@@ -38,6 +38,7 @@ from ._rows import LoadedRecords, is_scored_input, scored_input_rows
 if TYPE_CHECKING:
     from scorecard.core import ScoredRecord
 
+    from ._chunk_scorer import Keep
     from ._detail import RecordDetail
     from ._stored import StoredBlock
 
@@ -155,8 +156,11 @@ class ScoringRun:
         )
         return stored_blocks(run, self.summary)
 
-    def records(self) -> Iterator[ScoredRecord | InputError]:
-        """The scored records themselves (the general path) and the errors between them."""
+    def records(self, keep: Keep | None = None) -> Iterator[Any]:
+        """The scored records themselves (the general path) and the errors between them; with
+        ``keep`` (:data:`~scorecard.engine.Keep`), what it keeps of each record, worked out by
+        the workers that scored it (:func:`~scorecard.report.keep_for_site` so keeps the runs of
+        a report of one night)."""
         return score_scored_records(
             self.paths,
             catalog=self.catalog,
@@ -167,6 +171,7 @@ class ScoringRun:
             stdin=self.stdin,
             chunk_bytes=self.chunk_bytes,
             on_file=self.on_file,
+            keep=keep,
         )
 
 

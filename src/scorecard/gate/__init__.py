@@ -29,6 +29,7 @@ from ._results import (
     SharedShift,
 )
 from ._rules import DROP_STATISTIC_LABELS, METRIC_LABELS, GateRules, gate_policy
+from ._runs import numbered_facts
 
 __all__ = [
     "ALL_CANDIDATES",
@@ -53,6 +54,7 @@ __all__ = [
     "frame_side",
     "gate_policy",
     "gate_side",
+    "numbered_facts",
     "pool_sides",
     "row_facts",
     "rows_side",

@@ -26,6 +26,7 @@ __all__ = [
     "facts_of_row",
     "frame_row",
     "none_if_nan",
+    "numbered_facts",
 ]
 
 
@@ -294,6 +295,29 @@ def facts_of_columns(
             set_field(run, value)
         made.append(run)
     return made
+
+
+def numbered_facts(run: RunFacts, repetition: int) -> RunFacts:
+    """``run`` as run number ``repetition``, shared as :func:`facts_of_row` shares a run's
+    values: what a process makes of facts another process worked out (a scoring worker numbers
+    no run, and what it sends comes with its own copy of every name and repeated value)."""
+    made = object.__new__(RunFacts)
+    for name, set_field in zip(_FIELDS, _SETTERS, strict=True):
+        value = getattr(run, name)
+        if name == "repetition":
+            value = repetition
+        elif name in _NAMES:
+            value = _shared(value)
+        elif name in ("scores", "dimension_passed"):
+            value = _repeated_numbers(value)
+        elif name in ("reasons", "findings"):
+            value = _repeated(value)
+        set_field(made, value)
+    return made
+
+
+#: The fields :func:`facts_of_row` interns.
+_NAMES = frozenset(("bundle", "candidate", "provider", "case", "classification", "model", "tier"))
 
 
 def frame_row(

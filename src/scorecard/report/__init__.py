@@ -45,6 +45,7 @@ _EXPORTS = {
     "render_history": "_history",
     "PackedRecord": "_site_data",
     "keep_for_site": "_site_data",
+    "site_keeper": "_site_data",
     "SitePages": "_site",
     "build_site": "_site",
     "site_listing": "_site",
@@ -84,6 +85,7 @@ __all__ = [
     "rows_table",
     "run_page_path",
     "scorecard_table",
+    "site_keeper",
     "site_listing",
     "site_pages",
     "trend_view",
@@ -120,7 +122,7 @@ if TYPE_CHECKING:
     from ._markdown import render_markdown
     from ._pr_comment import render_pr_comment
     from ._site import SitePages, build_site, site_listing, site_pages, write_site
-    from ._site_data import PackedRecord, keep_for_site
+    from ._site_data import PackedRecord, keep_for_site, site_keeper
     from ._site_paths import run_page_path
     from ._table_text import rows_csv, rows_json_lines, rows_table
     from ._terminal import scorecard_table

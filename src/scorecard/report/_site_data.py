@@ -27,6 +27,7 @@ from scorecard.contract import DIMENSIONS, ROW_FIELDS, Catalog, InputError, Row
 from scorecard.core import ScoredRecord, explain_record, failing_of
 from scorecard.engine import (
     Background,
+    Keep,
     LoadedRecords,
     PackedDocuments,
     in_background,
@@ -39,6 +40,7 @@ from scorecard.gate import (
     RunFacts,
     evaluate_gate,
     gate_side,
+    numbered_facts,
     run_facts,
 )
 
@@ -46,7 +48,7 @@ from ._site_paths import (
     pair_page_path,
     run_page_path,
 )
-from ._site_values import ChangeValues, change_values, run_outcome
+from ._site_values import ChangeValues, change_values, run_outcome, shared_change_values
 
 __all__ = [
     "BundlePair",
@@ -56,6 +58,7 @@ __all__ = [
     "draw_plots",
     "keep_for_site",
     "plot_names",
+    "site_keeper",
 ]
 
 
@@ -79,6 +82,20 @@ class PackedRecord:
     def __post_init__(self) -> None:
         if not self.source and self.packed is not None:
             object.__setattr__(self, "source", self.packed.source)
+
+    def numbered(self, repetition: int) -> PackedRecord:
+        """This run as run number ``repetition``, its values shared as this process shares
+        them: what a scoring worker kept (:func:`site_keeper`) comes with its own copies."""
+        facts = numbered_facts(self.facts, repetition)
+        row = list(self.row)
+        row[_REPETITION] = repetition
+        return PackedRecord(
+            facts,
+            _shared_row(row, facts),
+            None if self.packed is None else self.packed.numbered(repetition),
+            None if self.changes is None else shared_change_values(self.changes),
+            self.source,
+        )
 
     def record(self) -> ScoredRecord:
         """The record, a new one each call (ValueError: only its change values were kept)."""
@@ -114,19 +131,38 @@ def keep_for_site(
     return PackedRecord(facts, row, packed, changes, record.source)
 
 
+def site_keeper(detail: Collection[str]) -> Keep:
+    """:func:`keep_for_site` for the bundles ``detail``, as the workers that score a report's
+    runs work it out (:meth:`~scorecard.engine.ScoringRun.records`): its main process then
+    reads back and numbers only what the site keeps of each run."""
+    return functools.partial(_kept, tuple(detail))
+
+
+def _kept(detail: tuple[str, ...], record: ScoredRecord, catalog: Catalog) -> Any:
+    return keep_for_site(record, detail, catalog)
+
+
 def _facts_and_row(record: ScoredRecord) -> tuple[RunFacts, Row]:
     """What a site reads of every run at once: its facts (the gate's) and its row (the
     numbers' frame), its names interned and its scores and metrics the facts' own objects
     (shared among the runs that repeat them: a site holds the rows of all its runs until their
     frame is made)."""
     facts = run_facts(record.record_json())
-    row = [sys.intern(value) if type(value) is str else value for value in scored_row(record)]
+    return facts, _shared_row(scored_row(record), facts)
+
+
+def _shared_row(row: Iterable[Any], facts: RunFacts) -> Row:
+    """``row`` (the run of ``facts``) with its names interned and its numbers the facts' own."""
+    shared = [sys.intern(value) if type(value) is str else value for value in row]
     for index, value in zip(_NUMBER_COLUMNS, _numbers(facts), strict=True):
-        given = row[index]
+        given = shared[index]
         # The same to the bit: the same type, equal, and a zero of the same sign (-0.0 == 0.0).
         if type(value) is type(given) and value == given and _sign(value) == _sign(given):
-            row[index] = value
-    return facts, tuple(row)
+            shared[index] = value
+    return tuple(shared)
+
+
+_REPETITION = ROW_FIELDS.index("repetition")
 
 
 #: The row columns of :func:`_numbers`' values, in its order.

@@ -10,6 +10,7 @@ them. Values, rows (label and value) and whole tuples of them are shared among r
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from scorecard.contract import DIMENSIONS, Catalog
@@ -23,6 +24,7 @@ __all__ = [
     "Value",
     "change_values",
     "run_outcome",
+    "shared_change_values",
 ]
 
 #: A row's value on one run: (its text, passed / failed / no verdict).
@@ -77,9 +79,20 @@ def change_values(record: ScoredRecord, facts: RunFacts, catalog: Catalog) -> Ch
         ("audit findings not passed", _findings(findings)),
         ("failure", (facts.failure or "none", facts.failure is None)),
     ]
+    return shared_change_values(rows)
+
+
+def shared_change_values(rows: Iterable[tuple[str, Value]]) -> ChangeValues:
+    """``rows`` as a run's change values, each value, row and the whole shared with the equal
+    ones met before (by :func:`change_values`, or sent by another process: what a scoring
+    worker works out comes with its own copies)."""
     shared = _shared_values
     if len(shared) >= _SHARED_AT_MOST:
         shared.clear()
+    if type(rows) is tuple:
+        known = shared.get(rows)
+        if known is not None:
+            return known  # type: ignore[no-any-return]
     values = []
     for label, value in rows:  # each (label, value) too: a night's runs repeat most of them
         pair = (label, shared.setdefault(value, value))
