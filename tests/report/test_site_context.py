@@ -87,14 +87,14 @@ def test_a_packed_run_keeps_nothing_after_its_pages() -> None:
     making every change page and shard reads the night's runs back on copies, and leaves no
     explanation, no record and no values worked out there. A site of every night keeps its
     runs as they are."""
-    from scorecard.engine import PackedDocuments
+    from scorecard.report._site_data import FiledDocuments
 
     pages = site_pages(sample_records(), load_catalog(), detail=[NEWEST])
     runs = pages.site.runs
     context = [run for run in runs if run.facts.bundle != NEWEST]
     assert context  # context nights too
     assert all(run.stored is None and run.changes for run in context)
-    assert all(isinstance(run.stored, PackedDocuments) for run in runs if run not in context)
+    assert all(isinstance(run.stored, FiledDocuments) for run in runs if run not in context)
     with pytest.raises(ValueError, match="only the change pages' values"):
         context[0].record  # noqa: B018
     made = [name for name in pages.names() if name.startswith(("changes/", "data/"))]
@@ -106,6 +106,32 @@ def test_a_packed_run_keeps_nothing_after_its_pages() -> None:
     assert not any(isinstance(run.stored, ScoredRecord) for run in runs)
     every = site_pages(sample_records(), load_catalog())
     assert all(isinstance(run.stored, ScoredRecord) for run in every.site.runs)
+
+
+def test_a_nights_documents_kept_in_a_file_read_back_as_they_were() -> None:
+    """A site of one night keeps its night's documents in one unlinked file, not in memory:
+    each run's, read back (twice, in any order), is its record; the file holds each run's
+    packed bytes once, one after the other."""
+    from scorecard.report._site_data import FiledDocuments
+
+    records = {
+        (record.card["candidateId"], record.card["caseId"], record.repetition): record
+        for record in sample_records()
+        if record.card["bundleId"] == NEWEST
+    }
+    site = site_pages(sample_records(), load_catalog(), detail=[NEWEST]).site
+    shown = site.shown
+    assert len(shown) == len(records)
+    filed = [run.stored for run in shown]
+    assert all(isinstance(stored, FiledDocuments) for stored in filed)
+    assert len({id(stored.file) for stored in filed}) == 1  # type: ignore[union-attr]
+    spans = sorted((stored.offset, stored.length) for stored in filed)  # type: ignore[union-attr]
+    assert spans[0][0] == 0
+    ends = [start + length for start, length in spans]
+    assert [start for start, _ in spans[1:]] == ends[:-1]
+    for run in [*reversed(shown), *shown]:
+        facts = run.facts
+        assert run.record == records[facts.candidate, facts.case, facts.repetition]
 
 
 def test_a_context_runs_values_are_those_its_record_gives() -> None:

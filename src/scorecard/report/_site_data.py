@@ -7,12 +7,16 @@ Every number comes from :func:`scorecard.aggregate.analyze_campaign` and every v
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import functools
 import io
 import math
+import os
 import sys
+import tempfile
 import warnings
+import weakref
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -183,14 +187,66 @@ def _numbers(facts: RunFacts) -> tuple[float | None, ...]:
     return (*facts.scores, facts.overall, facts.settlement_ms, facts.cost_usd)
 
 
+class DocumentFile:
+    """The packed documents of the runs a site details, kept in an unlinked temporary file
+    instead of this process's memory (and that of every process it forks to work out the
+    gates: a fork holds its parent's pages), read back by offset for the one or two pages that
+    show each run. A 50,000-run night's are some 145 MB. Closed when the site lets it go (or at
+    exit; the file has no name)."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile(prefix="scorecard-site-")  # noqa: SIM115 (lives with the site)
+        self._end = 0
+        self.close = weakref.finalize(self, self._file.close)
+        """Close the file now (it is closed when this object is let go, or at exit)."""
+
+    def kept(self, packed: PackedDocuments) -> FiledDocuments:
+        """``packed``'s bytes written at the file's end: what reads them back."""
+        data = packed.documents
+        where = self._end
+        written = 0
+        while written < len(data):
+            written += os.pwrite(self._file.fileno(), data[written:], where + written)
+        self._end += len(data)
+        return FiledDocuments(self, where, len(data), packed.rest, packed.size)
+
+    def read(self, offset: int, length: int) -> bytes:
+        data = os.pread(self._file.fileno(), length, offset)
+        if len(data) != length:
+            raise OSError(f"the site's document file ended at {offset + len(data)}")
+        return data
+
+
+class FiledDocuments:
+    """A run's packed documents as a :class:`DocumentFile` keeps them: where its bytes are, and
+    the record's other fields (:class:`~scorecard.engine.PackedDocuments`)."""
+
+    __slots__ = ("file", "length", "offset", "rest", "size")
+
+    def __init__(
+        self, file: DocumentFile, offset: int, length: int, rest: tuple[Any, ...], size: int
+    ) -> None:
+        self.file = file
+        self.offset = offset
+        self.length = length
+        self.rest = rest
+        self.size = size
+
+    def record(self) -> ScoredRecord:
+        """The record, a new one each call."""
+        documents = self.file.read(self.offset, self.length)
+        return PackedDocuments(documents, self.rest, self.size).record()
+
+
 @dataclass(frozen=True, slots=True, weakref_slot=True)
 class SiteRun:
     """One scored run and its address (the run page asked for it); slotted: a site of a week
     of 50,000-run nights holds 400,000 of them."""
 
-    stored: ScoredRecord | PackedDocuments | None
-    """The record, or its packed documents (a site of some nights: :class:`PackedRecord`), or
-    None: a run of a night the site does not detail, of which it kept :attr:`changes` only."""
+    stored: ScoredRecord | PackedDocuments | FiledDocuments | None
+    """The record, or its packed documents (a site of some nights: :class:`PackedRecord`; in
+    the site's :class:`DocumentFile`), or None: a run of a night the site does not detail, of
+    which it kept :attr:`changes` only."""
     facts: RunFacts
     path: str
     catalog: Catalog = field(compare=False, repr=False)
@@ -207,7 +263,7 @@ class SiteRun:
     def unpacked(self) -> SiteRun:
         """This run with its record read back, for one page (itself when the record is kept,
         or when only its change values were)."""
-        if not isinstance(self.stored, PackedDocuments):
+        if not isinstance(self.stored, PackedDocuments | FiledDocuments):
             return self
         return dataclasses.replace(self, stored=self.stored.record())
 
@@ -262,14 +318,18 @@ class SiteData:
         self.runs: list[SiteRun] = []
         seen: set[tuple[str, str, str, int]] = set()
         loaded = LoadedRecords()
+        documents: DocumentFile | None = None
         for given in records:  # read once, as they come: packed at once (keep_for_site)
             item = (
                 given if isinstance(given, PackedRecord) else keep_for_site(given, detail, catalog)
             )
-            stored: ScoredRecord | PackedDocuments | None
+            stored: ScoredRecord | PackedDocuments | FiledDocuments | None
             changes = None
             if isinstance(item, PackedRecord):
                 stored, facts, row, changes = item.packed, item.facts, item.row, item.changes
+                if stored is not None:
+                    documents = documents or DocumentFile()
+                    stored = documents.kept(stored)
             else:
                 stored = item
                 facts, row = _facts_and_row(item)
@@ -290,6 +350,7 @@ class SiteData:
         del seen
         frame = records_frame(loaded, bundle_order=loaded.bundle_order)
         del loaded  # every run's row, now in the frame: let go before the analysis is made
+        _give_back_free_memory()
         self.analysis: CampaignAnalysis = analyze_campaign(frame, rules.settings(seed))
         self.bundles: tuple[str, ...] = self.analysis.bundles
         order = {bundle: index for index, bundle in enumerate(self.bundles)}
@@ -325,6 +386,7 @@ class SiteData:
         (:func:`~scorecard.engine.in_background`, :func:`~._site.build_site`): this process
         then holds their results only, none of their working data (each pair's sides, frames
         and analysis; the campaign's comparison columns: docs/performance.md)."""
+        _give_back_free_memory()  # before the forks: each would hold it
         if "pairs" not in self.__dict__ and self._pending_pairs is None:
             self._pending_pairs = in_background(self._pairs_worked_out)
         if "families" not in self.__dict__ and self._pending_families is None:
@@ -406,6 +468,21 @@ class SiteData:
 
     def pair_into(self, bundle: str) -> BundlePair | None:
         return next((pair for pair in self.pairs if pair.current == bundle), None)
+
+
+def _give_back_free_memory() -> None:
+    """Hand the C library's free heap memory back to the system (glibc's ``malloc_trim``; a
+    no-op elsewhere). A site's runs come as many small objects, and the ones read and let go
+    (the rows, once in the frame; what the workers sent) leave free pages in the heap that
+    the process would otherwise keep, and every process it forks would hold too: on a night of
+    50,000 runs with seven nights of context, about 200 MiB (docs/performance.md)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl has none)
+        return
+    trim(0)
 
 
 def _for_pages(result: GateResult) -> GateResult:
