@@ -15,6 +15,7 @@ import math
 import os
 import sys
 import tempfile
+import threading
 import warnings
 import weakref
 from collections.abc import Collection, Iterable, Sequence
@@ -197,24 +198,42 @@ class DocumentFile:
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(prefix="scorecard-site-")  # noqa: SIM115 (lives with the site)
         self._end = 0
+        self._lock = threading.Lock()
         self.close = weakref.finalize(self, self._file.close)
         """Close the file now (it is closed when this object is let go, or at exit)."""
 
     def kept(self, packed: PackedDocuments) -> FiledDocuments:
         """``packed``'s bytes written at the file's end: what reads them back."""
         data = packed.documents
-        where = self._end
-        written = 0
-        while written < len(data):
-            written += os.pwrite(self._file.fileno(), data[written:], where + written)
-        self._end += len(data)
+        with self._lock:
+            where = self._end
+            self._end += len(data)
+            if _POSITIONAL:
+                written = 0
+                while written < len(data):
+                    written += os.pwrite(self._file.fileno(), data[written:], where + written)
+            else:  # pragma: no cover - not POSIX
+                self._file.seek(where)
+                self._file.write(data)
+                self._file.flush()
         return FiledDocuments(self, where, len(data), packed.rest, packed.size)
 
     def read(self, offset: int, length: int) -> bytes:
-        data = os.pread(self._file.fileno(), length, offset)
+        """The ``length`` bytes at ``offset``. Positional where the system has it: the
+        processes a site forks to make its change pages read the file at once (they share
+        its offset), and ``view`` makes pages on several threads."""
+        if _POSITIONAL:
+            data = os.pread(self._file.fileno(), length, offset)
+        else:  # pragma: no cover - not POSIX (nor forks)
+            with self._lock:
+                self._file.seek(offset)
+                data = self._file.read(length)
         if len(data) != length:
             raise OSError(f"the site's document file ended at {offset + len(data)}")
         return data
+
+
+_POSITIONAL = hasattr(os, "pread") and hasattr(os, "pwrite")
 
 
 class FiledDocuments:
