@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -301,23 +302,29 @@ def numbered_facts(run: RunFacts, repetition: int) -> RunFacts:
     """``run`` as run number ``repetition``, shared as :func:`facts_of_row` shares a run's
     values: what a process makes of facts another process worked out (a scoring worker numbers
     no run, and what it sends comes with its own copy of every name and repeated value)."""
+    values = list(_EVERY_FIELD(run))
+    values[_REPETITION] = repetition
+    for index in _NAMES:
+        values[index] = _shared(values[index])
+    for index in _NUMBERS:
+        values[index] = _repeated_numbers(values[index])
+    for index in _TEXTS:
+        values[index] = _repeated(values[index])
     made = object.__new__(RunFacts)
-    for name, set_field in zip(_FIELDS, _SETTERS, strict=True):
-        value = getattr(run, name)
-        if name == "repetition":
-            value = repetition
-        elif name in _NAMES:
-            value = _shared(value)
-        elif name in ("scores", "dimension_passed"):
-            value = _repeated_numbers(value)
-        elif name in ("reasons", "findings"):
-            value = _repeated(value)
+    for set_field, value in zip(_SETTERS, values):  # noqa: B905 (as many, by construction)
         set_field(made, value)
     return made
 
 
-#: The fields :func:`facts_of_row` interns.
-_NAMES = frozenset(("bundle", "candidate", "provider", "case", "classification", "model", "tier"))
+_EVERY_FIELD = operator.attrgetter(*_FIELDS)
+_REPETITION = _FIELDS.index("repetition")
+#: The fields :func:`facts_of_row` interns, and those it shares as numbers and as texts.
+_NAMES = tuple(
+    _FIELDS.index(name)
+    for name in ("bundle", "candidate", "provider", "case", "classification", "model", "tier")
+)
+_NUMBERS = (_FIELDS.index("scores"), _FIELDS.index("dimension_passed"))
+_TEXTS = (_FIELDS.index("reasons"), _FIELDS.index("findings"))
 
 
 def frame_row(
