@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, overload
 
 from scorecard.contract import Catalog, InputError, Policy, Row, Takes, arguments
 
@@ -155,6 +155,12 @@ class ScoringRun:
             None if bundles is None else frozenset(bundles),
         )
         return stored_blocks(run, self.summary)
+
+    @overload
+    def records(self) -> Iterator[ScoredRecord | InputError]: ...
+
+    @overload
+    def records(self, keep: Keep | None) -> Iterator[Any]: ...
 
     def records(self, keep: Keep | None = None) -> Iterator[Any]:
         """The scored records themselves (the general path) and the errors between them; with
