@@ -191,9 +191,9 @@ def _numbers(facts: RunFacts) -> tuple[float | None, ...]:
 class DocumentFile:
     """The packed documents of the runs a site details, kept in an unlinked temporary file
     instead of this process's memory (and that of every process it forks to work out the
-    gates: a fork holds its parent's pages), read back by offset for the one or two pages that
-    show each run. A 50,000-run night's are some 145 MB. Closed when the site lets it go (or at
-    exit; the file has no name)."""
+    gates: a fork holds its parent's pages), read back by offset for the pages that show each
+    run (its shard; its change page when its change values were not kept). Closed when the
+    site lets it go (or at exit; the file has no name)."""
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(prefix="scorecard-site-")  # noqa: SIM115 (lives with the site)
@@ -493,8 +493,9 @@ def _give_back_free_memory() -> None:
     """Hand the C library's free heap memory back to the system (glibc's ``malloc_trim``; a
     no-op elsewhere). A site's runs come as many small objects, and the ones read and let go
     (the rows, once in the frame; what the workers sent) leave free pages in the heap that
-    the process would otherwise keep, and every process it forks would hold too: on a night of
-    50,000 runs with seven nights of context, about 200 MiB (docs/performance.md)."""
+    the process would otherwise keep, and every process it forks would hold too (a night of
+    50,000 runs with seven nights of context: its largest process 1,002 MiB without, 848 MiB
+    with, in a scratch run recorded in docs/performance.md)."""
     if not sys.platform.startswith("linux"):
         return
     try:
