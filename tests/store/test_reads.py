@@ -236,3 +236,93 @@ def test_the_distributed_path_reads_the_runs_folder(sample_store: Store) -> None
     assert set(frame.columns) >= {"bundle", "overall_score", "source_file", "source_line"}
     expected = report_aggregate(records_frame(sample_store.runs_files()), by=["bundle", "case"])
     pd.testing.assert_frame_equal(dask_report(frame, by=("bundle", "case")), expected)
+
+
+@pytest.fixture(scope="module")
+def small_groups(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    """A store of the last two sample nights whose detail files hold row groups of 16 runs
+    (each night several groups: work for several workers)."""
+    from scorecard.store import _writer
+
+    store = open_store(tmp_path_factory.mktemp("groups") / "store", create=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_writer, "DETAIL_ROW_GROUP", 16)
+        assert store.ingest(NIGHTS[-2:], workers=1).ok
+    return store
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_runs_kept_from_the_store_by_workers_are_those_kept_here(
+    small_groups: Store, workers: int
+) -> None:
+    """``scored_records(keep=...)`` gives, in night and input order, what the keep keeps of
+    each record ``scored_records()`` scores here (facts, row, documents, change values, by
+    ``repr``), from the workers as from this process, with the names and repeated values the
+    workers send shared here."""
+    import pyarrow.parquet as pq
+
+    from scorecard.report import PackedRecord, keep_for_site, site_keeper
+
+    shown = [entry.id for entry in small_groups.bundles()]
+    judged = shown[-1]
+    for entry in small_groups.bundles():
+        detail = small_groups.path / entry.files["detail"]
+        assert pq.ParquetFile(detail).metadata.num_row_groups >= 4
+    catalog = small_groups.catalog
+    here = [keep_for_site(record, [judged], catalog) for record in small_groups.scored_records()]
+    kept = list(small_groups.scored_records(shown, keep=site_keeper([judged]), workers=workers))
+    assert len(kept) == len(here) > 0
+    detailed = 0
+    for mine, theirs in zip(here, kept, strict=True):
+        assert isinstance(mine, PackedRecord) and isinstance(theirs, PackedRecord)
+        assert repr(theirs.facts) == repr(mine.facts)
+        assert repr(theirs.row) == repr(mine.row)
+        assert theirs.changes == mine.changes
+        assert theirs.source == mine.source
+        if mine.packed is not None:
+            detailed += 1
+            assert theirs.packed is not None
+            assert theirs.record() == mine.record()
+        else:
+            assert theirs.packed is None
+    assert 0 < detailed < len(here)
+    names: dict[str, int] = {}
+    for item in kept:
+        assert isinstance(item, PackedRecord)
+        for name in (item.facts.candidate, item.facts.case):
+            assert names.setdefault(name, id(name)) == id(name)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_run_that_scores_differently_now_is_a_located_error(
+    small_groups: Store, workers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run whose scorecard comes out other than the one the store keeps (another scorer
+    version) is a StoreError naming its source line and saying what to do, also when a
+    worker met it."""
+    import dataclasses
+
+    from scorecard.core import ScoredRecord
+    from scorecard.engine import stored_record
+    from scorecard.report import site_keeper
+    from scorecard.store import _read
+
+    last = small_groups.bundles()[-1].id
+    victim = list(small_groups.scored_records([last]))[40]  # in a middle row group
+    real = stored_record
+
+    def drifted(*args: Any, **kwargs: Any) -> Any:
+        record = real(*args, **kwargs)
+        assert isinstance(record, ScoredRecord)
+        if kwargs["source"] == victim.source and kwargs["line"] == victim.line:
+            return dataclasses.replace(record, card={**record.card, "caseId": "another"})
+        return record
+
+    monkeypatch.setattr(_read, "stored_record", drifted)
+    with pytest.raises(StoreError) as raised:
+        list(small_groups.scored_records([last], keep=site_keeper([last]), workers=workers))
+    error = raised.value
+    assert error.rule == "scored_differently"
+    assert f"{victim.source}:{victim.line}" in str(error)
+    assert "ingest bundle" in str(error) and "again with replace" in str(error)
+    assert error.source is not None and error.source.endswith(".parquet")

@@ -156,7 +156,7 @@ def _site_inputs(
     :func:`build_report` (its arguments, checked)."""
     from scorecard.contract import load_catalog
     from scorecard.engine import default_workers, input_bundles, is_records_file, score_run
-    from scorecard.report import PackedRecord, keep_for_site, site_keeper
+    from scorecard.report import PackedRecord, site_keeper
 
     if store is not None:
         from ._store import baseline_bundles, current_bundle, open_campaign_store
@@ -169,10 +169,12 @@ def _site_inputs(
             [] if first and baseline == "previous" else baseline_bundles(opened, judged, baseline)
         )
         shown = [*context, judged]
-        kept = [
-            keep_for_site(record, [judged], opened.catalog)
-            for record in opened.scored_records(shown)
-        ]
+        # The runs scored again and kept by workers, a row group each, as over paths.
+        kept = list(
+            opened.scored_records(
+                shown, keep=site_keeper([judged]), workers=workers or default_workers()
+            )
+        )
         rules = gate_rules_of(settings)
         receipt = new_receipt(
             "report",

@@ -37,6 +37,7 @@ _EXPORTS = {
     "collection_paused": "_parallel",
     "PackedDocuments": "_packed",
     "default_workers": "_pool",
+    "forked_map": "_pool",
     "score_rows_parallel": "_parallel",
     "score_text": "_parallel",
     "RecordDetail": "_detail",
@@ -89,6 +90,7 @@ __all__ = [
     "default_workers",
     "empty_input_notices",
     "file_state",
+    "forked_map",
     "in_background",
     "input_bundles",
     "input_digest",
@@ -143,7 +145,7 @@ if TYPE_CHECKING:
     from ._packed import PackedDocuments
     from ._parallel import collection_paused, score_rows_parallel, score_text
     from ._pipeline import RunSummary, score_records
-    from ._pool import default_workers
+    from ._pool import default_workers, forked_map
     from ._rows import (
         CLASSIFICATIONS,
         ROW_FIELDS,

@@ -28,7 +28,15 @@ from ._slots import OutputSlots
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
-__all__ = ["PIPE_BYTES", "WINDOW", "Run", "default_workers", "slot_bytes", "widen_pipes"]
+__all__ = [
+    "PIPE_BYTES",
+    "WINDOW",
+    "Run",
+    "default_workers",
+    "forked_map",
+    "slot_bytes",
+    "widen_pipes",
+]
 
 
 WINDOW = 4
@@ -46,6 +54,7 @@ def default_workers() -> int:
 
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -294,3 +303,67 @@ def _in_order(
                 result = _items_mapped(result, slots.read)
                 slots.give_back(slot)  # read: the next chunk may be written there
             yield item, result
+
+
+# Set in each worker of `forked_map` by `_start_forked`.
+_forked_work: Callable[[Any], Any] | None = None
+
+
+def forked_map(work: Callable[[T], R], items: Iterable[T], workers: int) -> Iterator[R]:
+    """``work(item)`` of every item, in order, on ``workers`` forked processes (one, input of
+    one item, or a platform without ``fork``: here, one by one).
+
+    The workers inherit ``work`` and everything this process holds when the pool starts (open
+    files among them: a worker reads them with ``pread``-like calls, never moving a shared
+    offset), so ``work`` is never pickled; each item goes to a worker and each result comes
+    back pickled. At most :data:`WINDOW` x ``workers`` items are in flight; the workers live
+    by the pool's rules (:mod:`._lifetime`), and an exception ``work`` raises is raised here,
+    in its turn, after the workers are ended."""
+    import multiprocessing
+
+    listed = list(items)
+    forked = "fork" in multiprocessing.get_all_start_methods()
+    if workers <= 1 or len(listed) < 2 or not forked:
+        yield from map(work, listed)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ._lifetime import end_pool, track_pool
+
+    executor = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_start_forked,
+        initargs=(os.getpid(), work),  # forked: inherited, not pickled
+    )
+    track_pool(executor)
+    widen_pipes(executor)
+    finished = False
+    try:
+        pending: deque[Future[R]] = deque()
+        waiting = iter(listed)
+        window = WINDOW * workers
+        while True:
+            raise_if_stopped()
+            for item in itertools.islice(waiting, window - len(pending)):
+                pending.append(executor.submit(_forked_call, item))
+            if not pending:
+                break
+            yield pending.popleft().result()
+        finished = True
+    finally:
+        end_pool(executor, finished=finished)
+
+
+def _start_forked(parent: int, work: Callable[[Any], Any]) -> None:
+    global _forked_work
+    from ._lifetime import start_worker_lifetime
+
+    start_worker_lifetime(parent)
+    _forked_work = work
+
+
+def _forked_call(item: Any) -> Any:
+    if _forked_work is None:
+        raise RuntimeError("worker not started")
+    return _forked_work(item)

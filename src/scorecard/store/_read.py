@@ -39,7 +39,7 @@ from ._index import BundleEntry, Index
 from ._layout import DETAIL, METADATA_KEY, REJECTS, RUNS, TALLY_COLUMNS
 from ._meta import StoreMeta
 
-__all__ = ["RunDetail", "RunKey", "Snapshot"]
+__all__ = ["RunDetail", "RunKey", "Scoring", "Snapshot"]
 
 #: A run in its bundle: candidate, case, repetition.
 RunKey = tuple[str, str, int]
@@ -87,6 +87,34 @@ class Opened:
                 rule="corrupt_file",
                 source=str(self.path),
             ) from None
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """A bundle opened for its runs to be scored again (:meth:`Snapshot.scoring`)."""
+
+    entry: BundleEntry
+    detail: Opened
+    """Its detail file: the kept observations, in row groups of
+    :data:`~scorecard.store._layout.DETAIL_ROW_GROUP` runs."""
+    info: BundleInfo
+    """The bundle as discovery knew it when it was ingested."""
+
+    @property
+    def groups(self) -> int:
+        """The detail file's row groups."""
+        return int(self.detail.file.metadata.num_row_groups)
+
+
+_SCORED_COLUMNS = [
+    "observation",
+    "scorecard",
+    "source_file",
+    "source_line",
+    "source_index",
+    "repetition",
+]
+"""The detail columns a run is scored again from."""
 
 
 @dataclass(frozen=True)
@@ -272,56 +300,60 @@ class Snapshot:
             )
         ]
 
+    def scoring(self, entry: BundleEntry) -> Scoring:
+        """The bundle opened for its runs to be scored again (:meth:`group_records`)."""
+        runs = self.parquet(entry, RUNS)
+        detail = self.parquet(entry, DETAIL)
+        return Scoring(entry, detail, self.bundle_info(entry, runs))
+
     def scored_records(self, entry: BundleEntry) -> Iterator[ScoredRecord]:
         """The bundle's runs scored again from their kept observations (the general path,
         with the store's catalog and policy): the records ``scorecard score`` makes of the
         bundle's folder. A run whose scorecard comes out other than the one kept (another
         scorecard version scored the bundle) is a :class:`StoreError`."""
-        runs = self.parquet(entry, RUNS)
-        detail = self.parquet(entry, DETAIL)
-        info = self.bundle_info(entry, runs)
-        return self._scored_records(entry, detail, info)
+        scoring = self.scoring(entry)
+        return (
+            record
+            for group in range(scoring.groups)
+            for record in self.group_records(scoring, group)
+        )
 
-    def _scored_records(
-        self, entry: BundleEntry, detail: Opened, info: BundleInfo
-    ) -> Iterator[ScoredRecord]:
+    def group_records(self, scoring: Scoring, group: int) -> list[ScoredRecord]:
+        """The runs of one row group of the bundle's detail file scored again, as
+        :meth:`scored_records` scores them."""
         catalog, policy = self.meta.catalog, self.meta.policy
-        wanted = [
-            "observation",
-            "scorecard",
-            "source_file",
-            "source_line",
-            "source_index",
-            "repetition",
-        ]
-        for group in range(detail.file.metadata.num_row_groups):
-            with detail.reading():
-                columns = detail.file.read_row_group(group, columns=wanted).to_pydict()
-            for observation, card, file, line, index, repetition in zip(
-                *(columns[name] for name in wanted), strict=True
-            ):
-                record = stored_record(
-                    observation.encode("utf-8"),
-                    source=file,
-                    line=line,
-                    index=index,
-                    repetition=repetition,
-                    bundle=info,
-                    catalog=catalog,
-                    policy=policy,
+        entry, detail, info = scoring.entry, scoring.detail, scoring.info
+        with detail.reading():
+            columns = detail.file.read_row_group(
+                group, columns=_SCORED_COLUMNS, use_threads=False
+            ).to_pydict()
+        records = []
+        for observation, card, file, line, index, repetition in zip(
+            *(columns[name] for name in _SCORED_COLUMNS), strict=True
+        ):
+            record = stored_record(
+                observation.encode("utf-8"),
+                source=file,
+                line=line,
+                index=index,
+                repetition=repetition,
+                bundle=info,
+                catalog=catalog,
+                policy=policy,
+            )
+            if isinstance(record, InputError) or scorecard_line(record.card) != card:
+                where = file + (
+                    f":{line}" if line is not None else "" if index is None else f"[{index}]"
                 )
-                if isinstance(record, InputError) or scorecard_line(record.card) != card:
-                    where = file + (
-                        f":{line}" if line is not None else "" if index is None else f"[{index}]"
-                    )
-                    raise StoreError(
-                        f"the run read from {where} scores differently now than when it was "
-                        f"ingested (by scorecard {entry.scorecard_version}): ingest bundle "
-                        f"{info.id} again with replace",
-                        rule="scored_differently",
-                        source=str(detail.path),
-                    )
-                yield record
+                raise StoreError(
+                    f"the run read from {where} scores differently now than when it was "
+                    f"ingested (by scorecard {entry.scorecard_version}): ingest bundle "
+                    f"{info.id} again with replace",
+                    rule="scored_differently",
+                    source=str(detail.path),
+                )
+            records.append(record)
+        return records
 
     def run(self, entry: BundleEntry, candidate: str, case: str, repetition: int) -> RunDetail:
         """One run's detail: its key columns read (as dictionary codes), then the one row

@@ -4,13 +4,13 @@ API call (``docs/store.md``)."""
 from __future__ import annotations
 
 import contextlib
-import itertools
+import functools
 import os
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar, overload
 
 import pyarrow as pa
 
@@ -43,10 +43,10 @@ from ._query import (
     read_only,
     redacted,
 )
-from ._read import RunDetail, RunKey, Snapshot
+from ._read import RunDetail, RunKey, Scoring, Snapshot
 
 if TYPE_CHECKING:
-    from scorecard.engine import RecordDetail
+    from scorecard.engine import Keep, RecordDetail
 
 __all__ = ["Store", "open_store"]
 
@@ -202,16 +202,50 @@ class Store:
         it: a baseline side made of the runs file's frame reads only these."""
         return self._read(lambda snapshot: snapshot.keyed_findings(snapshot.entry(bundle)))
 
-    def scored_records(self, bundles: Sequence[str] | None = None) -> Iterator[ScoredRecord]:
+    @overload
+    def scored_records(self, bundles: Sequence[str] | None = None) -> Iterator[ScoredRecord]: ...
+
+    @overload
+    def scored_records(
+        self, bundles: Sequence[str] | None = None, *, keep: Keep | None, workers: int = 1
+    ) -> Iterator[Any]: ...
+
+    def scored_records(
+        self,
+        bundles: Sequence[str] | None = None,
+        *,
+        keep: Keep | None = None,
+        workers: int = 1,
+    ) -> Iterator[Any]:
         """The scored records of ``bundles`` (default: all; night order, each in input order),
         as ``scorecard score`` makes them of the bundles' folders: each run's kept observation
         scored again with the store's catalog and policy (the general path: about as long as
-        scoring the folders in one process), checked to give the scorecard kept."""
+        scoring the folders in one process), checked to give the scorecard kept.
 
-        def opened(snapshot: Snapshot) -> list[Iterator[ScoredRecord]]:
-            return [snapshot.scored_records(entry) for entry in snapshot.entries(bundles)]
+        With ``keep`` (:data:`~scorecard.engine.Keep`), what it keeps of each record instead,
+        worked out on ``workers`` processes (forked: they read the files opened here), a row
+        group of a detail file each, and numbered here (its ``numbered`` method), as
+        :meth:`~scorecard.engine.ScoringRun.records` keeps a scoring run's records. Without it
+        the records are scored here: sending a whole record back costs more than scoring it."""
+        from scorecard.engine import forked_map
 
-        return itertools.chain.from_iterable(self._read(opened))
+        def opened(snapshot: Snapshot) -> tuple[Snapshot, list[Scoring]]:
+            return snapshot, [snapshot.scoring(entry) for entry in snapshot.entries(bundles)]
+
+        snapshot, scorings = self._read(opened)
+        groups = [
+            (bundle, group)
+            for bundle, scoring in enumerate(scorings)
+            for group in range(scoring.groups)
+        ]
+        if keep is None:
+            return (
+                record
+                for bundle, group in groups
+                for record in snapshot.group_records(scorings[bundle], group)
+            )
+        kept = forked_map(functools.partial(_kept_group, snapshot, scorings, keep), groups, workers)
+        return (record.numbered(repetition) for group in kept for repetition, record in group)
 
     def record_lines(self, bundle: str) -> Iterator[str]:
         """Each run's ``scorecard.record.v1`` line (with its newline), byte for byte what
@@ -449,6 +483,19 @@ def _make(root: Path, catalog: Catalog, policy: Policy) -> None:
         written.write_text(meta_text(document), encoding="utf-8")
         durable(written)
         replace_file(written, root / STORE_JSON)
+
+
+def _kept_group(
+    snapshot: Snapshot, scorings: list[Scoring], keep: Keep, group: tuple[int, int]
+) -> list[tuple[int, Any]]:
+    """What ``keep`` keeps of each run of one row group (bundle, group) of ``scorings``, with
+    its run number (:meth:`Store.scored_records`)."""
+    bundle, at = group
+    catalog = snapshot.meta.catalog
+    return [
+        (record.repetition, keep(record, catalog))
+        for record in snapshot.group_records(scorings[bundle], at)
+    ]
 
 
 def open_store(
