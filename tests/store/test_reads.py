@@ -274,7 +274,8 @@ def test_runs_kept_from_the_store_by_workers_are_those_kept_here(
     assert len(kept) == len(here) > 0
     detailed = 0
     for mine, theirs in zip(here, kept, strict=True):
-        assert isinstance(mine, PackedRecord) and isinstance(theirs, PackedRecord)
+        assert isinstance(mine, PackedRecord)
+        assert isinstance(theirs, PackedRecord)
         assert repr(theirs.facts) == repr(mine.facts)
         assert repr(theirs.row) == repr(mine.row)
         assert theirs.changes == mine.changes
@@ -324,5 +325,7 @@ def test_a_run_that_scores_differently_now_is_a_located_error(
     error = raised.value
     assert error.rule == "scored_differently"
     assert f"{victim.source}:{victim.line}" in str(error)
-    assert "ingest bundle" in str(error) and "again with replace" in str(error)
-    assert error.source is not None and error.source.endswith(".parquet")
+    assert "ingest bundle" in str(error)
+    assert "again with replace" in str(error)
+    assert error.source is not None
+    assert error.source.endswith(".parquet")
