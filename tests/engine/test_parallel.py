@@ -291,3 +291,52 @@ def test_a_json_file_a_worker_reads_is_read_once(
     assert repr(found) == repr(expected)
     _, summary = expected
     assert (summary.scored, summary.rejected) == (3, 1)
+
+
+def test_forked_map_gives_every_result_in_order_from_forked_workers(tmp_path: Path) -> None:
+    """``forked_map`` runs ``work`` in other processes (two workers, more items than its
+    window), which inherit what this process holds (an open file read at an offset), and gives
+    the results in the items' order; one worker does the work here."""
+    import os
+
+    from scorecard.engine import forked_map
+
+    data = tmp_path / "data.bin"
+    data.write_bytes(bytes(range(256)))
+    handle = os.open(data, os.O_RDONLY)
+    try:
+
+        def work(item: int) -> tuple[int, int, int]:
+            return item, os.pread(handle, 1, item)[0], os.getpid()
+
+        items = list(range(100))
+        forked = list(forked_map(work, items, 2))
+        here = list(forked_map(work, items, 1))
+    finally:
+        os.close(handle)
+    assert [(item, byte) for item, byte, _ in forked] == [(item, item) for item in items]
+    assert {pid for _, _, pid in forked} - {os.getpid()}
+    assert os.getpid() not in {pid for _, _, pid in forked}
+    assert here == [(item, item, os.getpid()) for item in items]
+
+
+def test_forked_map_raises_the_works_exception_and_ends_its_workers() -> None:
+    """An exception a worker raises is raised here, in its turn (the results before it given
+    first), and the pool's workers are ended."""
+    from scorecard.engine import forked_map
+    from scorecard.engine._lifetime import _pools
+
+    def work(item: int) -> int:
+        if item == 30:
+            raise InputError("item 30 is bad", rule="bad", source=f"item {item}")
+        return item * 2
+
+    given: list[int] = []
+    with pytest.raises(InputError) as raised:
+        for result in forked_map(work, range(100), 2):
+            given.append(result)
+    assert given == [item * 2 for item in range(30)]
+    assert raised.value.rule == "bad"
+    assert raised.value.source == "item 30"
+    assert not _pools
+    assert not multiprocessing.active_children()
