@@ -332,9 +332,9 @@ def test_forked_map_raises_the_works_exception_and_ends_its_workers() -> None:
         return item * 2
 
     given: list[int] = []
+    results = forked_map(work, range(100), 2)
     with pytest.raises(InputError) as raised:
-        for result in forked_map(work, range(100), 2):
-            given.append(result)
+        given.extend(results)
     assert given == [item * 2 for item in range(30)]
     assert raised.value.rule == "bad"
     assert raised.value.source == "item 30"
