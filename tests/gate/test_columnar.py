@@ -345,3 +345,43 @@ def test_markdown_details_past_the_limit_are_only_counted(
     assert found == expected
     assert "Truncated" in found[2]
     assert "Truncated" not in found[-1]
+
+
+def test_facts_of_a_scored_record_are_those_of_its_record_json(campaign: list[Path]) -> None:
+    """``scored_facts(record, scored_row(record))`` is ``run_facts(record.record_json())`` (by
+    ``repr``: kinds and signs too) for every run of the samples and of a campaign of another
+    seed, with the audit gating or not, and for runs whose reasons, failure code and message
+    hold secret-shaped text (redacted the same)."""
+    from scorecard.engine import scored_row
+    from scorecard.gate import scored_facts
+    from tests.conftest import ROOT
+
+    secret = "sk-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
+    records: list[Any] = []
+    for policy in (Policy(), Policy(audit_gate=True)):
+        records += good(
+            list(score_run([ROOT / "observations", *campaign], policy=policy).records())
+        )
+    failed = next(record for record in records if record.observation.get("failure"))
+    card = dict(failed.card)
+    card["dimensions"] = {
+        name: {**dimension, "reasons": [*dimension["reasons"], f"saw {secret} here"]}
+        for name, dimension in failed.card["dimensions"].items()
+    }
+    observation = dict(failed.observation)
+    observation["failure"] = {
+        **observation["failure"], "code": f"E_{secret}", "message": f"token {secret}"
+    }  # fmt: skip
+    records.append(dataclasses.replace(failed, card=card, observation=observation))
+    kinds = {"findings": 0, "failure": 0, "gate": 0}
+    for record in records:
+        expected = run_facts(record.record_json())
+        assert repr(scored_facts(record, scored_row(record))) == repr(expected)
+        kinds["findings"] += bool(expected.findings)
+        kinds["failure"] += expected.failure is not None
+        kinds["gate"] += expected.audit_gates
+    assert all(count > 0 for count in kinds.values()), kinds
+    made = scored_facts(records[-1], scored_row(records[-1]))
+    assert secret not in repr(made)
+    assert made.failure is not None
+    assert "[redacted]" in made.failure

@@ -279,8 +279,9 @@ def test_kept_runs_share_what_they_repeat_and_change_no_value() -> None:
 
 
 def test_a_rows_zero_keeps_its_sign_when_shared(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A row's number is the facts' object only where both are the same to the bit: a row's
-    -0.0 beside the facts' 0.0 (equal, not the same) stays the row's."""
+    """A zero's sign survives the sharing of values among runs: a run whose row holds -0.0
+    where an earlier run's equal scores held 0.0 (equal, not the same) keeps -0.0 in its facts
+    and its row, and the earlier run keeps its 0.0."""
     from scorecard.contract import DIMENSIONS, ROW_FIELDS
     from scorecard.engine import scored_row
     from scorecard.gate import run_facts
@@ -291,12 +292,15 @@ def test_a_rows_zero_keeps_its_sign_when_shared(monkeypatch: pytest.MonkeyPatch)
     )
     position = run_facts(record.record_json()).scores.index(0.0)
     column = ROW_FIELDS.index(f"score_{DIMENSIONS[position]}")
+    earlier, earlier_row = _site_data._facts_and_row(record)
     negative = list(scored_row(record))
     negative[column] = -0.0
     monkeypatch.setattr(_site_data, "scored_row", lambda _: tuple(negative))
     facts, row = _site_data._facts_and_row(record)
-    assert repr(facts.scores[position]) == "0.0"
+    assert repr(facts.scores[position]) == "-0.0"
     assert repr(row[column]) == "-0.0"
+    assert repr(earlier.scores[position]) == "0.0"
+    assert repr(earlier_row[column]) == "0.0"
 
 
 def test_gates_worked_out_elsewhere_are_those_worked_out_here() -> None:

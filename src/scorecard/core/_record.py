@@ -111,9 +111,11 @@ class ScoredRecord:
         }
 
     @cached_property
-    def _redacted_reasons(self) -> dict[str, tuple[str, ...]]:
-        # Each view of a record asks for its scorecard (the site: its facts, its explanation,
-        # its pages); its reasons are redacted once.
+    def redacted_reasons(self) -> dict[str, tuple[str, ...]]:
+        """Each dimension's reasons (the card's dimensions, in its order), secret-shaped text
+        redacted, as :meth:`scorecard_json` and :meth:`record_json` write them. Each view of a
+        record asks for its scorecard (the site: its facts, its explanation, its pages): its
+        reasons are redacted once."""
         return {
             name: tuple(redact(reason) for reason in dimension["reasons"])
             for name, dimension in self.card["dimensions"].items()
@@ -122,7 +124,7 @@ class ScoredRecord:
     def scorecard_json(self) -> dict[str, Any]:
         """The pure v2 scorecard as JSON-ready data (free text redacted); new data each call."""
         card: dict[str, Any] = dict(self.card)
-        reasons = self._redacted_reasons
+        reasons = self.redacted_reasons
         card["dimensions"] = {
             name: {**dimension, "reasons": list(reasons[name])}
             for name, dimension in self.card["dimensions"].items()

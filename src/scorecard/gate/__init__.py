@@ -16,6 +16,7 @@ from ._input import (
     row_facts,
     rows_side,
     run_facts,
+    scored_facts,
 )
 from ._results import (
     DimensionDrop,
@@ -59,4 +60,5 @@ __all__ = [
     "row_facts",
     "rows_side",
     "run_facts",
+    "scored_facts",
 ]

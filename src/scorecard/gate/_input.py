@@ -35,9 +35,11 @@ from scorecard.aggregate import (
     stack_frames,
 )
 from scorecard.contract import CASE_IDS, DIMENSIONS, InputError, Row
+from scorecard.core import record_failure
 from scorecard.engine import ROW_FIELDS, record_row
 
 if TYPE_CHECKING:
+    from scorecard.core import ScoredRecord
     from scorecard.engine import RecordDetail
 
 from ._runs import AuditFinding, RunFacts, facts_of_row, none_if_nan
@@ -60,6 +62,7 @@ __all__ = [
     "row_facts",
     "rows_side",
     "run_facts",
+    "scored_facts",
 ]
 
 _FIELD = {name: index for index, name in enumerate(ROW_FIELDS)}
@@ -118,6 +121,37 @@ def run_facts(record: Any) -> RunFacts:
         failure=failure,
         source=source,
         evidence=evidence,
+    )
+
+
+def scored_facts(record: ScoredRecord, row: Row) -> RunFacts:
+    """:func:`run_facts` of ``record.record_json()`` for a record scored here (so already
+    checked), with ``row`` its :func:`~scorecard.engine.scored_row`: the same run, read from
+    the record's own values without writing (and checking again) its record. What a site keeps
+    of each run."""
+    redacted = record.redacted_reasons
+    findings: tuple[AuditFinding, ...] = ()
+    failed = [item.to_json() for item in record.findings if item.status == "failed"]
+    if failed:  # as a record's audit lists them (the values as compact JSON)
+        from scorecard.engine import record_detail as read_detail  # the scoring run's modules
+
+        found = read_detail({"scorecard": {}, "audit": {"findings": failed}})[1]
+        findings = tuple(AuditFinding(*item) for item in found)
+    failure = None
+    written = record_failure(record.observation.get("failure"))
+    if written is not None:
+        failure = f"{written['code']}: {written['message']}"
+    source = None
+    if record.source:
+        source = record.source + (f":{record.line}" if record.line else "")
+    return facts_of_row(
+        row,
+        gate_passed=record.gate_passed,
+        reasons=tuple(redacted.get(name, ()) for name in DIMENSIONS),
+        findings=findings,
+        audit_gates=record.audit_gate,
+        failure=failure,
+        source=source,
     )
 
 

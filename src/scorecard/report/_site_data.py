@@ -46,7 +46,7 @@ from scorecard.gate import (
     evaluate_gate,
     gate_side,
     numbered_facts,
-    run_facts,
+    scored_facts,
 )
 
 from ._site_paths import (
@@ -152,8 +152,9 @@ def _facts_and_row(record: ScoredRecord) -> tuple[RunFacts, Row]:
     numbers' frame), its names interned and its scores and metrics the facts' own objects
     (shared among the runs that repeat them: a site holds the rows of all its runs until their
     frame is made)."""
-    facts = run_facts(record.record_json())
-    return facts, _shared_row(scored_row(record), facts)
+    row = scored_row(record)
+    facts = scored_facts(record, row)
+    return facts, _shared_row(row, facts)
 
 
 def _shared_row(row: Iterable[Any], facts: RunFacts) -> Row:

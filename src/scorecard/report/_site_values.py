@@ -60,7 +60,8 @@ def change_values(record: ScoredRecord, facts: RunFacts, catalog: Catalog) -> Ch
     document: dict[str, Any] = observation if isinstance(observation, dict) else {}
     base = document.get("base")
     outcome = run_outcome(facts)
-    dimensions = record.scorecard_json()["dimensions"]
+    dimensions = record.card["dimensions"]
+    reasons = record.redacted_reasons
     failing = {item["dimension"]: item["reasons"] for item in explain_failing(record, catalog)}
     findings = [finding.to_json() for finding in record.findings if finding.status != "passed"]
     rows: list[tuple[str, Value]] = [
@@ -75,7 +76,13 @@ def change_values(record: ScoredRecord, facts: RunFacts, catalog: Catalog) -> Ch
         ("observed calls", (_calls(base, "observedCalls"), None)),
         ("forbidden calls invoked", _forbidden_invoked(base)),
         *sorted(_checks(document).items()),
-        *((f"dimension {name}", _dimension(dimensions, failing, name)) for name in DIMENSIONS),
+        *(
+            (
+                f"dimension {name}",
+                _dimension(dimensions.get(name), reasons.get(name, ()), failing.get(name)),
+            )
+            for name in DIMENSIONS
+        ),
         ("audit findings not passed", _findings(findings)),
         ("failure", (facts.failure or "none", facts.failure is None)),
     ]
@@ -136,18 +143,18 @@ def _checks(document: dict[str, Any]) -> dict[str, Value]:
     return found
 
 
-def _dimension(dimensions: dict[str, Any], failing: dict[str, Any], name: str) -> Value:
-    card = dimensions.get(name)
+def _dimension(card: Any, reasons: tuple[str, ...], explained: Any) -> Value:
+    """A dimension's value: its score, pass or fail, and its reasons (``reasons``: redacted;
+    a failing dimension's, ``explained``: each with its contract words)."""
     if not isinstance(card, dict):
         return "-", None
-    explained = failing.get(name)
-    if explained is not None:  # a failing dimension: each reason with its contract words
-        reasons = "; ".join(_reason_words(reason) for reason in explained)
+    if explained is not None:
+        said = "; ".join(_reason_words(reason) for reason in explained)
     else:
-        reasons = "; ".join(str(reason) for reason in card.get("reasons") or [])
+        said = "; ".join(reasons)
     passed = card.get("passed")
     text = f"{number_text(card.get('score'))} {'pass' if passed else 'fail'}"
-    return (f"{text}: {reasons}" if reasons else text), passed if isinstance(passed, bool) else None
+    return (f"{text}: {said}" if said else text), passed if isinstance(passed, bool) else None
 
 
 def _reason_words(reason: dict[str, Any]) -> str:
