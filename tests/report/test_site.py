@@ -723,22 +723,30 @@ def test_a_change_page_cell_shows_a_bounded_number_of_values() -> None:
     """A value that differs from run to run (a score, a reason) would make a night's cell grow
     with its runs: past eight values (four in a night before the page's), the failing ones come
     first, then those of the most runs, and the rest are counted."""
-    from types import SimpleNamespace
+    from scorecard.report._site_change import Night, _row
 
-    from scorecard.report._site_change import _row
-
-    def runs(count: int) -> list[Any]:
-        return [SimpleNamespace(facts=SimpleNamespace(repetition=at)) for at in range(1, count + 1)]
-
-    # Tonight: runs 1-20, each its own value; runs 4, 9 and 17 fail; runs 11-13 share a value.
-    def value(run: Any) -> tuple[str, bool | None]:
-        at = run.facts.repetition
+    # Tonight: runs 1-20, each its own value; runs 4, 9 and 17 fail; runs 11-13 share a value
+    # (11 and 13 one group of runs with equal values, 12 another with the same value of this
+    # row: its runs named in their order).
+    def value(at: int) -> tuple[str, bool | None]:
         if at in (11, 12, 13):
             return "shared", True
         return f"v{at}", at not in (4, 9, 17)
 
+    def runs(count: int) -> Night:
+        groups: list[tuple[dict[str, Any], list[int]]] = []
+        alike: tuple[dict[str, Any], list[int]] = ({"aspect": value(11)}, [])
+        for at in range(1, count + 1):
+            if at in (11, 13):
+                if not alike[1]:
+                    groups.append(alike)
+                alike[1].append(at)
+            else:
+                groups.append(({"aspect": value(at)}, [at]))
+        return Night(groups, count)
+
     before, tonight = runs(3), runs(20)
-    row = _row("aspect", [before, tonight], value)
+    row = _row("aspect", [before, tonight])
     cells = re.findall(r"<td>(.*?)</td>", row)
     assert len(cells) == 2
     assert "note" not in cells[0]  # three values: all shown
@@ -760,7 +768,7 @@ def test_a_change_page_cell_shows_a_bounded_number_of_values() -> None:
     assert 'class="changed"' in row  # every earlier run passed, a run tonight fails
 
     # A night before the page's shows four: here runs 1-20 before and 1-3 tonight.
-    row = _row("aspect", [tonight, before], value)
+    row = _row("aspect", [tonight, before])
     cells = re.findall(r"<td>(.*?)</td>", row)
     shown = re.findall(r"<span[^>]*>([^<]*)</span>", cells[0])
     assert shown == ["r4: v4", "r9: v9", "r11, r12, r13: shared", "r17: v17"]

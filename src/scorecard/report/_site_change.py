@@ -15,7 +15,8 @@ their runs, and keeps only them); every string is escaped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from scorecard.contract import DIMENSIONS, OBSERVATION_SCHEMA_ID
 
@@ -75,8 +76,28 @@ class ChangePages:
             sorted(self._grouped.get((night, candidate, case), []), key=_repetition)
             for night in nights
         ]
-        values = {run.path: dict(self.values_of(run)) for runs in columns for run in runs}
-        return _page(self.site, bundle, candidate, case, nights, columns, values)
+        return _page(self.site, bundle, candidate, case, nights, columns, self._alike(columns))
+
+    def _alike(self, columns: list[list[SiteRun]]) -> list[Night]:
+        """Each night's runs grouped by their change values, the groups in the order of their
+        first runs, each with its runs' numbers (ascending, as the runs come): runs with equal
+        values share one object of them (:func:`~._site_values.shared_change_values`), so a
+        row's value is looked up once per group, not once per run."""
+        as_dict: dict[int, dict[str, Value]] = {}
+        nights = []
+        for runs in columns:
+            groups: dict[int, tuple[dict[str, Value], list[int]]] = {}
+            for run in runs:
+                values = self.values_of(run)
+                group = groups.get(id(values))
+                if group is None:
+                    kept = as_dict.get(id(values))
+                    if kept is None:
+                        kept = as_dict[id(values)] = dict(values)
+                    group = groups[id(values)] = (kept, [])
+                group[1].append(run.facts.repetition)
+            nights.append(Night(list(groups.values()), len(runs)))
+        return nights
 
     def values_of(self, run: SiteRun) -> ChangeValues:
         """What the change pages show of ``run``: kept with it (a site of one night keeps
@@ -95,18 +116,20 @@ def _repetition(run: SiteRun) -> int:
     return run.facts.repetition
 
 
-RowValue = Callable[[SiteRun], Value]
-"""A row's value of each run."""
 _HEAD_ROWS = ("outcome", "expected calls", "observed calls", "forbidden calls invoked")
 _DIMENSION_ROWS = tuple(f"dimension {name}" for name in DIMENSIONS)
 _TAIL_ROWS = ("audit findings not passed", "failure")
 _NO_VALUE: Value = ("-", None)
 
 
-def _looked_up(values: dict[str, dict[str, Value]], label: str) -> RowValue:
-    """The row ``label``'s value of a run, from ``values`` (by run path): a check the run's
-    observation does not have has none ("-")."""
-    return lambda run: values[run.path].get(label, _NO_VALUE)
+@dataclass(frozen=True)
+class Night:
+    """A night's runs on a change page, grouped by their change values
+    (:meth:`ChangePages._alike`)."""
+
+    groups: list[tuple[dict[str, Value], list[int]]]
+    """Each distinct values' rows (by label) and the numbers of the runs that have them."""
+    runs: int
 
 
 #: Run numbers a change page names for a value (the rest are counted).
@@ -146,36 +169,45 @@ def _values_kept(groups: dict[Value, list[int]], limit: int) -> list[tuple[Value
     return [items[at] for at in sorted(ranked[:limit])]
 
 
-def _row(label: str, columns: Sequence[Sequence[SiteRun]], value: RowValue) -> str:
+def _row(label: str, nights: Sequence[Night]) -> str:
     """One aligned row: per night, each run's value (the last night, the page's own, shows up
     to :data:`VALUES_SHOWN` values, each night before it :data:`VALUES_SHOWN_BEFORE`); marked
-    when every earlier run passed and a run of the night fails."""
+    when every earlier run passed and a run of the night fails. A check a run's observation
+    does not have has no value there ("-")."""
     cells = []
-    verdicts: list[list[bool | None]] = []
-    for position, runs in enumerate(columns):
-        values = [value(run) for run in runs]
-        verdicts.append([passed for _, passed in values])
+    verdicts: list[set[bool | None]] = []
+    for position, night in enumerate(nights):
         groups: dict[Value, list[int]] = {}
-        for run, item in zip(runs, values, strict=True):
-            groups.setdefault(item, []).append(run.facts.repetition)
-        last = position == len(columns) - 1
+        merged = set()
+        for values, repetitions in night.groups:  # in the order of their first runs
+            item = values.get(label, _NO_VALUE)
+            known = groups.get(item)
+            if known is None:
+                groups[item] = repetitions
+            else:  # another group's runs with this value: the runs' numbers in their order
+                groups[item] = [*known, *repetitions]
+                merged.add(item)
+        for item in merged:
+            groups[item].sort()
+        verdicts.append({passed for _, passed in groups})
+        last = position == len(nights) - 1
         kept = _values_kept(groups, VALUES_SHOWN if last else VALUES_SHOWN_BEFORE)
         shown = []
         for (text, passed), repetitions in kept:  # each value once, with its runs
             css = "" if passed is None else (' class="pass"' if passed else ' class="fail"')
             shown.append(
-                f"<div><span{css}>{_runs_named(repetitions, len(runs))}: {esc(text)}</span></div>"
+                f"<div><span{css}>{_runs_named(repetitions, night.runs)}: {esc(text)}</span></div>"
             )
         if len(kept) < len(groups):
             others = len(groups) - len(kept)
-            hidden = len(runs) - sum(len(repetitions) for _, repetitions in kept)
+            hidden = night.runs - sum(len(repetitions) for _, repetitions in kept)
             shown.append(
                 f'<div class="note">and {others} other value{"s" if others > 1 else ""} on '
                 f"{hidden} run{'s' if hidden > 1 else ''} (each run's page shows its own)</div>"
             )
         cells.append("".join(shown) or '<span class="note">no runs</span>')
-    then = [passed for night in verdicts[:-1] for passed in night if passed is not None]
-    changed = bool(then) and all(then) and False in verdicts[-1]
+    then = {passed for night in verdicts[:-1] for passed in night} - {None}
+    changed = then == {True} and False in verdicts[-1]
     mark = ' class="changed"' if changed else ""
     note = '<br><span class="changed-note">passed then, failing now</span>' if changed else ""
     return (
@@ -192,11 +224,17 @@ def _page(
     case: str,
     nights: list[str],
     columns: list[list[SiteRun]],
-    values: dict[str, dict[str, Value]],
+    alike: list[Night],
 ) -> bytes:
     path = change_page_path(bundle, candidate, case)
     checks = sorted(
-        {label for kept in values.values() for label in kept if label.startswith("check ")}
+        {
+            label
+            for night in alike
+            for values, _ in night.groups
+            for label in values
+            if label.startswith("check ")
+        }
     )
     head = "".join(
         f'<th scope="col">{esc(night)}{" (this night)" if night == bundle else ""}</th>'
@@ -220,10 +258,7 @@ def _page(
         '<tr><th scope="row">runs</th>'
         + "".join(f"<td>{run_links(runs)}</td>" for runs in columns)
         + "</tr>",
-        *(
-            _row(label, columns, _looked_up(values, label))
-            for label in [*_HEAD_ROWS, *checks, *_DIMENSION_ROWS, *_TAIL_ROWS]
-        ),
+        *(_row(label, alike) for label in [*_HEAD_ROWS, *checks, *_DIMENSION_ROWS, *_TAIL_ROWS]),
     ]
     changed = sum(1 for row in rows if row.startswith('<tr class="changed">'))
     body = (
