@@ -333,3 +333,45 @@ def test_failing_dimensions_are_the_ones_the_explanation_explains(catalog: Catal
         assert sorted(found) == sorted(expected)
         kinds.add((model.overall.score is None, bool(found)))
     assert kinds == {(True, False), (False, False), (False, True)}
+
+
+def test_an_explanation_reads_the_results_its_record_was_scored_from(tmp_path: Path) -> None:
+    """A record the general path scored remembers the raw results its card was made from:
+    explaining it with the catalog it was scored with reads them, and says exactly what
+    scoring its observation again says (every sample run and a campaign of another seed); with
+    another catalog (equal, not the same cases) it is scored again. The results are no part of
+    the record's value: numbered, it keeps them; pickled, it drops them and equals itself."""
+    import dataclasses
+    import pickle
+
+    from scorecard.contract import load_catalog
+    from scorecard.core import explain_failing
+    from scorecard.simulate import simulate_campaign
+
+    catalog = load_catalog()
+    other = load_catalog()
+    campaign = simulate_campaign(tmp_path, seed=11, bundles=2)
+    records = [
+        record
+        for record in score_paths_serially(
+            [str(ROOT / "observations"), *map(str, campaign)], catalog=catalog
+        )
+        if isinstance(record, ScoredRecord)
+    ]
+    failing_runs = 0
+    for record in records:
+        case = catalog[record.card["caseId"]]
+        scoreable = record.card["overall"]["score"] is not None
+        assert (record.remembered_results(case) is not None) == scoreable
+        assert record.remembered_results(other[record.card["caseId"]]) is None
+        fresh = dataclasses.replace(record)  # the same record, remembering nothing
+        assert fresh.remembered_results(case) is None
+        explained = explain_failing(record, catalog)
+        assert explained == explain_failing(fresh, catalog) == explain_failing(record, other)
+        failing_runs += bool(explained)
+        numbered = record.numbered(record.repetition + 1)
+        assert numbered.remembered_results(case) is record.remembered_results(case)
+        unpickled = pickle.loads(pickle.dumps(record))
+        assert unpickled == record
+        assert unpickled.remembered_results(case) is None
+    assert 0 < failing_runs < len(records)

@@ -45,6 +45,7 @@ _EXPORTS = {
     "UNSCOREABLE_REASON": "_scoring",
     "score_observation": "_scoring",
     "score_wire": "_scoring",
+    "scored_wire": "_scoring",
     "Notice": "_notice",
     "accept_observation": "_validation",
     "identifier_secret": "_validation",
@@ -86,6 +87,7 @@ __all__ = [
     "score_observation",
     "score_wire",
     "scorecard_line",
+    "scored_wire",
     "summarize_findings",
     "validate_observation",
 ]
@@ -126,5 +128,5 @@ if TYPE_CHECKING:
         record_failure,
         record_line,
     )
-    from ._scoring import UNSCOREABLE_REASON, score_observation, score_wire
+    from ._scoring import UNSCOREABLE_REASON, score_observation, score_wire, scored_wire
     from ._validation import accept_observation, identifier_secret, validate_observation

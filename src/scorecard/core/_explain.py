@@ -89,7 +89,10 @@ def explain_failing(record: ScoredRecord, catalog: Catalog) -> list[dict[str, An
     failing: list[dict[str, Any]] = []
     failed = failing_dimensions(record)
     if failed:  # the reasons' pointers: scored again
-        results = raw_dimension_results(record.observation, catalog[record.card["caseId"]])
+        case = catalog[record.card["caseId"]]
+        results = record.remembered_results(case)
+        if results is None:
+            results = raw_dimension_results(record.observation, case)
         for name in failed:
             dimension = dimensions[name]
             failing.append(

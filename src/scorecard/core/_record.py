@@ -61,6 +61,10 @@ class Tally(NamedTuple):
         return (self.bundle_id, self.candidate_id, self.case_id)
 
 
+#: Where a record keeps the raw results its card was made from (:meth:`ScoredRecord.remembering`).
+_RESULTS = "_remembered_results"
+
+
 @dataclass(frozen=True)
 class ScoredRecord:
     """One accepted observation, its scorecard and where it came from."""
@@ -183,8 +187,36 @@ class ScoredRecord:
             return js_json(self.audit_line_json())
         raise ValueError(f"not a streaming format: {output_format}")
 
+    def remembering(self, case: Any, results: Any) -> ScoredRecord:
+        """This record, remembering the raw dimension results its card was made from, scored
+        as a run of ``case`` (:func:`~scorecard.core.scored_wire`; None: not scoreable):
+        explaining it with that case reads them instead of scoring it again
+        (:meth:`remembered_results`). They are no part of the record's value: not compared,
+        not pickled, kept by :meth:`numbered`."""
+        if results is not None:
+            self.__dict__[_RESULTS] = (case, results)
+        return self
+
+    def remembered_results(self, case: Any) -> Any:
+        """The raw dimension results :meth:`remembering` kept, when they were scored as a run
+        of ``case`` (the same object), else None."""
+        known = self.__dict__.get(_RESULTS)
+        return known[1] if known is not None and known[0] is case else None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop(_RESULTS, None)
+        return state
+
     def numbered(self, repetition: int) -> ScoredRecord:
         """This record as run number ``repetition`` (``dataclasses.replace``, spelt out: faster)."""
+        made = self._numbered(repetition)
+        known = self.__dict__.get(_RESULTS)
+        if known is not None:
+            made.__dict__[_RESULTS] = known
+        return made
+
+    def _numbered(self, repetition: int) -> ScoredRecord:
         return ScoredRecord(
             self.card,
             self.observation,

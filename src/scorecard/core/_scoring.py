@@ -41,6 +41,7 @@ __all__ = [
     "score_base_v1",
     "score_observation",
     "score_wire",
+    "scored_wire",
 ]
 
 UNSCOREABLE_REASON = "execution was not scoreable"
@@ -595,6 +596,19 @@ def score_wire(
     policy: Policy | None = None,
 ) -> ScorecardDict:
     """Score validated wire data of one observation of ``case`` (SCORING.md section 3)."""
+    return scored_wire(observation, case, bundle_id=bundle_id, policy=policy)[0]
+
+
+def scored_wire(
+    observation: ObservationDict,
+    case: WorkflowCase,
+    *,
+    bundle_id: str,
+    policy: Policy | None = None,
+) -> tuple[ScorecardDict, dict[DimensionName, DimensionResult] | None]:
+    """:func:`score_wire`'s scorecard and the raw dimension results it was made from (None
+    for an observation that is not scoreable): an explanation of the run reads them instead
+    of scoring it again."""
     if observation["classification"] in ("infrastructure_failure", "skipped"):
         unscored: dict[str, DimensionDict] = {
             name: {
@@ -607,7 +621,7 @@ def score_wire(
             }
             for name in DIMENSIONS
         }
-        return _card(observation, bundle_id, unscored, None, None, None)
+        return _card(observation, bundle_id, unscored, None, None, None), None
     results = raw_dimension_results(observation, case)
     dimensions: dict[str, DimensionDict] = {}
     weighted_sum = 0.0
@@ -636,9 +650,10 @@ def score_wire(
         }
     gated_out = not gate_passed or weight_total == 0
     overall_score = 0.0 if gated_out else weighted_sum / weight_total
-    return _card(
+    card = _card(
         observation, bundle_id, dimensions, overall_score, gate_passed, gate_passed and all_passed
     )
+    return card, results
 
 
 def score_observation(

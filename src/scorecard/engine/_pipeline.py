@@ -29,7 +29,7 @@ from scorecard.core import (
     Tally,
     accept_observation,
     audit_observation,
-    score_wire,
+    scored_wire,
 )
 
 from ._io import RawRecord, in_array, read_records
@@ -176,7 +176,7 @@ def score_record(
         located = error.located(source=record.source, line=record.line)
         return located if record.index is None else in_array(located, record.index)
     case = catalog[observation["caseId"]]
-    card = score_wire(observation, case, bundle_id=record.bundle.id, policy=policy)
+    card, results = scored_wire(observation, case, bundle_id=record.bundle.id, policy=policy)
     return ScoredRecord(
         card,
         observation,
@@ -188,7 +188,7 @@ def score_record(
         notices,
         tuple(audit_observation(case, observation)),
         policy.audit_gate,
-    )
+    ).remembering(case, results)
 
 
 def sequence_results(
