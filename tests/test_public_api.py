@@ -345,6 +345,7 @@ PACKAGES = {
         "score_observation",
         "score_wire",
         "scorecard_line",
+        "scored_wire",
         "summarize_findings",
         "validate_observation",
     ],
@@ -373,6 +374,7 @@ PACKAGES = {
         "default_workers",
         "empty_input_notices",
         "file_state",
+        "forked_map",
         "in_background",
         "input_bundles",
         "input_digest",
@@ -440,6 +442,7 @@ PACKAGES = {
         "row_facts",
         "rows_side",
         "run_facts",
+        "scored_facts",
     ],
     "scorecard.plots": [
         "PLOT_KINDS",
