@@ -50,6 +50,7 @@ from ._site_paths import (
     PAGE_REJECTED,
     PAGE_RUN,
     PAGE_RUNS,
+    RUN_DATA,
     RUN_INDEX,
     candidate_page_path,
     case_page_path,
@@ -107,9 +108,11 @@ def build_site(
     drawing = in_background(functools.partial(_plots_and_change_pages, pages, first))
     changing = in_background(functools.partial(pages._change_pages, second))
     try:
-        for name in pages.names():
-            if not name.startswith(_DRAWN_THERE):
-                pages.file(name)
+        # The runs' data first: no gate in them, while the pages that show the gates (the
+        # pairs', and those of the runs' verdicts) would wait for the process working them out.
+        made_here = [name for name in pages.names() if not name.startswith(_DRAWN_THERE)]
+        for name in sorted(made_here, key=lambda name: not name.startswith(RUN_DATA)):
+            pages.file(name)
         plots, changes = drawing.result()
         changes.update(changing.result())
     except BaseException:

@@ -333,7 +333,7 @@ class SiteData:
     ) -> None:
         self.rules = rules
         self.seed = seed
-        self._pending_pairs: Background[list[BundlePair]] | None = None
+        self._pending_pairs: list[Background[list[BundlePair]]] | None = None
         self._pending_families: Background[Families] | None = None
         self.runs: list[SiteRun] = []
         seen: set[tuple[str, str, str, int]] = set()
@@ -408,14 +408,25 @@ class SiteData:
         and analysis; the campaign's comparison columns: docs/performance.md)."""
         _give_back_free_memory()  # before the forks: each would hold it
         if "pairs" not in self.__dict__ and self._pending_pairs is None:
-            self._pending_pairs = in_background(self._pairs_worked_out)
+            # Two processes, each the gates of half the pairs (in order): the gate of a week of
+            # nights was the longest of the site's background work.
+            every = self.analysis.comparison_pairs()
+            halves = [every[: len(every) // 2], every[len(every) // 2 :]]
+            self._pending_pairs = [
+                in_background(functools.partial(self._pairs_worked_out, half))
+                for half in halves
+                if half
+            ]
         if "families" not in self.__dict__ and self._pending_families is None:
             self._pending_families = in_background(self._families_worked_out)
 
     def stop_working_elsewhere(self) -> None:
         """End the processes :meth:`work_out_pairs_elsewhere` started, if their results are not
         wanted (a site whose making failed); what they did is then worked out here if asked."""
-        pending: list[Background[Any] | None] = [self._pending_pairs, self._pending_families]
+        pending: list[Background[Any] | None] = [
+            *(self._pending_pairs or []),
+            self._pending_families,
+        ]
         self._pending_pairs = self._pending_families = None
         for started in pending:
             if started is not None:
@@ -427,7 +438,9 @@ class SiteData:
         the site: asked for after the plots are started, :func:`~._site.build_site`), worked
         out here or taken from the process :meth:`work_out_pairs_elsewhere` started."""
         pending, self._pending_pairs = self._pending_pairs, None
-        return pending.result() if pending is not None else self._pairs_worked_out()
+        if pending is None:
+            return self._pairs_worked_out(self.analysis.comparison_pairs())
+        return [pair for half in pending for pair in half.result()]
 
     @functools.cached_property
     def families(self) -> Families:
@@ -454,15 +467,18 @@ class SiteData:
         analysis = self.analysis
         return {pair: analysis.family(*pair) for pair in analysis.comparison_pairs()}
 
-    def _pairs_worked_out(self) -> list[BundlePair]:
+    def _pairs_worked_out(self, comparisons: Sequence[tuple[str, str]]) -> list[BundlePair]:
+        """The gate of each pair of ``comparisons`` (consecutive bundles, in order)."""
+        nights = {night for pair in comparisons for night in pair}
         facts: dict[str, list[RunFacts]] = {}
         for run in self.runs:
-            facts.setdefault(run.facts.bundle, []).append(run.facts)
+            if run.facts.bundle in nights:
+                facts.setdefault(run.facts.bundle, []).append(run.facts)
         pairs: list[BundlePair] = []
         # A night is the current side of one pair and the baseline of the next: its side (the
         # runs' table and frame) is made once, and let go after that next pair.
         before: tuple[str, GateSide] | None = None
-        for baseline, current in self.analysis.comparison_pairs():
+        for baseline, current in comparisons:
             if before is None or before[0] != baseline:
                 before = (baseline, gate_side(facts[baseline], source=baseline))
             side = gate_side(facts[current], source=current)

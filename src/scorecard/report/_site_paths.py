@@ -29,6 +29,7 @@ __all__ = [
     "PAGE_REJECTED",
     "PAGE_RUN",
     "PAGE_RUNS",
+    "RUN_DATA",
     "RUN_INDEX",
     "anchor_id",
     "candidate_page_path",
@@ -94,10 +95,14 @@ def run_page_path(bundle: str, candidate: str, case: str, run: int) -> str:
     return f"{PAGE_RUN}?run={slug(bundle)}/{slug(candidate)}/{slug(case)}/{int(run)}"
 
 
+RUN_DATA = "data/runs/"
+"""The folder of the runs' data files (:func:`run_shard_path`)."""
+
+
 def run_shard_path(bundle: str, candidate: str, case: str) -> str:
     """The data file holding every run of ``case`` by ``candidate`` in ``bundle`` (a script the
     run page loads: ``file://`` allows a script where it refuses ``fetch``)."""
-    return f"data/runs/{slug(bundle)}/{slug(candidate)}/{slug(case)}.js"
+    return f"{RUN_DATA}{slug(bundle)}/{slug(candidate)}/{slug(case)}.js"
 
 
 def site_link(site_url: str, bundle: str, candidate: str, case: str, run: int) -> str:
