@@ -45,7 +45,8 @@ def test_a_file_is_made_only_when_asked_for(monkeypatch: pytest.MonkeyPatch) -> 
     runs = pages.site.runs
     assert not hasattr(runs[0], "__dict__")  # slotted: no room to keep an explanation
     with monkeypatch.context() as patched:  # the runs tables read the facts alone
-        patched.setattr("scorecard.report._site_data.explain_record", _never_explained)
+        patched.setattr("scorecard.report._site_run.explain_failing", _never_explained)
+        patched.setattr("scorecard.report._site_values.explain_failing", _never_explained)
         for name in ("runs.html", "data/runs.js"):
             assert pages.file(name) == sample_site()[name]
     change = f"changes/{NEWEST}/opencode-glm/final-response.html"

@@ -29,7 +29,7 @@ from scorecard.aggregate import (
     records_frame,
 )
 from scorecard.contract import DIMENSIONS, ROW_FIELDS, Catalog, InputError, Row
-from scorecard.core import ScoredRecord, explain_record, failing_of
+from scorecard.core import ScoredRecord, failing_of
 from scorecard.engine import (
     Background,
     Keep,
@@ -286,12 +286,6 @@ class SiteRun:
         if not isinstance(self.stored, PackedDocuments | FiledDocuments):
             return self
         return dataclasses.replace(self, stored=self.stored.record())
-
-    def explained(self) -> dict[str, Any]:
-        """:func:`~scorecard.core.explain_record` of the run, worked out for the one page that
-        reads it (its shard) and not kept (some 8.7 KiB a run: a night of 50,000 runs would
-        keep 400 MiB of them for nothing); the change pages read the run's change values."""
-        return explain_record(self.record, self.catalog)
 
     @property
     def outcome(self) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from scorecard.contract import DIMENSIONS, GATE_DIMENSIONS, OBSERVATION_SCHEMA_ID
+from scorecard.core import explain_failing, record_failure
 
 from ._common import number_text
 from ._escape import clean, shown
@@ -73,19 +74,24 @@ def _field(document: Any, pointer: str) -> tuple[str, str]:
     return found, _bounded(text, FIELD_LIMIT)
 
 
+#: A failure's ``retryable`` as a shard says it (-1: not said).
+_RETRYABLE: dict[Any, int] = {True: 1, False: 0}
+
+
 def _run_data(packed: SiteRun, strings: _Strings) -> list[Any]:
     run = packed.unpacked()  # read back once for its shard
     facts = run.facts
-    explanation = run.explained()
-    card = run.record.scorecard_json()
-    record = run.record.record_json()
-    source = explanation["source"]
-    failure = record.get("failure")
+    scored = run.record
+    # What explain_record says of the run, read from its record (the reasons redacted, the
+    # failure as its record holds it), and its failing dimensions explained.
+    card = scored.card
+    redacted = scored.redacted_reasons
+    failure = record_failure(scored.observation.get("failure"))
     failure_data = (
         [
             strings(shown(failure.get("code"))),
             strings(shown(failure.get("category"))),
-            {True: 1, False: 0}.get(failure.get("retryable"), -1),
+            _RETRYABLE.get(failure.get("retryable"), -1),
             strings(_bounded(failure.get("message"), REASON_LIMIT)),
         ]
         if failure
@@ -100,14 +106,14 @@ def _run_data(packed: SiteRun, strings: _Strings) -> list[Any]:
             dimensions.append(None)
             continue
         passed = dimension.get("passed")
-        given = [strings(_bounded(reason, _SHORT)) for reason in dimension.get("reasons", [])]
+        given = [strings(_bounded(reason, _SHORT)) for reason in redacted.get(name, ())]
         dimensions.append(
             [number_text(dimension.get("score")), -1 if passed is None else int(bool(passed))]
             + ([given] if given else [])
         )
     pointers: list[str] = []
     failing: list[Any] = []
-    for item in explanation["failingDimensions"]:
+    for item in explain_failing(scored, run.catalog):
         reasons = []
         for reason in item["reasons"]:
             pointers.extend(reason["pointers"])
@@ -125,12 +131,11 @@ def _run_data(packed: SiteRun, strings: _Strings) -> list[Any]:
                 ]
             )
         failing.append([DIMENSIONS.index(item["dimension"]), number_text(item["score"]), reasons])
-    audit = explanation["audit"]
+    audit = scored.audit_summary()
     order = {"failed": 0, "not_observed": 1}
     findings = []
-    for finding in sorted(audit["findings"], key=lambda f: order.get(f["status"], 2)):
-        if finding["status"] == "passed":
-            continue
+    shown_findings = [item.to_json() for item in scored.findings if item.status != "passed"]
+    for finding in sorted(shown_findings, key=lambda f: order.get(f["status"], 2)):
         pointers.append(finding["pointer"])
         findings.append(
             [
@@ -147,18 +152,18 @@ def _run_data(packed: SiteRun, strings: _Strings) -> list[Any]:
     for pointer in dict.fromkeys(pointers):  # each once, in the order first named
         if parse_pointer(pointer) is None:
             continue
-        found, text = _field(run.record.observation, pointer)
+        found, text = _field(scored.observation, pointer)
         fields.append([strings(shown(pointer)), strings(shown(found)), strings(text)])
     return [
         facts.repetition,
         strings(shown(facts.classification)),
         number_text(card["overall"].get("score")),
         strings(run.outcome),
-        [strings(shown(source["file"])), source["line"]],
+        [strings(shown(scored.source)), scored.line],
         failure_data,
         dimensions,
         failing,
-        [audit["failed"], audit["notObserved"], audit["passed"], findings],
+        [audit.failed, audit.not_observed, audit.passed, findings],
         fields,
     ]
 
