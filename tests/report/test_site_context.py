@@ -201,38 +201,15 @@ def test_runs_kept_by_the_workers_are_those_kept_here(workers: int) -> None:
     from scorecard.engine import score_run
     from scorecard.report import site_keeper
     from tests.conftest import ROOT
+    from tests.report.kept_runs import assert_kept_as_here
 
     catalog = load_catalog()
     samples = [str(ROOT / "observations")]
     run = score_run(samples, catalog=catalog, workers=workers, chunk_bytes=1 << 16)
     kept = [item for item in run.records(site_keeper([NEWEST])) if not isinstance(item, Exception)]
     here = [keep_for_site(record, [NEWEST], catalog) for record in sample_records()]
-    assert len(kept) == len(here) == len(sample_records())
-    detailed = 0
-    for mine, theirs in zip(here, kept, strict=True):
-        assert isinstance(mine, PackedRecord)
-        assert isinstance(theirs, PackedRecord)
-        assert repr(theirs.facts) == repr(mine.facts)
-        assert repr(theirs.row) == repr(mine.row)
-        assert theirs.changes == mine.changes
-        assert theirs.source == mine.source
-        if mine.packed is None:
-            assert theirs.packed is None
-            continue
-        detailed += 1
-        assert theirs.packed is not None
-        assert theirs.record() == mine.record()
-        assert theirs.record().repetition == mine.facts.repetition
-    assert 0 < detailed < len(here)
-    names: dict[str, int] = {}
-    values: dict[Any, int] = {}
-    for item in kept:
-        assert isinstance(item, PackedRecord)
-        for name in (item.facts.candidate, item.facts.case, item.row[0]):
-            assert names.setdefault(name, id(name)) == id(name)
-        assert values.setdefault(item.facts.scores, id(item.facts.scores)) == id(item.facts.scores)
-        assert item.changes is not None
-        assert values.setdefault(item.changes, id(item.changes)) == id(item.changes)
+    assert len(here) == len(sample_records())
+    assert_kept_as_here(here, kept)
 
 
 def test_site_inputs_are_handed_over_one_by_one() -> None:

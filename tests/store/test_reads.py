@@ -258,10 +258,11 @@ def test_runs_kept_from_the_store_by_workers_are_those_kept_here(
     """``scored_records(keep=...)`` gives, in night and input order, what the keep keeps of
     each record ``scored_records()`` scores here (facts, row, documents, change values, by
     ``repr``), from the workers as from this process, with the names and repeated values the
-    workers send shared here."""
+    workers send shared here (:func:`~tests.report.kept_runs.assert_kept_as_here`)."""
     import pyarrow.parquet as pq
 
-    from scorecard.report import PackedRecord, keep_for_site, site_keeper
+    from scorecard.report import keep_for_site, site_keeper
+    from tests.report.kept_runs import assert_kept_as_here
 
     shown = [entry.id for entry in small_groups.bundles()]
     judged = shown[-1]
@@ -271,27 +272,7 @@ def test_runs_kept_from_the_store_by_workers_are_those_kept_here(
     catalog = small_groups.catalog
     here = [keep_for_site(record, [judged], catalog) for record in small_groups.scored_records()]
     kept = list(small_groups.scored_records(shown, keep=site_keeper([judged]), workers=workers))
-    assert len(kept) == len(here) > 0
-    detailed = 0
-    for mine, theirs in zip(here, kept, strict=True):
-        assert isinstance(mine, PackedRecord)
-        assert isinstance(theirs, PackedRecord)
-        assert repr(theirs.facts) == repr(mine.facts)
-        assert repr(theirs.row) == repr(mine.row)
-        assert theirs.changes == mine.changes
-        assert theirs.source == mine.source
-        if mine.packed is not None:
-            detailed += 1
-            assert theirs.packed is not None
-            assert theirs.record() == mine.record()
-        else:
-            assert theirs.packed is None
-    assert 0 < detailed < len(here)
-    names: dict[str, int] = {}
-    for item in kept:
-        assert isinstance(item, PackedRecord)
-        for name in (item.facts.candidate, item.facts.case):
-            assert names.setdefault(name, id(name)) == id(name)
+    assert_kept_as_here(here, kept)
 
 
 @pytest.mark.parametrize("workers", [1, 2])
