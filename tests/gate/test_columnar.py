@@ -385,3 +385,23 @@ def test_facts_of_a_scored_record_are_those_of_its_record_json(campaign: list[Pa
     assert secret not in repr(made)
     assert made.failure is not None
     assert "[redacted]" in made.failure
+
+
+def test_facts_read_back_from_a_pickle_are_the_same_run() -> None:
+    """A run pickled (as a scoring worker sends it) reads back as the same run, by ``repr``
+    (kinds and zeros' signs too), its evidence and findings included; a frozen run stays
+    frozen."""
+    import pickle
+
+    from tests.conftest import ROOT
+
+    records = good(list(score_run([ROOT / "observations"], catalog=CATALOG).records()))
+    runs = [with_evidence(record) for record in records]
+    runs.append(dataclasses.replace(runs[0], scores=(-0.0, *runs[0].scores[1:]), overall=-0.0))
+    assert any(run.evidence is not None for run in runs)
+    assert any(run.findings for run in runs)
+    back = pickle.loads(pickle.dumps(runs, protocol=pickle.HIGHEST_PROTOCOL))
+    assert [repr(run) for run in back] == [repr(run) for run in runs]
+    assert back == runs
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        back[0].repetition = 9

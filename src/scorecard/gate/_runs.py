@@ -134,6 +134,12 @@ class RunFacts:
         index = _DIMENSION_INDEX.get(dimension)
         return () if index is None else self.reasons[index]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as its values, in field order: a slotted dataclass's own pickling looks its
+        # fields up again for every run read back (most of the time a report's main process
+        # spent reading back the runs its scoring workers kept).
+        return _facts_of_values, (_EVERY_FIELD(self),)
+
 
 _FIELD = {name: index for index, name in enumerate(ROW_FIELDS)}
 
@@ -317,6 +323,15 @@ def numbered_facts(run: RunFacts, repetition: int) -> RunFacts:
 
 
 _EVERY_FIELD = operator.attrgetter(*_FIELDS)
+
+
+def _facts_of_values(values: Sequence[Any]) -> RunFacts:
+    """The run of ``values`` (every field's, in field order): how a pickled run is read back."""
+    made = object.__new__(RunFacts)
+    for set_field, value in zip(_SETTERS, values, strict=True):
+        set_field(made, value)
+    return made
+
 _REPETITION = _FIELDS.index("repetition")
 #: The fields :func:`facts_of_row` interns, and those it shares as numbers and as texts.
 _NAMES = tuple(
