@@ -332,6 +332,7 @@ def _facts_of_values(values: Sequence[Any]) -> RunFacts:
         set_field(made, value)
     return made
 
+
 _REPETITION = _FIELDS.index("repetition")
 #: The fields :func:`facts_of_row` interns, and those it shares as numbers and as texts.
 _NAMES = tuple(

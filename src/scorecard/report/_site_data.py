@@ -499,6 +499,11 @@ class SiteData:
     def pair_into(self, bundle: str) -> BundlePair | None:
         return next((pair for pair in self.pairs if pair.current == bundle), None)
 
+    def pair_names_into(self, bundle: str) -> tuple[str, str] | None:
+        """The (baseline, current) bundles of :meth:`pair_into`'s pair, without its gate (a
+        page that only links to the pair need not wait for the gates)."""
+        return next((pair for pair in self.analysis.comparison_pairs() if pair[1] == bundle), None)
+
 
 def _give_back_free_memory() -> None:
     """Hand the C library's free heap memory back to the system (glibc's ``malloc_trim``; a

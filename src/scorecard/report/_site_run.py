@@ -175,7 +175,7 @@ def run_shard(site: SiteData, runs: Sequence[SiteRun]) -> bytes:
     strings = _Strings()
     data = [_run_data(run, strings) for run in sorted(runs, key=lambda r: r.facts.repetition)]
     earlier = site.bundles.index(facts.bundle) > 0
-    pair = site.pair_into(facts.bundle)
+    pair = site.pair_names_into(facts.bundle)
     document = {
         "bundle": shown(facts.bundle),
         "candidate": shown(facts.candidate),
@@ -184,7 +184,7 @@ def run_shard(site: SiteData, runs: Sequence[SiteRun]) -> bytes:
         "case": shown(facts.case),
         "slugs": [slug(facts.bundle), slug(facts.candidate), slug(facts.case)],
         "change": change_page_path(facts.bundle, facts.candidate, facts.case) if earlier else None,
-        "pair": pair_page_path(pair.baseline, pair.current) if pair else None,
+        "pair": pair_page_path(*pair) if pair else None,
         "schema": OBSERVATION_SCHEMA_ID,
         "strings": strings.items,
         "runs": data,
