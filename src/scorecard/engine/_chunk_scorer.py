@@ -305,7 +305,9 @@ Keep = Callable[[ScoredRecord, Catalog], Any]
 """What a caller keeps of each scored record, worked out where it was scored, with the catalog
 it was scored with: a picklable call (a module's function, or a ``functools.partial`` of one)
 whose result has a ``numbered(repetition)`` method, as a :class:`~scorecard.core.ScoredRecord`
-has. The record comes as run 1; the main process numbers what was kept of it."""
+has. From a scoring run the record comes as run 1 (its number is the main process's to give),
+from a store (:meth:`~scorecard.store.Store.scored_records`) with its own; either way the main
+process numbers what was kept of it, and so shares its values with the runs kept before."""
 
 
 def chunk_kept(keep: Keep, scorer: ChunkScorer, chunk: Chunk) -> list[Outcome]:
