@@ -373,6 +373,7 @@ PACKAGES = {
         "count_input_files",
         "default_workers",
         "empty_input_notices",
+        "failure_text",
         "file_state",
         "forked_map",
         "in_background",
@@ -397,6 +398,7 @@ PACKAGES = {
         "scored_row",
         "scoring_catalog",
         "scoring_policy",
+        "source_text",
         "stored_record",
     ],
     "scorecard.fast": [

@@ -104,6 +104,11 @@ class ScoredRecord:
         """Counts of the audit findings by status."""
         return summarize_findings(self.findings)
 
+    def findings_not_passed(self) -> list[dict[str, Any]]:
+        """The audit findings not passed (failed, not observed), each as a record lists it
+        (:meth:`~scorecard.core.Finding.to_json`: its values redacted), in audit order."""
+        return [finding.to_json() for finding in self.findings if finding.status != "passed"]
+
     def audit_json(self) -> dict[str, Any]:
         """Audit counts and every finding, for ``--format audit`` and ``explain``."""
         summary = self.audit_summary()
@@ -254,7 +259,7 @@ class ScoredRecord:
             "failed": summary.failed,
             "notObserved": summary.not_observed,
             # Records stay small: only what needs attention is listed.
-            "findings": [f.to_json() for f in self.findings if f.status != "passed"],
+            "findings": self.findings_not_passed(),
             "gates": self.audit_gate,
         }
 

@@ -43,6 +43,8 @@ _EXPORTS = {
     "RecordDetail": "_detail",
     "RunEvidence": "_detail",
     "record_detail": "_detail",
+    "failure_text": "_detail",
+    "source_text": "_detail",
     "run_evidence": "_detail",
     "RunSummary": "_pipeline",
     "score_records": "_pipeline",
@@ -89,6 +91,7 @@ __all__ = [
     "count_input_files",
     "default_workers",
     "empty_input_notices",
+    "failure_text",
     "file_state",
     "forked_map",
     "in_background",
@@ -113,6 +116,7 @@ __all__ = [
     "scored_row",
     "scoring_catalog",
     "scoring_policy",
+    "source_text",
     "stored_record",
 ]
 
@@ -125,7 +129,14 @@ if TYPE_CHECKING:
     from ._bundle_files import BundleFiles, bundle_files, file_state, input_digest
     from ._catalog import scoring_catalog
     from ._chunk_scorer import Keep
-    from ._detail import RecordDetail, RunEvidence, record_detail, run_evidence
+    from ._detail import (
+        RecordDetail,
+        RunEvidence,
+        failure_text,
+        record_detail,
+        run_evidence,
+        source_text,
+    )
     from ._io import (
         check_bundle_id,
         empty_input_notices,

@@ -36,7 +36,15 @@ from ._pipeline import RunSummary, score_record
 from ._pool import Run
 from ._rows import ROW_FIELDS, Row, scored_row
 
-__all__ = ["RecordDetail", "RunEvidence", "detailed_rows", "record_detail", "run_evidence"]
+__all__ = [
+    "RecordDetail",
+    "RunEvidence",
+    "detailed_rows",
+    "failure_text",
+    "record_detail",
+    "run_evidence",
+    "source_text",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,14 +155,32 @@ def record_detail(record: Mapping[str, Any], evidence: RunEvidence | None = None
     had the observation; a bad audit raises a pointed :class:`InputError`."""
     findings, audit_gates = _findings(record.get("audit"))
     failure = record.get("failure")
-    failure_text = None
-    if isinstance(failure, Mapping):
-        failure_text = f"{failure.get('code', '')}: {failure.get('message', '')}"
     where = record.get("source")
     source = None
-    if isinstance(where, Mapping) and where.get("file"):
-        source = str(where["file"]) + (f":{where['line']}" if where.get("line") else "")
-    return _reasons(record["scorecard"]), findings, audit_gates, failure_text, source, evidence
+    if isinstance(where, Mapping):
+        source = source_text(where.get("file"), where.get("line"))
+    return (
+        _reasons(record["scorecard"]),
+        findings,
+        audit_gates,
+        failure_text(failure) if isinstance(failure, Mapping) else None,
+        source,
+        evidence,
+    )
+
+
+def failure_text(failure: Mapping[str, Any]) -> str:
+    """A record's failure (as the record holds it: redacted) as a detail says it:
+    ``code: message``."""
+    return f"{failure.get('code', '')}: {failure.get('message', '')}"
+
+
+def source_text(file: Any, line: Any) -> str | None:
+    """Where a run was read, as a detail says it: ``file:line`` (``file`` without a line; None
+    without a file)."""
+    if not file:
+        return None
+    return str(file) + (f":{line}" if line else "")
 
 
 def _of_record(record: ScoredRecord, catalog: Catalog) -> RecordDetail:

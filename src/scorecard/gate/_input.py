@@ -127,31 +127,25 @@ def run_facts(record: Any) -> RunFacts:
 def scored_facts(record: ScoredRecord, row: Row) -> RunFacts:
     """:func:`run_facts` of ``record.record_json()`` for a record scored here (so already
     checked), with ``row`` its :func:`~scorecard.engine.scored_row`: the same run, read from
-    the record's own values without writing (and checking again) its record. What a site keeps
-    of each run."""
-    redacted = record.redacted_reasons
+    the record's own values (its reasons redacted, its failed findings, failure and source as
+    :func:`record_detail` reads them) without writing and checking again the rest of its
+    record. What a site keeps of each run."""
+    from scorecard.engine import failure_text, source_text  # the scoring run's modules
+
     findings: tuple[AuditFinding, ...] = ()
     failed = [item.to_json() for item in record.findings if item.status == "failed"]
-    if failed:  # as a record's audit lists them (the values as compact JSON)
-        from scorecard.engine import record_detail as read_detail  # the scoring run's modules
-
-        found = read_detail({"scorecard": {}, "audit": {"findings": failed}})[1]
-        findings = tuple(AuditFinding(*item) for item in found)
-    failure = None
-    written = record_failure(record.observation.get("failure"))
-    if written is not None:
-        failure = f"{written['code']}: {written['message']}"
-    source = None
-    if record.source:
-        source = record.source + (f":{record.line}" if record.line else "")
+    if failed:
+        findings = record_detail({"scorecard": {}, "audit": {"findings": failed}})[1]
+    failure = record_failure(record.observation.get("failure"))
+    redacted = record.redacted_reasons
     return facts_of_row(
         row,
         gate_passed=record.gate_passed,
         reasons=tuple(redacted.get(name, ()) for name in DIMENSIONS),
         findings=findings,
         audit_gates=record.audit_gate,
-        failure=failure,
-        source=source,
+        failure=None if failure is None else failure_text(failure),
+        source=source_text(record.source, record.line),
     )
 
 

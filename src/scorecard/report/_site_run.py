@@ -134,8 +134,7 @@ def _run_data(packed: SiteRun, strings: _Strings) -> list[Any]:
     audit = scored.audit_summary()
     order = {"failed": 0, "not_observed": 1}
     findings = []
-    shown_findings = [item.to_json() for item in scored.findings if item.status != "passed"]
-    for finding in sorted(shown_findings, key=lambda f: order.get(f["status"], 2)):
+    for finding in sorted(scored.findings_not_passed(), key=lambda f: order.get(f["status"], 2)):
         pointers.append(finding["pointer"])
         findings.append(
             [

@@ -63,7 +63,7 @@ def change_values(record: ScoredRecord, facts: RunFacts, catalog: Catalog) -> Ch
     dimensions = record.card["dimensions"]
     reasons = record.redacted_reasons
     failing = {item["dimension"]: item["reasons"] for item in explain_failing(record, catalog)}
-    findings = [finding.to_json() for finding in record.findings if finding.status != "passed"]
+    findings = record.findings_not_passed()
     rows: list[tuple[str, Value]] = [
         (
             "outcome",
